@@ -1,0 +1,34 @@
+// Package operator is the `operator` subcommand: library-go's controllercmd
+// (leader election, secure metrics and health serving) around the starter.
+package operator
+
+import (
+	"context"
+	"os"
+
+	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/spf13/cobra"
+	"k8s.io/utils/clock"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/version"
+)
+
+// NewCommand returns `operator`. RELEASE_VERSION (set by the CVO manifest)
+// is the version reported on the ClusterOperator once at level.
+func NewCommand(ctx context.Context) *cobra.Command {
+	opts := operator.Options{ReleaseVersion: os.Getenv("RELEASE_VERSION")}
+	cfg := controllercmd.NewControllerCommandConfig(operatorclient.OperatorName, version.Get(), opts.RunOperator, clock.RealClock{})
+	cmd := cfg.NewCommandWithContext(ctx)
+	cmd.Use = "operator"
+	cmd.Short = "Run the cluster-workload-access-operator"
+
+	// Leader election timings default to library-go's HA (or single-node)
+	// values; tests shorten them to see a fail-over within seconds.
+	flags := cmd.Flags()
+	flags.DurationVar(&cfg.LeaseDuration.Duration, "leader-election-lease-duration", 0, "Leader election lease duration; 0 keeps library-go's topology-aware default.")
+	flags.DurationVar(&cfg.RenewDeadline.Duration, "leader-election-renew-deadline", 0, "Leader election renew deadline; 0 keeps the default.")
+	flags.DurationVar(&cfg.RetryPeriod.Duration, "leader-election-retry-period", 0, "Leader election retry period; 0 keeps the default.")
+	return cmd
+}

@@ -1,0 +1,23 @@
+// Package relatedobjects lists what `oc adm inspect clusteroperator/workload-access`
+// (and so must-gather) collects. Keep it in step with the ClusterOperator
+// manifest: the CVO publishes that copy before the operator ever runs.
+package relatedobjects
+
+import (
+	configv1 "github.com/openshift/api/config/v1"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+)
+
+// List returns every namespace, configuration object and resource type the
+// operator owns.
+func List() []configv1.ObjectReference {
+	return []configv1.ObjectReference{
+		{Group: operatorclient.GVR.Group, Resource: operatorclient.GVR.Resource, Name: operatorclient.ConfigName},
+		{Resource: "namespaces", Name: operatorclient.OperatorNamespace},
+		{Resource: "namespaces", Name: operatorclient.OperandNamespace},
+		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: operatorclient.ConfigCRDName},
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.OperatorName},
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: operatorclient.OperatorName},
+	}
+}

@@ -1,0 +1,144 @@
+// Package staticresources applies the operand's fixed manifests from bindata
+// (namespace, service accounts, RBAC), restores them when they drift or are
+// deleted, and deletes them when the operator is set to Removed.
+package staticresources
+
+import (
+	"fmt"
+	"strings"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
+	"github.com/openshift/library-go/pkg/operator/staticresourcecontroller"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/openshift/cluster-workload-access-operator/bindata"
+)
+
+// ControllerName prefixes the controller's conditions (StaticResourcesDegraded).
+const ControllerName = "StaticResources"
+
+// Files are the operand manifests, in the order they are applied.
+var Files = []string{
+	"operand/namespace.yaml",
+	"operand/webhook-serviceaccount.yaml",
+	"operand/webhook-role.yaml",
+	"operand/webhook-rolebinding.yaml",
+}
+
+// NewController returns library-go's static resource controller: it applies
+// Files while managementState is Managed, deletes them when it is Removed and
+// leaves them alone when it is Unmanaged.
+func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
+	state := func() operatorv1.ManagementState {
+		spec, _, _, err := operatorClient.GetOperatorState()
+		if err != nil {
+			return "" // unknown: neither create nor delete
+		}
+		return spec.ManagementState
+	}
+	return staticresourcecontroller.NewStaticResourceController(
+		ControllerName,
+		bindata.Asset,
+		nil,
+		resourceapply.NewKubeClientHolder(kubeClient),
+		operatorClient,
+		recorder,
+	).WithConditionalResources(bindata.Asset, Files,
+		func() bool { return state() == operatorv1.Managed },
+		func() bool { return state() == operatorv1.Removed },
+	).AddKubeInformers(kubeInformers)
+}
+
+// Operand tells the version controller whether the static resources are what
+// the current spec asks for: present when Managed, gone when Removed.
+type Operand struct {
+	kubeInformers  v1helpers.KubeInformersForNamespaces
+	operatorClient v1helpers.OperatorClient
+}
+
+// NewOperand reads through the same informers the controller writes through.
+func NewOperand(kubeInformers v1helpers.KubeInformersForNamespaces, operatorClient v1helpers.OperatorClient) *Operand {
+	return &Operand{kubeInformers: kubeInformers, operatorClient: operatorClient}
+}
+
+// AtLevel implements versioncontroller.Operand.
+func (o *Operand) AtLevel(spec *operatorv1.OperatorSpec) (bool, string, error) {
+	wantPresent := spec.ManagementState != operatorv1.Removed
+	var mismatched []string
+	for _, file := range Files {
+		obj, err := resourceread.ReadGenericWithUnstructured(bindata.MustAsset(file))
+		if err != nil {
+			return false, "", fmt.Errorf("%s: %w", file, err)
+		}
+		present, err := o.exists(obj)
+		if err != nil {
+			return false, "", err
+		}
+		if present != wantPresent {
+			mismatched = append(mismatched, describe(obj))
+		}
+	}
+	if len(mismatched) > 0 {
+		verb := "waiting for"
+		if !wantPresent {
+			verb = "waiting for removal of"
+		}
+		return false, fmt.Sprintf("%s %s", verb, strings.Join(mismatched, ", ")), nil
+	}
+	if wantPresent {
+		_, status, _, err := o.operatorClient.GetOperatorState()
+		if err != nil {
+			return false, "", err
+		}
+		if v1helpers.IsOperatorConditionTrue(status.Conditions, ControllerName+operatorv1.OperatorStatusTypeDegraded) {
+			return false, "static resources fail to apply", nil
+		}
+	}
+	return true, "", nil
+}
+
+func (o *Operand) exists(obj runtime.Object) (bool, error) {
+	var err error
+	switch t := obj.(type) {
+	case *corev1.Namespace:
+		_, err = o.kubeInformers.InformersFor("").Core().V1().Namespaces().Lister().Get(t.Name)
+	case *corev1.ServiceAccount:
+		_, err = o.kubeInformers.InformersFor(t.Namespace).Core().V1().ServiceAccounts().Lister().ServiceAccounts(t.Namespace).Get(t.Name)
+	case *rbacv1.Role:
+		_, err = o.kubeInformers.InformersFor(t.Namespace).Rbac().V1().Roles().Lister().Roles(t.Namespace).Get(t.Name)
+	case *rbacv1.RoleBinding:
+		_, err = o.kubeInformers.InformersFor(t.Namespace).Rbac().V1().RoleBindings().Lister().RoleBindings(t.Namespace).Get(t.Name)
+	default:
+		return false, fmt.Errorf("static resource of type %T has no lister here: add one", obj)
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return true, nil
+}
+
+func describe(obj runtime.Object) string {
+	switch t := obj.(type) {
+	case *corev1.Namespace:
+		return "namespace/" + t.Name
+	case *corev1.ServiceAccount:
+		return "serviceaccount/" + t.Namespace + "/" + t.Name
+	case *rbacv1.Role:
+		return "role/" + t.Namespace + "/" + t.Name
+	case *rbacv1.RoleBinding:
+		return "rolebinding/" + t.Namespace + "/" + t.Name
+	}
+	return fmt.Sprintf("%T", obj)
+}

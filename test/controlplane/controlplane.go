@@ -1,0 +1,354 @@
+// Package controlplane starts a real, throwaway Kubernetes control plane on
+// loopback for end-to-end tests and local runs: etcd, kube-apiserver and
+// kube-controller-manager (so RBAC aggregation, garbage collection and
+// namespace deletion really happen), and optionally kube-scheduler with a
+// kwok-simulated node so Deployments become Available without a kubelet.
+//
+// The binaries come from hack/build-controlplane.sh, which builds them from
+// the Go module proxy once and caches them by version.
+package controlplane
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// kubeControllers are the kube-controller-manager controllers the operator's
+// behaviour depends on, by their canonical names.
+var kubeControllers = []string{
+	"clusterrole-aggregation-controller",
+	"garbage-collector-controller",
+	"namespace-controller",
+	"serviceaccount-controller",
+	"serviceaccount-token-controller",
+	"root-ca-certificate-publisher-controller",
+	"deployment-controller",
+	"replicaset-controller",
+	"disruption-controller",
+}
+
+// Options configure Start. The zero value is a usable control plane.
+type Options struct {
+	// Dir holds PKI, etcd data and logs. Empty means a new temporary
+	// directory, removed by Stop.
+	Dir string
+	// BinDir holds the binaries; empty means $CONTROLPLANE_BIN_DIR, else the
+	// output of hack/build-controlplane.sh.
+	BinDir string
+	// CRDs are YAML files (one CRD each) installed once the API server is
+	// ready and before kube-controller-manager starts, so that its garbage
+	// collector knows their types from the beginning.
+	CRDs []string
+	// ServiceCIDR defaults to a loopback range so a test can serve a
+	// Service-referenced webhook on its ClusterIP.
+	ServiceCIDR string
+	// ServiceAccountIssuer defaults to https://kubernetes.default.svc.
+	ServiceAccountIssuer string
+	// Nodes adds kube-scheduler and kwok with one fake control-plane node, so
+	// pods get scheduled and report Running/Ready (no container runs).
+	Nodes bool
+}
+
+// ControlPlane is a running control plane.
+type ControlPlane struct {
+	// Dir holds pki/, etcd/, logs/ and admin.kubeconfig.
+	Dir string
+	// BinDir is where the binaries came from.
+	BinDir string
+	// AdminKubeconfig authenticates as system:masters.
+	AdminKubeconfig string
+	// Config is AdminKubeconfig as a rest.Config.
+	Config *rest.Config
+	// APIServerURL is https://127.0.0.1:<port>.
+	APIServerURL string
+	// ServiceCIDR is the Service ClusterIP range in use.
+	ServiceCIDR string
+
+	pki     *pki
+	procs   []*process
+	tempDir bool
+}
+
+// Start brings the control plane up. On error, everything started is stopped.
+func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
+	cp := &ControlPlane{Dir: opts.Dir, BinDir: opts.BinDir, ServiceCIDR: opts.ServiceCIDR}
+	if cp.Dir == "" {
+		if cp.Dir, err = os.MkdirTemp("", "workload-access-controlplane-"); err != nil {
+			return nil, err
+		}
+		cp.tempDir = true
+	}
+	if cp.BinDir == "" {
+		if cp.BinDir, err = ResolveBinDir(); err != nil {
+			return nil, err
+		}
+	}
+	if cp.ServiceCIDR == "" {
+		cp.ServiceCIDR = "127.10.0.0/24"
+	}
+	issuer := opts.ServiceAccountIssuer
+	if issuer == "" {
+		issuer = "https://kubernetes.default.svc"
+	}
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("%w\n%s", err, cp.Logs(40))
+			cp.Stop()
+		}
+	}()
+
+	ports, err := freePorts(6)
+	if err != nil {
+		return nil, err
+	}
+	etcdPort, etcdPeerPort, apiPort, kcmPort, schedPort, kwokPort := ports[0], ports[1], ports[2], ports[3], ports[4], ports[5]
+	cp.APIServerURL = "https://" + hostPort(apiPort)
+
+	if cp.pki, err = cp.writePKI(); err != nil {
+		return nil, err
+	}
+	p := cp.pki.path
+
+	etcd, err := cp.start("etcd", "etcd",
+		"--name=test", "--data-dir="+filepath.Join(cp.Dir, "etcd"),
+		"--listen-client-urls=http://"+hostPort(etcdPort), "--advertise-client-urls=http://"+hostPort(etcdPort),
+		"--listen-peer-urls=http://"+hostPort(etcdPeerPort), "--initial-advertise-peer-urls=http://"+hostPort(etcdPeerPort),
+		"--initial-cluster=test=http://"+hostPort(etcdPeerPort),
+		"--quota-backend-bytes=4294967296", "--unsafe-no-fsync", "--log-level=warn")
+	if err != nil {
+		return nil, err
+	}
+	if err := etcd.waitHealthy(ctx, http.DefaultClient, "http://"+hostPort(etcdPort)+"/health", 30*time.Second); err != nil {
+		return nil, err
+	}
+
+	apiserver, err := cp.start("kube-apiserver", "kube-apiserver",
+		"--etcd-servers=http://"+hostPort(etcdPort),
+		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", apiPort),
+		"--tls-cert-file="+p("apiserver.crt"), "--tls-private-key-file="+p("apiserver.key"),
+		"--client-ca-file="+p("ca.crt"),
+		"--service-account-issuer="+issuer,
+		"--service-account-key-file="+p("sa.pub"), "--service-account-signing-key-file="+p("sa.key"),
+		"--service-cluster-ip-range="+cp.ServiceCIDR,
+		"--authorization-mode=Node,RBAC",
+		"--profiling=false")
+	if err != nil {
+		return nil, err
+	}
+	adminHTTP, err := cp.clientFor("admin")
+	if err != nil {
+		return nil, err
+	}
+	if err := apiserver.waitHealthy(ctx, adminHTTP, cp.APIServerURL+"/readyz", 90*time.Second); err != nil {
+		return nil, err
+	}
+
+	for name, user := range map[string]string{"admin": "admin", "kcm": "kube-controller-manager", "scheduler": "kube-scheduler"} {
+		if err := cp.writeKubeconfig(filepath.Join(cp.Dir, name+".kubeconfig"), &clientcmdapi.AuthInfo{
+			ClientCertificate: p(user + ".crt"), ClientKey: p(user + ".key"),
+		}); err != nil {
+			return nil, err
+		}
+	}
+	cp.AdminKubeconfig = filepath.Join(cp.Dir, "admin.kubeconfig")
+	if cp.Config, err = clientcmd.BuildConfigFromFlags("", cp.AdminKubeconfig); err != nil {
+		return nil, err
+	}
+
+	if err := installCRDs(ctx, cp.Config, opts.CRDs); err != nil {
+		return nil, err
+	}
+
+	controllers := kubeControllers
+	if opts.Nodes {
+		// Removes the not-ready taint from the fake node once kwok reports it Ready.
+		controllers = append(controllers, "node-lifecycle-controller")
+	}
+	kcmConfig := filepath.Join(cp.Dir, "kcm.kubeconfig")
+	kcm, err := cp.start("kube-controller-manager", "kube-controller-manager",
+		"--kubeconfig="+kcmConfig, "--authentication-kubeconfig="+kcmConfig, "--authorization-kubeconfig="+kcmConfig,
+		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", kcmPort),
+		"--leader-elect=false",
+		"--use-service-account-credentials=true",
+		"--service-account-private-key-file="+p("sa.key"), "--root-ca-file="+p("ca.crt"),
+		"--cluster-signing-cert-file="+p("ca.crt"), "--cluster-signing-key-file="+p("ca.key"),
+		"--controllers="+strings.Join(controllers, ","))
+	if err != nil {
+		return nil, err
+	}
+	if err := kcm.waitHealthy(ctx, insecureClient(), fmt.Sprintf("https://%s/healthz", hostPort(kcmPort)), 60*time.Second); err != nil {
+		return nil, err
+	}
+
+	if opts.Nodes {
+		if err := cp.startNodes(ctx, schedPort, kwokPort); err != nil {
+			return nil, err
+		}
+	}
+	return cp, nil
+}
+
+// start runs a binary from BinDir with its log in Dir/logs.
+func (cp *ControlPlane) start(name, binary string, args ...string) (*process, error) {
+	proc, err := startProcess(cp.Dir, name, filepath.Join(cp.BinDir, binary), args...)
+	if err != nil {
+		return nil, err
+	}
+	cp.procs = append(cp.procs, proc)
+	return proc, nil
+}
+
+func (cp *ControlPlane) writePKI() (*pki, error) {
+	p, err := newPKI(filepath.Join(cp.Dir, "pki"))
+	if err != nil {
+		return nil, err
+	}
+	_, serviceNet, err := net.ParseCIDR(cp.ServiceCIDR)
+	if err != nil {
+		return nil, fmt.Errorf("service CIDR: %w", err)
+	}
+	firstServiceIP := append(net.IP(nil), serviceNet.IP.To4()...)
+	firstServiceIP[3]++
+	if err := p.issue("apiserver", "kube-apiserver", nil,
+		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+		[]net.IP{net.ParseIP("127.0.0.1"), firstServiceIP}, x509.ExtKeyUsageServerAuth); err != nil {
+		return nil, err
+	}
+	for _, c := range []struct{ file, cn, org string }{
+		{"admin", "admin", "system:masters"},
+		{"kube-controller-manager", "system:kube-controller-manager", ""},
+		{"kube-scheduler", "system:kube-scheduler", ""},
+	} {
+		var orgs []string
+		if c.org != "" {
+			orgs = []string{c.org}
+		}
+		if err := p.issue(c.file, c.cn, orgs, nil, nil, x509.ExtKeyUsageClientAuth); err != nil {
+			return nil, err
+		}
+	}
+	// kube-controller-manager's CSR signer needs the CA key in a file.
+	keyDER, err := x509.MarshalPKCS8PrivateKey(p.caKey)
+	if err != nil {
+		return nil, err
+	}
+	if err := writePEM(p.path("ca.key"), "PRIVATE KEY", keyDER); err != nil {
+		return nil, err
+	}
+	return p, p.serviceAccountKeys()
+}
+
+// clientFor is an HTTP client authenticating with the named client cert.
+func (cp *ControlPlane) clientFor(user string) (*http.Client, error) {
+	cert, err := tls.LoadX509KeyPair(cp.pki.path(user+".crt"), cp.pki.path(user+".key"))
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cp.pki.caCert)
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}},
+	}}, nil
+}
+
+// CAFile is the cluster CA, as a kubeconfig's certificate-authority.
+func (cp *ControlPlane) CAFile() string { return cp.pki.path("ca.crt") }
+
+// ServiceAccountPublicKeyFile is the public half of the token signing key.
+func (cp *ControlPlane) ServiceAccountPublicKeyFile() string { return cp.pki.path("sa.pub") }
+
+// WriteKubeconfig writes a kubeconfig for this cluster with the given user.
+func (cp *ControlPlane) WriteKubeconfig(path string, user *clientcmdapi.AuthInfo) error {
+	return cp.writeKubeconfig(path, user)
+}
+
+func (cp *ControlPlane) writeKubeconfig(path string, user *clientcmdapi.AuthInfo) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: cp.APIServerURL, CertificateAuthority: cp.pki.path("ca.crt")}
+	cfg.AuthInfos["user"] = user
+	cfg.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "user"}
+	cfg.CurrentContext = "local"
+	return clientcmd.WriteToFile(*cfg, path)
+}
+
+// Stop terminates the components in reverse start order and, for a
+// temporary Dir, removes it.
+func (cp *ControlPlane) Stop() {
+	for i := len(cp.procs) - 1; i >= 0; i-- {
+		cp.procs[i].stop(10 * time.Second)
+	}
+	cp.procs = nil
+	if cp.tempDir && os.Getenv("CONTROLPLANE_KEEP_DIR") == "" {
+		_ = os.RemoveAll(cp.Dir)
+	}
+}
+
+// Logs returns the last lines of every component's log, for a failing test.
+func (cp *ControlPlane) Logs(lines int) string {
+	var b strings.Builder
+	for _, proc := range cp.procs {
+		data, err := os.ReadFile(proc.logPath)
+		if err != nil {
+			continue
+		}
+		all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		if len(all) > lines {
+			all = all[len(all)-lines:]
+		}
+		fmt.Fprintf(&b, "----- last %d lines of %s -----\n%s\n", len(all), proc.logPath, strings.Join(all, "\n"))
+	}
+	return b.String()
+}
+
+// ResolveBinDir finds the control-plane binaries: $CONTROLPLANE_BIN_DIR, or
+// whatever hack/build-controlplane.sh builds (a no-op once cached).
+func ResolveBinDir() (string, error) {
+	if dir := os.Getenv("CONTROLPLANE_BIN_DIR"); dir != "" {
+		return dir, nil
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command("bash", filepath.Join(root, "hack", "build-controlplane.sh"))
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("hack/build-controlplane.sh: %w\n%s", err, stderr.String())
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}
+
+// RepoRoot is the operator repository's top directory: the nearest
+// directory above the working directory whose go.mod is the operator's.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.HasPrefix(string(data), "module github.com/openshift/cluster-workload-access-operator\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("not inside the cluster-workload-access-operator repository")
+		}
+		dir = parent
+	}
+}

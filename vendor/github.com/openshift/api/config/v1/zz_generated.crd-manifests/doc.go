@@ -1,0 +1,1 @@
+package config_v1_crdmanifests

@@ -1,0 +1,1 @@
+package console_v1_crdmanifests

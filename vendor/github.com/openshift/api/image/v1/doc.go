@@ -1,0 +1,9 @@
+// +k8s:deepcopy-gen=package,register
+// +k8s:conversion-gen=github.com/openshift/origin/pkg/image/apis/image
+// +k8s:defaulter-gen=TypeMeta
+// +k8s:openapi-gen=true
+// +k8s:openapi-model-package=com.github.openshift.api.image.v1
+
+// +groupName=image.openshift.io
+// Package v1 is the v1 version of the API.
+package v1

@@ -1,0 +1,1 @@
+package sharedresource_v1alpha1_crdmanifests
