@@ -41,6 +41,14 @@ var kubeControllers = []string{
 	"disruption-controller",
 }
 
+// auditPolicy logs who did what to which object, never request bodies.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+`
+
 // Options configure Start. The zero value is a usable control plane.
 type Options struct {
 	// Dir holds PKI, etcd data and logs. Empty means a new temporary
@@ -58,6 +66,9 @@ type Options struct {
 	ServiceCIDR string
 	// ServiceAccountIssuer defaults to https://kubernetes.default.svc.
 	ServiceAccountIssuer string
+	// AuditLog records every API request (metadata only) in AuditLogPath,
+	// so tests can count what a component wrote.
+	AuditLog bool
 	// Nodes adds kube-scheduler and kwok with one fake control-plane node, so
 	// pods get scheduled and report Running/Ready (no container runs).
 	Nodes bool
@@ -77,6 +88,8 @@ type ControlPlane struct {
 	APIServerURL string
 	// ServiceCIDR is the Service ClusterIP range in use.
 	ServiceCIDR string
+	// AuditLogPath is the API server's audit log (JSON lines), if enabled.
+	AuditLogPath string
 
 	pki     *pki
 	procs   []*process
@@ -136,16 +149,34 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		return nil, err
 	}
 
-	apiserver, err := cp.start("kube-apiserver", "kube-apiserver",
-		"--etcd-servers=http://"+hostPort(etcdPort),
+	apiArgs := []string{
+		"--etcd-servers=http://" + hostPort(etcdPort),
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", apiPort),
-		"--tls-cert-file="+p("apiserver.crt"), "--tls-private-key-file="+p("apiserver.key"),
-		"--client-ca-file="+p("ca.crt"),
-		"--service-account-issuer="+issuer,
-		"--service-account-key-file="+p("sa.pub"), "--service-account-signing-key-file="+p("sa.key"),
-		"--service-cluster-ip-range="+cp.ServiceCIDR,
+		"--tls-cert-file=" + p("apiserver.crt"), "--tls-private-key-file=" + p("apiserver.key"),
+		"--client-ca-file=" + p("ca.crt"),
+		// A request-header CA keeps delegated authentication in the other
+		// components (and the operator's metrics server) quiet and working.
+		"--requestheader-client-ca-file=" + p("ca.crt"),
+		"--requestheader-allowed-names=front-proxy-client",
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--service-account-issuer=" + issuer,
+		"--service-account-key-file=" + p("sa.pub"), "--service-account-signing-key-file=" + p("sa.key"),
+		"--service-cluster-ip-range=" + cp.ServiceCIDR,
 		"--authorization-mode=Node,RBAC",
-		"--profiling=false")
+		"--profiling=false",
+	}
+	if opts.AuditLog {
+		policy := filepath.Join(cp.Dir, "audit-policy.yaml")
+		if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+			return nil, err
+		}
+		cp.AuditLogPath = filepath.Join(cp.Dir, "logs", "audit.log")
+		apiArgs = append(apiArgs, "--audit-policy-file="+policy, "--audit-log-path="+cp.AuditLogPath,
+			"--audit-log-format=json", "--audit-log-mode=blocking", "--audit-log-maxsize=0")
+	}
+	apiserver, err := cp.start("kube-apiserver", "kube-apiserver", apiArgs...)
 	if err != nil {
 		return nil, err
 	}

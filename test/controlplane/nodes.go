@@ -126,4 +126,3 @@ func nodeReady(node *corev1.Node) bool {
 	}
 	return false
 }
-

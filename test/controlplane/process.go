@@ -123,4 +123,3 @@ func insecureClient() *http.Client {
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // loopback health probe only
 	}}
 }
-

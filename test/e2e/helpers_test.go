@@ -1,0 +1,98 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/openshift/cluster-workload-access-operator/test/framework"
+)
+
+// dumpOnFailure prints the shared operator's log when t fails.
+func dumpOnFailure(t *testing.T, processes ...*framework.OperatorProcess) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		if len(processes) == 0 && env.running != nil {
+			processes = append(processes, env.running)
+		}
+		for _, p := range processes {
+			t.Log(p.Tail(60))
+		}
+	})
+}
+
+// clusterOperatorCondition returns the named condition of clusteroperator/workload-access.
+func clusterOperatorCondition(ctx context.Context, condType configv1.ClusterStatusConditionType) (*configv1.ClusterOperatorStatusCondition, *configv1.ClusterOperator, error) {
+	co, err := env.config.ConfigV1().ClusterOperators().Get(ctx, clusterOperator, metav1.GetOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range co.Status.Conditions {
+		if co.Status.Conditions[i].Type == condType {
+			return &co.Status.Conditions[i], co, nil
+		}
+	}
+	return nil, co, fmt.Errorf("clusteroperator/%s has no %s condition", clusterOperator, condType)
+}
+
+// expectClusterOperator waits until every given condition has its status
+// (and reason, when not empty).
+func expectClusterOperator(t *testing.T, timeout time.Duration, want map[configv1.ClusterStatusConditionType]configv1.ConditionStatus, reason string) *configv1.ClusterOperator {
+	t.Helper()
+	var co *configv1.ClusterOperator
+	framework.Eventually(t, timeout, func(ctx context.Context) error {
+		for condType, status := range want {
+			cond, obj, err := clusterOperatorCondition(ctx, condType)
+			if err != nil {
+				return err
+			}
+			if cond.Status != status {
+				return fmt.Errorf("%s is %s (%s: %s), want %s", condType, cond.Status, cond.Reason, cond.Message, status)
+			}
+			if reason != "" && cond.Reason != reason {
+				return fmt.Errorf("%s reason is %q, want %q", condType, cond.Reason, reason)
+			}
+			co = obj
+		}
+		return nil
+	})
+	return co
+}
+
+// healthy is what a settled, managed operator shows.
+var healthy = map[configv1.ClusterStatusConditionType]configv1.ConditionStatus{
+	configv1.OperatorAvailable:   configv1.ConditionTrue,
+	configv1.OperatorProgressing: configv1.ConditionFalse,
+	configv1.OperatorDegraded:    configv1.ConditionFalse,
+	configv1.OperatorUpgradeable: configv1.ConditionTrue,
+}
+
+// operatorCondition returns a condition from WorkloadAccess cluster status.
+func operatorCondition(ctx context.Context, condType string) (*operatorv1.OperatorCondition, error) {
+	wa, err := env.operator.OperatorV1alpha1().WorkloadAccesses().Get(ctx, "cluster", metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	cond := v1helpers.FindOperatorCondition(wa.Status.Conditions, condType)
+	if cond == nil {
+		return nil, fmt.Errorf("workloadaccess/cluster has no %s condition (has %v)", condType, wa.Status.Conditions)
+	}
+	return cond, nil
+}
+
+// setManagementState changes spec.managementState of WorkloadAccess cluster.
+func setManagementState(t *testing.T, state operatorv1.ManagementState) {
+	t.Helper()
+	patch := fmt.Sprintf(`{"spec":{"managementState":%q}}`, state)
+	if _, err := env.operator.OperatorV1alpha1().WorkloadAccesses().Patch(context.Background(), "cluster", "application/merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}

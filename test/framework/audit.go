@@ -1,0 +1,81 @@
+package framework
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+// AuditEvent is the part of an API server audit event the tests read.
+type AuditEvent struct {
+	Verb      string                    `json:"verb"`
+	Stage     string                    `json:"stage"`
+	User      struct{ Username string } `json:"user"`
+	ObjectRef *struct {
+		Resource    string `json:"resource"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
+		APIGroup    string `json:"apiGroup"`
+		Subresource string `json:"subresource"`
+	} `json:"objectRef"`
+	ResponseStatus *struct{ Code int } `json:"responseStatus"`
+	Received       time.Time           `json:"requestReceivedTimestamp"`
+}
+
+func (e AuditEvent) String() string {
+	if e.ObjectRef == nil {
+		return e.Verb
+	}
+	r := e.ObjectRef
+	res := r.Resource
+	if r.Subresource != "" {
+		res += "/" + r.Subresource
+	}
+	return fmt.Sprintf("%s %s.%s %s/%s (HTTP %d)", e.Verb, res, r.APIGroup, r.Namespace, r.Name, e.code())
+}
+
+func (e AuditEvent) code() int {
+	if e.ResponseStatus == nil {
+		return 0
+	}
+	return e.ResponseStatus.Code
+}
+
+// Writes lists the mutating requests username sent after since, except to
+// the resources in ignore (e.g. the leader-election lease and events, which
+// a healthy idle operator writes by design).
+func Writes(auditLog, username string, since time.Time, ignore ...string) ([]AuditEvent, error) {
+	f, err := os.Open(auditLog)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	skip := map[string]bool{}
+	for _, r := range ignore {
+		skip[r] = true
+	}
+	var writes []AuditEvent
+	scanner := bufio.NewScanner(f)
+	scanner.Buffer(make([]byte, 1<<20), 16<<20)
+	for scanner.Scan() {
+		var e AuditEvent
+		if err := json.Unmarshal(scanner.Bytes(), &e); err != nil {
+			return nil, err
+		}
+		if e.Stage != "ResponseComplete" || e.User.Username != username || e.Received.Before(since) {
+			continue
+		}
+		switch e.Verb {
+		case "create", "update", "patch", "delete", "deletecollection", "apply":
+		default:
+			continue
+		}
+		if e.ObjectRef != nil && skip[e.ObjectRef.Resource] {
+			continue
+		}
+		writes = append(writes, e)
+	}
+	return writes, scanner.Err()
+}

@@ -1,0 +1,126 @@
+package framework
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// OperatorProcess is the real operator binary, running outside the cluster
+// as the operator's ServiceAccount, exactly as its Deployment would run it.
+type OperatorProcess struct {
+	Name    string
+	LogPath string
+	cmd     *exec.Cmd
+	done    chan struct{}
+	once    sync.Once
+}
+
+// OperatorOptions say how to run one operator process.
+type OperatorOptions struct {
+	Binary     string
+	Kubeconfig string
+	// LogDir receives <Name>.log.
+	LogDir         string
+	Name           string
+	ReleaseVersion string
+	// ExtraArgs are appended to the command line.
+	ExtraArgs []string
+}
+
+// StartOperator runs `cluster-workload-access-operator operator` with short
+// leader-election timings, so a fail-over takes seconds, not minutes.
+func StartOperator(opts OperatorOptions) (*OperatorProcess, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	listen := l.Addr().String()
+	l.Close()
+
+	logPath := filepath.Join(opts.LogDir, opts.Name+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"operator",
+		"--kubeconfig=" + opts.Kubeconfig,
+		"--namespace=openshift-workload-access-operator",
+		"--listen=" + listen,
+		"--leader-election-lease-duration=10s",
+		"--leader-election-renew-deadline=6s",
+		"--leader-election-retry-period=1s",
+		"-v=2",
+	}, opts.ExtraArgs...)
+	cmd := exec.Command(opts.Binary, args...)
+	cmd.Env = append(os.Environ(), "RELEASE_VERSION="+opts.ReleaseVersion)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	p := &OperatorProcess{Name: opts.Name, LogPath: logPath, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		logFile.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Stop sends SIGTERM and waits, as a Deployment rollout would.
+func (p *OperatorProcess) Stop() { p.signal(syscall.SIGTERM) }
+
+// Kill sends SIGKILL: the process gets no chance to release its lease.
+func (p *OperatorProcess) Kill() { p.signal(syscall.SIGKILL) }
+
+func (p *OperatorProcess) signal(sig syscall.Signal) {
+	p.once.Do(func() {
+		_ = p.cmd.Process.Signal(sig)
+		select {
+		case <-p.done:
+		case <-time.After(30 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+}
+
+// Exited reports whether the process has ended.
+func (p *OperatorProcess) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Log returns the process's output so far.
+func (p *OperatorProcess) Log() string {
+	data, _ := os.ReadFile(p.LogPath)
+	return string(data)
+}
+
+// LogContains reports whether the output so far contains s.
+func (p *OperatorProcess) LogContains(s string) bool {
+	data, _ := os.ReadFile(p.LogPath)
+	return bytes.Contains(data, []byte(s))
+}
+
+// Tail is the last n lines of the output, for failure messages.
+func (p *OperatorProcess) Tail(n int) string {
+	lines := strings.Split(strings.TrimRight(p.Log(), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return fmt.Sprintf("----- last %d lines of %s -----\n%s", len(lines), p.LogPath, strings.Join(lines, "\n"))
+}
