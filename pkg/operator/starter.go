@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstate"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/relatedobjects"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/staticresources"
@@ -68,15 +69,13 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	// Controllers, one job each.
 	staticResources := staticresources.NewController(kubeClient, kubeInformers, operatorClient, recorder)
 
+	staticResourcesAvailability := staticresources.NewAvailabilityController(kubeInformers, operatorClient, recorder)
+	managementState := managementstate.New(operatorClient, recorder)
+
 	versions := status.NewVersionGetter()
 	operatorVersion := versioncontroller.New(operatorClient, versions, o.ReleaseVersion,
 		[]versioncontroller.Operand{staticresources.NewOperand(kubeInformers, operatorClient)},
-		[]factory.Informer{
-			kubeInformers.InformersFor("").Core().V1().Namespaces().Informer(),
-			kubeInformers.InformersFor(operatorclient.OperandNamespace).Core().V1().ServiceAccounts().Informer(),
-			kubeInformers.InformersFor(operatorclient.OperandNamespace).Rbac().V1().Roles().Informer(),
-			kubeInformers.InformersFor(operatorclient.OperandNamespace).Rbac().V1().RoleBindings().Informer(),
-		},
+		staticresources.Informers(kubeInformers),
 		recorder)
 
 	logLevel := loglevel.NewClusterOperatorLoggingController(operatorClient, recorder)
@@ -111,7 +110,9 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 		}
 	}
 
-	for _, c := range []factory.Controller{staticResources, operatorVersion, logLevel, clusterOperatorStatus} {
+	for _, c := range []factory.Controller{
+		staticResources, staticResourcesAvailability, managementState, operatorVersion, logLevel, clusterOperatorStatus,
+	} {
 		go c.Run(ctx, 1)
 	}
 	klog.Infof("%s %s running", operatorclient.OperatorName, o.ReleaseVersion)

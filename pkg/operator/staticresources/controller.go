@@ -73,19 +73,9 @@ func NewOperand(kubeInformers v1helpers.KubeInformersForNamespaces, operatorClie
 // AtLevel implements versioncontroller.Operand.
 func (o *Operand) AtLevel(spec *operatorv1.OperatorSpec) (bool, string, error) {
 	wantPresent := spec.ManagementState != operatorv1.Removed
-	var mismatched []string
-	for _, file := range Files {
-		obj, err := resourceread.ReadGenericWithUnstructured(bindata.MustAsset(file))
-		if err != nil {
-			return false, "", fmt.Errorf("%s: %w", file, err)
-		}
-		present, err := o.exists(obj)
-		if err != nil {
-			return false, "", err
-		}
-		if present != wantPresent {
-			mismatched = append(mismatched, describe(obj))
-		}
+	mismatched, err := o.mismatched(wantPresent)
+	if err != nil {
+		return false, "", err
 	}
 	if len(mismatched) > 0 {
 		verb := "waiting for"
@@ -104,6 +94,25 @@ func (o *Operand) AtLevel(spec *operatorv1.OperatorSpec) (bool, string, error) {
 		}
 	}
 	return true, "", nil
+}
+
+// mismatched lists the objects whose presence differs from wantPresent.
+func (o *Operand) mismatched(wantPresent bool) ([]string, error) {
+	var mismatched []string
+	for _, file := range Files {
+		obj, err := resourceread.ReadGenericWithUnstructured(bindata.MustAsset(file))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		present, err := o.exists(obj)
+		if err != nil {
+			return nil, err
+		}
+		if present != wantPresent {
+			mismatched = append(mismatched, describe(obj))
+		}
+	}
+	return mismatched, nil
 }
 
 func (o *Operand) exists(obj runtime.Object) (bool, error) {
