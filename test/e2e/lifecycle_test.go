@@ -1,0 +1,260 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/openshift/cluster-workload-access-operator/test/framework"
+)
+
+const leaseName = "cluster-workload-access-operator-lock"
+
+// replaceOperator stops the shared operator and starts a new process in its place.
+func replaceOperator(t *testing.T, name string) *framework.OperatorProcess {
+	t.Helper()
+	env.running.Stop()
+	p, err := startOperator(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.running = p
+	return p
+}
+
+func leaseHolder(ctx context.Context) (string, error) {
+	lease, err := env.kube.CoordinationV1().Leases(operatorNS).Get(ctx, leaseName, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	if lease.Spec.HolderIdentity == nil {
+		return "", nil
+	}
+	return *lease.Spec.HolderIdentity, nil
+}
+
+func waitLeader(t *testing.T, p *framework.OperatorProcess) {
+	t.Helper()
+	framework.Eventually(t, time.Minute, func(context.Context) error {
+		if p.Exited() {
+			return fmt.Errorf("%s exited:\n%s", p.Name, p.Tail(30))
+		}
+		if !p.LogContains("Successfully acquired lease") {
+			return fmt.Errorf("%s has not acquired the lease", p.Name)
+		}
+		return nil
+	})
+}
+
+// A new operator process reconciling a settled cluster from scratch, and
+// then idling, writes nothing but its lease and events: every controller
+// compares with its cache before writing.
+func TestResyncWithNothingChangedWritesNothing(t *testing.T) {
+	dumpOnFailure(t)
+	framework.Eventually(t, time.Minute, operandObjectsPresent)
+	expectClusterOperator(t, time.Minute, healthy, "")
+	// Let in-flight status updates from earlier tests land.
+	time.Sleep(3 * time.Second)
+
+	since := time.Now()
+	p := replaceOperator(t, "operator-idempotent")
+	waitLeader(t, p)
+	// Every controller runs its first full sync right after its caches sync.
+	framework.Eventually(t, 30*time.Second, func(context.Context) error {
+		for _, c := range []string{"StaticResources", "OperatorVersion", "StatusSyncer_workload-access", "ManagementState"} {
+			if !strings.Contains(p.Log(), "Caches are synced for "+c) {
+				return fmt.Errorf("%s has not started", c)
+			}
+		}
+		return nil
+	})
+	time.Sleep(15 * time.Second)
+
+	writes, err := framework.Writes(env.cp.AuditLogPath, operatorUser, since, "leases", "events", "tokenreviews", "subjectaccessreviews")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range writes {
+		t.Errorf("unexpected write: %s", w)
+	}
+	// And the check can fail: the same filter sees the writes a real change causes.
+	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(context.Background(), "workload-access-webhook", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, func(context.Context) error {
+		writes, err := framework.Writes(env.cp.AuditLogPath, operatorUser, since, "leases", "events", "tokenreviews", "subjectaccessreviews")
+		if err != nil {
+			return err
+		}
+		for _, w := range writes {
+			if w.Verb == "create" && w.ObjectRef != nil && w.ObjectRef.Resource == "serviceaccounts" {
+				return nil
+			}
+		}
+		return fmt.Errorf("the audit log shows no re-creation of the deleted ServiceAccount: %v", writes)
+	})
+}
+
+// Two operator processes: one leads, the other waits; killing the leader
+// (no chance to release the lease) hands over within the lease duration.
+func TestLeaderElectionFailover(t *testing.T) {
+	first := replaceOperator(t, "operator-leader-a")
+	waitLeader(t, first)
+	ctx := context.Background()
+	holderA, err := leaseHolder(ctx)
+	if err != nil || holderA == "" {
+		t.Fatalf("lease holder %q: %v", holderA, err)
+	}
+
+	second, err := startOperator("operator-leader-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Whatever happens, the survivor serves the tests that follow; teardown stops it.
+	defer func() { first.Kill(); env.running = second }()
+	dumpOnFailure(t, first, second)
+	framework.Eventually(t, 30*time.Second, func(context.Context) error {
+		if !second.LogContains("Attempting to acquire leader lease") {
+			return fmt.Errorf("second process has not tried for the lease yet")
+		}
+		return nil
+	})
+	framework.Consistently(t, 5*time.Second, func(ctx context.Context) error {
+		if second.LogContains("Successfully acquired lease") {
+			return fmt.Errorf("second process acquired the lease while the first holds it")
+		}
+		if holder, err := leaseHolder(ctx); err != nil || holder != holderA {
+			return fmt.Errorf("lease holder changed to %q (%v)", holder, err)
+		}
+		return nil
+	})
+
+	first.Kill()
+	waitLeader(t, second)
+	holderB, err := leaseHolder(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if holderB == holderA || holderB == "" {
+		t.Fatalf("lease holder after fail-over is %q (was %q)", holderB, holderA)
+	}
+	// The new leader does the work.
+	if err := env.kube.RbacV1().RoleBindings(operandNS).Delete(ctx, "workload-access-webhook", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, operandObjectsPresent)
+}
+
+func TestUnmanagedLeavesTheOperandAlone(t *testing.T) {
+	dumpOnFailure(t)
+	ctx := context.Background()
+	framework.Eventually(t, time.Minute, operandObjectsPresent)
+	setManagementState(t, operatorv1.Unmanaged)
+	defer setManagementState(t, operatorv1.Managed)
+
+	expectClusterOperator(t, 30*time.Second, map[configv1.ClusterStatusConditionType]configv1.ConditionStatus{
+		configv1.OperatorAvailable:   configv1.ConditionUnknown,
+		configv1.OperatorProgressing: configv1.ConditionUnknown,
+		configv1.OperatorDegraded:    configv1.ConditionUnknown,
+	}, "Unmanaged")
+
+	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, "workload-access-webhook", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Consistently(t, 5*time.Second, func(ctx context.Context) error {
+		_, err := env.kube.CoreV1().ServiceAccounts(operandNS).Get(ctx, "workload-access-webhook", metav1.GetOptions{})
+		if err == nil {
+			return fmt.Errorf("the operator restored the ServiceAccount while Unmanaged")
+		}
+		if !apierrors.IsNotFound(err) {
+			return err
+		}
+		return nil
+	})
+
+	setManagementState(t, operatorv1.Managed)
+	framework.Eventually(t, 30*time.Second, operandObjectsPresent)
+	expectClusterOperator(t, time.Minute, healthy, "")
+}
+
+func TestRemovedDeletesTheOperand(t *testing.T) {
+	dumpOnFailure(t)
+	framework.Eventually(t, time.Minute, operandObjectsPresent)
+	setManagementState(t, operatorv1.Removed)
+	defer setManagementState(t, operatorv1.Managed)
+
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		_, err := env.kube.CoreV1().Namespaces().Get(ctx, operandNS, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("operand namespace still exists (%v)", err)
+	})
+	co := expectClusterOperator(t, 30*time.Second, map[configv1.ClusterStatusConditionType]configv1.ConditionStatus{
+		configv1.OperatorAvailable: configv1.ConditionTrue,
+		configv1.OperatorDegraded:  configv1.ConditionFalse,
+	}, "")
+	for _, c := range co.Status.Conditions {
+		if c.Type == configv1.OperatorAvailable && !strings.Contains(c.Message, "removed") {
+			t.Errorf("Available does not say the operand was removed: %q", c.Message)
+		}
+	}
+
+	setManagementState(t, operatorv1.Managed)
+	framework.Eventually(t, time.Minute, operandObjectsPresent)
+	expectClusterOperator(t, time.Minute, healthy, "")
+}
+
+func TestUnsupportedManagementStateIsReported(t *testing.T) {
+	dumpOnFailure(t)
+	setManagementState(t, "Force")
+	defer setManagementState(t, operatorv1.Managed)
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		cond, err := operatorCondition(ctx, "ManagementStateDegraded")
+		if err != nil {
+			return err
+		}
+		if cond.Status != operatorv1.ConditionTrue || !strings.Contains(cond.Message, `"Force" is not supported`) {
+			return fmt.Errorf("ManagementStateDegraded=%s: %s", cond.Status, cond.Message)
+		}
+		return nil
+	})
+}
+
+func TestOperatorLogLevelIsHonoured(t *testing.T) {
+	dumpOnFailure(t)
+	patch := `{"spec":{"operatorLogLevel":"TraceAll"}}`
+	if _, err := env.operator.OperatorV1alpha1().WorkloadAccesses().Patch(context.Background(), "cluster", "application/merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_, _ = env.operator.OperatorV1alpha1().WorkloadAccesses().Patch(context.Background(), "cluster", "application/merge-patch+json", []byte(`{"spec":{"operatorLogLevel":"Normal"}}`), metav1.PatchOptions{})
+	}()
+	framework.Eventually(t, 30*time.Second, func(context.Context) error {
+		if !env.running.LogContains(`Operator log level changed from "Normal" to "TraceAll"`) {
+			return fmt.Errorf("the operator did not report a log level change")
+		}
+		return nil
+	})
+	// Make the operator talk to the API server: at TraceAll client-go logs
+	// every round trip, which it does not at Normal.
+	if env.running.LogContains(`"Request Body"`) {
+		t.Fatal("request traces logged before TraceAll was asked for")
+	}
+	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(context.Background(), "workload-access-webhook", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, func(context.Context) error {
+		if !env.running.LogContains(`"Request Body"`) {
+			return fmt.Errorf("no request traces in the log at TraceAll")
+		}
+		return nil
+	})
+}
