@@ -230,6 +230,10 @@ func TestUnsupportedManagementStateIsReported(t *testing.T) {
 
 func TestOperatorLogLevelIsHonoured(t *testing.T) {
 	dumpOnFailure(t)
+	// At Normal, client-go does not trace request bodies.
+	if env.running.LogContains(`"Request Body"`) {
+		t.Fatal("request traces logged before TraceAll was asked for")
+	}
 	patch := `{"spec":{"operatorLogLevel":"TraceAll"}}`
 	if _, err := env.operator.OperatorV1alpha1().WorkloadAccesses().Patch(context.Background(), "cluster", "application/merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
@@ -245,9 +249,6 @@ func TestOperatorLogLevelIsHonoured(t *testing.T) {
 	})
 	// Make the operator talk to the API server: at TraceAll client-go logs
 	// every round trip, which it does not at Normal.
-	if env.running.LogContains(`"Request Body"`) {
-		t.Fatal("request traces logged before TraceAll was asked for")
-	}
 	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(context.Background(), "workload-access-webhook", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
