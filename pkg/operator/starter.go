@@ -69,12 +69,13 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	// Controllers, one job each.
 	staticResources := staticresources.NewController(kubeClient, kubeInformers, operatorClient, recorder)
 
-	staticResourcesAvailability := staticresources.NewAvailabilityController(kubeInformers, operatorClient, recorder)
+	staticOperand := staticresources.NewOperand(kubeInformers, operatorClient)
+	staticResourcesAvailability := staticresources.NewAvailabilityController(staticOperand, recorder)
 	managementState := managementstate.New(operatorClient, recorder)
 
 	versions := status.NewVersionGetter()
 	operatorVersion := versioncontroller.New(operatorClient, versions, o.ReleaseVersion,
-		[]versioncontroller.Operand{staticresources.NewOperand(kubeInformers, operatorClient)},
+		[]versioncontroller.Operand{staticOperand},
 		staticresources.Informers(kubeInformers),
 		recorder)
 

@@ -189,7 +189,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	}
 
 	for name, user := range map[string]string{"admin": "admin", "kcm": "kube-controller-manager", "scheduler": "kube-scheduler"} {
-		if err := cp.writeKubeconfig(filepath.Join(cp.Dir, name+".kubeconfig"), &clientcmdapi.AuthInfo{
+		if err := cp.WriteKubeconfig(filepath.Join(cp.Dir, name+".kubeconfig"), &clientcmdapi.AuthInfo{
 			ClientCertificate: p(user + ".crt"), ClientKey: p(user + ".key"),
 		}); err != nil {
 			return nil, err
@@ -304,10 +304,6 @@ func (cp *ControlPlane) ServiceAccountPublicKeyFile() string { return cp.pki.pat
 
 // WriteKubeconfig writes a kubeconfig for this cluster with the given user.
 func (cp *ControlPlane) WriteKubeconfig(path string, user *clientcmdapi.AuthInfo) error {
-	return cp.writeKubeconfig(path, user)
-}
-
-func (cp *ControlPlane) writeKubeconfig(path string, user *clientcmdapi.AuthInfo) error {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: cp.APIServerURL, CertificateAuthority: cp.pki.path("ca.crt")}
 	cfg.AuthInfos["user"] = user

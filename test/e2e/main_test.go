@@ -13,13 +13,8 @@ import (
 	"testing"
 	"time"
 
-	configv1 "github.com/openshift/api/config/v1"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"k8s.io/utils/ptr"
 
 	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
@@ -38,17 +33,14 @@ const (
 
 // env is the package's shared cluster and the operator running against it.
 var env struct {
-	root               string
-	cp                 *controlplane.ControlPlane
-	kube               kubernetes.Interface
-	config             configclient.Interface
-	operator           operatorclientset.Interface
-	payload            *framework.Payload
-	binary             string
-	operatorKubeconfig string
-	logDir             string
+	cp       *framework.Cluster
+	kube     kubernetes.Interface
+	config   configclient.Interface
+	operator operatorclientset.Interface
+	payload  *framework.Payload
+	binary   string
 	// running is the operator process most tests share; tests that stop it
-	// must start a replacement (see restartOperator).
+	// must start a replacement (see replaceOperator).
 	running *framework.OperatorProcess
 }
 
@@ -70,40 +62,25 @@ func run(m *testing.M) int {
 }
 
 func setUp(ctx context.Context) error {
-	var err error
-	if env.root, err = controlplane.RepoRoot(); err != nil {
-		return err
-	}
-	if env.binary, err = operatorBinary(env.root); err != nil {
-		return err
-	}
-	manifests := filepath.Join(env.root, "manifests")
-	if env.payload, err = framework.LoadPayload(manifests, releaseVersion, operatorImage); err != nil {
-		return err
-	}
-	crds, err := framework.CRDFiles(manifests)
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return err
 	}
-	crds = append(crds, framework.OpenShiftCRDs(env.root)...)
-
-	if env.cp, err = controlplane.Start(ctx, controlplane.Options{CRDs: crds, AuditLog: true, Nodes: true}); err != nil {
+	if env.binary, err = operatorBinary(root); err != nil {
 		return err
 	}
-	env.logDir = filepath.Join(env.cp.Dir, "logs")
+	env.cp, err = framework.StartCluster(ctx, framework.ClusterOptions{
+		ReleaseVersion: releaseVersion,
+		Image:          operatorImage,
+		ControlPlane:   controlplane.Options{AuditLog: true},
+	})
+	if err != nil {
+		return err
+	}
+	env.payload = env.cp.Payload
 	env.kube = kubernetes.NewForConfigOrDie(env.cp.Config)
 	env.config = configclient.NewForConfigOrDie(env.cp.Config)
 	env.operator = operatorclientset.NewForConfigOrDie(env.cp.Config)
-
-	if err := framework.CreateInfrastructure(ctx, env.config, configv1.HighlyAvailableTopologyMode); err != nil {
-		return err
-	}
-	if err := env.payload.Apply(ctx, env.cp.Config); err != nil {
-		return err
-	}
-	if env.operatorKubeconfig, err = serviceAccountKubeconfig(ctx, operatorNS, operatorSA); err != nil {
-		return err
-	}
 	env.running, err = startOperator("operator-main")
 	return err
 }
@@ -138,25 +115,6 @@ func operatorBinary(root string) (string, error) {
 	return out, nil
 }
 
-// serviceAccountKubeconfig writes a kubeconfig holding a bound token for
-// the ServiceAccount, so the operator runs with exactly its manifests' RBAC.
-func serviceAccountKubeconfig(ctx context.Context, namespace, name string) (string, error) {
-	token, err := env.kube.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](24 * 3600)},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		return "", fmt.Errorf("token for %s/%s: %w", namespace, name, err)
-	}
-	path := filepath.Join(env.cp.Dir, name+".kubeconfig")
-	return path, env.cp.WriteKubeconfig(path, &clientcmdapi.AuthInfo{Token: token.Status.Token})
-}
-
 func startOperator(name string) (*framework.OperatorProcess, error) {
-	return framework.StartOperator(framework.OperatorOptions{
-		Binary:         env.binary,
-		Kubeconfig:     env.operatorKubeconfig,
-		LogDir:         env.logDir,
-		Name:           name,
-		ReleaseVersion: releaseVersion,
-	})
+	return env.cp.StartOperator(env.binary, name)
 }

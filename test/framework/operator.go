@@ -94,6 +94,9 @@ func (p *OperatorProcess) signal(sig syscall.Signal) {
 	})
 }
 
+// Done is closed when the process has ended.
+func (p *OperatorProcess) Done() <-chan struct{} { return p.done }
+
 // Exited reports whether the process has ended.
 func (p *OperatorProcess) Exited() bool {
 	select {

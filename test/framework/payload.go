@@ -37,7 +37,9 @@ const (
 // Payload is the operator's CVO manifests, with the placeholders replaced
 // as `oc adm release new` would.
 type Payload struct {
-	Objects []*unstructured.Unstructured
+	// ReleaseVersion replaced the version placeholder.
+	ReleaseVersion string
+	Objects        []*unstructured.Unstructured
 	// ClusterOperator is the manifest's ClusterOperator: its status lists
 	// the versions the CVO waits for and the static relatedObjects.
 	ClusterOperator *configv1.ClusterOperator
@@ -51,7 +53,7 @@ func LoadPayload(dir, releaseVersion, image string) (*Payload, error) {
 	}
 	sort.Strings(files)
 	replacer := strings.NewReplacer(payloadVersion, releaseVersion, payloadImage, image)
-	payload := &Payload{}
+	payload := &Payload{ReleaseVersion: releaseVersion}
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {

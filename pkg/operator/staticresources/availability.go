@@ -21,10 +21,9 @@ const AvailabilityControllerName = ControllerName + "Availability"
 // NewAvailabilityController reports StaticResourcesAvailable: True when every
 // operand object exists (or, under Removed, is gone as asked), False naming
 // what is missing. library-go's controller only reports Degraded.
-func NewAvailabilityController(kubeInformers v1helpers.KubeInformersForNamespaces, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
-	operand := NewOperand(kubeInformers, operatorClient)
+func NewAvailabilityController(operand *Operand, recorder events.Recorder) factory.Controller {
 	return factory.New().
-		WithInformers(append(Informers(kubeInformers), operatorClient.Informer())...).
+		WithInformers(append(Informers(operand.kubeInformers), operand.operatorClient.Informer())...).
 		WithSync(func(ctx context.Context, _ factory.SyncContext) error {
 			return operand.syncAvailability(ctx)
 		}).

@@ -63,11 +63,21 @@ func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.Kube
 type Operand struct {
 	kubeInformers  v1helpers.KubeInformersForNamespaces
 	operatorClient v1helpers.OperatorClient
+	// objects are Files, decoded once: they are compiled in.
+	objects []runtime.Object
 }
 
 // NewOperand reads through the same informers the controller writes through.
 func NewOperand(kubeInformers v1helpers.KubeInformersForNamespaces, operatorClient v1helpers.OperatorClient) *Operand {
-	return &Operand{kubeInformers: kubeInformers, operatorClient: operatorClient}
+	o := &Operand{kubeInformers: kubeInformers, operatorClient: operatorClient}
+	for _, file := range Files {
+		obj, err := resourceread.ReadGenericWithUnstructured(bindata.MustAsset(file))
+		if err != nil {
+			panic(fmt.Sprintf("bindata %s: %v", file, err))
+		}
+		o.objects = append(o.objects, obj)
+	}
+	return o
 }
 
 // AtLevel implements versioncontroller.Operand.
@@ -99,11 +109,7 @@ func (o *Operand) AtLevel(spec *operatorv1.OperatorSpec) (bool, string, error) {
 // mismatched lists the objects whose presence differs from wantPresent.
 func (o *Operand) mismatched(wantPresent bool) ([]string, error) {
 	var mismatched []string
-	for _, file := range Files {
-		obj, err := resourceread.ReadGenericWithUnstructured(bindata.MustAsset(file))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
+	for _, obj := range o.objects {
 		present, err := o.exists(obj)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,96 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
+
+	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
+)
+
+// ClusterOptions say which payload to install on which control plane.
+type ClusterOptions struct {
+	ReleaseVersion string
+	Image          string
+	// ControlPlane is passed to controlplane.Start; CRDs and Nodes are filled in.
+	ControlPlane controlplane.Options
+}
+
+// Cluster is a control plane with the operator's payload applied, as the
+// CVO would leave it just before the operator's first start.
+type Cluster struct {
+	*controlplane.ControlPlane
+	Payload *Payload
+	// OperatorKubeconfig holds a token of the operator's ServiceAccount, so
+	// the operator runs with exactly its manifests' RBAC.
+	OperatorKubeconfig string
+}
+
+// StartCluster starts the control plane with every CRD installed, creates
+// infrastructures/cluster, applies manifests/ and mints the operator's token.
+func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	manifests := filepath.Join(root, "manifests")
+	payload, err := LoadPayload(manifests, opts.ReleaseVersion, opts.Image)
+	if err != nil {
+		return nil, err
+	}
+	crds, err := CRDFiles(manifests)
+	if err != nil {
+		return nil, err
+	}
+	cpOpts := opts.ControlPlane
+	cpOpts.CRDs = append(crds, OpenShiftCRDs(root)...)
+	cpOpts.Nodes = true
+	cp, err := controlplane.Start(ctx, cpOpts)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{ControlPlane: cp, Payload: payload}
+	if err := c.install(ctx); err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) install(ctx context.Context) error {
+	if err := CreateInfrastructure(ctx, configclient.NewForConfigOrDie(c.Config), configv1.HighlyAvailableTopologyMode); err != nil {
+		return err
+	}
+	if err := c.Payload.Apply(ctx, c.Config); err != nil {
+		return err
+	}
+	const namespace, name = "openshift-workload-access-operator", "cluster-workload-access-operator"
+	token, err := kubernetes.NewForConfigOrDie(c.Config).CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64((7 * 24 * time.Hour).Seconds()))}},
+		metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("token for %s/%s: %w", namespace, name, err)
+	}
+	c.OperatorKubeconfig = filepath.Join(c.Dir, "operator.kubeconfig")
+	return c.WriteKubeconfig(c.OperatorKubeconfig, &clientcmdapi.AuthInfo{Token: token.Status.Token})
+}
+
+// StartOperator runs the operator binary against this cluster as its ServiceAccount.
+func (c *Cluster) StartOperator(binary, name string) (*OperatorProcess, error) {
+	return StartOperator(OperatorOptions{
+		Binary:         binary,
+		Kubeconfig:     c.OperatorKubeconfig,
+		LogDir:         filepath.Join(c.Dir, "logs"),
+		Name:           name,
+		ReleaseVersion: c.Payload.ReleaseVersion,
+	})
+}
