@@ -11,6 +11,7 @@ import (
 
 	operatorcmd "github.com/openshift/cluster-workload-access-operator/pkg/cmd/operator"
 	versioncmd "github.com/openshift/cluster-workload-access-operator/pkg/cmd/version"
+	webhookcmd "github.com/openshift/cluster-workload-access-operator/pkg/cmd/webhook"
 )
 
 func main() {
@@ -25,6 +26,6 @@ func newRootCommand(ctx context.Context) *cobra.Command {
 			_ = cmd.Help()
 		},
 	}
-	root.AddCommand(operatorcmd.NewCommand(ctx), versioncmd.NewCommand())
+	root.AddCommand(operatorcmd.NewCommand(ctx), webhookcmd.NewCommand(ctx), versioncmd.NewCommand())
 	return root
 }

@@ -1,0 +1,158 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+)
+
+// maxRequestBytes bounds what is read from the API server: a pod is capped at
+// etcd's 1.5 MiB object limit, and an AdmissionReview wraps it once (twice for
+// updates, which carry the old object too).
+const maxRequestBytes = 4 << 20
+
+var podResource = metav1.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+// podHandler answers AdmissionReviews for pods by running every mutator in
+// order on one decoded pod and concatenating their patches.
+type podHandler struct {
+	mutators []mutation.Mutator
+	// unclaimed are explicit request annotations no running mutator serves.
+	unclaimed []string
+	metrics   *metrics
+}
+
+func newPodHandler(mutators []mutation.Mutator, m *metrics) *podHandler {
+	h := &podHandler{mutators: mutators, metrics: m}
+	for _, annotation := range mutation.ExplicitRequestAnnotations {
+		claimed := slices.ContainsFunc(mutators, func(m mutation.Mutator) bool {
+			return slices.Contains(m.RequestAnnotations(), annotation)
+		})
+		if !claimed {
+			h.unclaimed = append(h.unclaimed, annotation)
+		}
+	}
+	return h
+}
+
+func (h *podHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		http.Error(w, "admission reviews are POSTed", http.StatusMethodNotAllowed)
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		http.Error(w, fmt.Sprintf("content type %q is not application/json", ct), http.StatusUnsupportedMediaType)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
+	if err != nil {
+		http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if len(body) > maxRequestBytes {
+		http.Error(w, "admission review too large", http.StatusRequestEntityTooLarge)
+		return
+	}
+	var review admissionv1.AdmissionReview
+	if err := json.Unmarshal(body, &review); err != nil {
+		http.Error(w, "decoding the admission review: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if review.Request == nil {
+		http.Error(w, "the admission review has no request", http.StatusBadRequest)
+		return
+	}
+
+	response := h.review(r.Context(), review.Request)
+	response.UID = review.Request.UID
+	out, err := json.Marshal(admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: response})
+	if err != nil {
+		http.Error(w, "encoding the response: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(out)
+}
+
+// review decides one request. Requests this webhook is not configured for are
+// allowed untouched: refusing them would only turn a configuration mistake
+// into an outage.
+func (h *podHandler) review(ctx context.Context, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+	if req.Resource != podResource || (req.SubResource != "" && req.SubResource != "ephemeralcontainers") {
+		return &admissionv1.AdmissionResponse{Allowed: true}
+	}
+	pod := &corev1.Pod{}
+	if err := json.Unmarshal(req.Object.Raw, pod); err != nil {
+		return &admissionv1.AdmissionResponse{Result: &metav1.Status{
+			Status: metav1.StatusFailure, Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest,
+			Message: "decoding the pod: " + err.Error(),
+		}}
+	}
+	mreq := &mutation.Request{Operation: req.Operation, Namespace: req.Namespace, SubResource: req.SubResource, Pod: pod}
+
+	var patch []mutation.PatchOperation
+	for _, m := range h.mutators {
+		start := time.Now()
+		result := m.Mutate(ctx, mreq)
+		h.metrics.observeMutator(m.Name(), result, time.Since(start))
+		if result.Denied != nil {
+			klog.V(2).InfoS("Denied pod", "mutator", m.Name(), "namespace", req.Namespace, "pod", podName(pod), "reason", result.Denied.Reason)
+			return denied(result.Denied.Message)
+		}
+		patch = append(patch, result.Patch...)
+	}
+	if annotation := h.unclaimedRequest(pod); annotation != "" {
+		h.metrics.observeMutator("unclaimed", mutation.Deny("NotServed", ""), 0)
+		return denied(fmt.Sprintf("the pod asks for an injection through annotation %s, which this webhook does not serve; "+
+			"the pod would start without what it asks for, so it is refused", annotation))
+	}
+
+	response := &admissionv1.AdmissionResponse{Allowed: true}
+	if len(patch) > 0 {
+		raw, err := json.Marshal(patch)
+		if err != nil {
+			return denied("encoding the patch: " + err.Error())
+		}
+		response.Patch = raw
+		response.PatchType = ptrTo(admissionv1.PatchTypeJSONPatch)
+	}
+	klog.V(4).InfoS("Admitted pod", "namespace", req.Namespace, "pod", podName(pod), "patchOperations", len(patch))
+	return response
+}
+
+func (h *podHandler) unclaimedRequest(pod *corev1.Pod) string {
+	for _, annotation := range h.unclaimed {
+		if _, ok := pod.Annotations[annotation]; ok {
+			return annotation
+		}
+	}
+	return ""
+}
+
+func denied(message string) *admissionv1.AdmissionResponse {
+	return &admissionv1.AdmissionResponse{Result: &metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: message,
+	}}
+}
+
+// podName is the name or, for pods named by the API server, the prefix.
+func podName(pod *corev1.Pod) string {
+	if pod.Name != "" {
+		return pod.Name
+	}
+	return pod.GenerateName
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -1,0 +1,226 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+)
+
+// labelMutator patches pods that carry its annotation, denies those whose
+// annotation says "deny", and ignores the rest.
+type labelMutator struct{ annotation string }
+
+func (m labelMutator) Name() string                 { return "label" }
+func (m labelMutator) RequestAnnotations() []string { return []string{m.annotation} }
+func (m labelMutator) Mutate(_ context.Context, req *mutation.Request) mutation.Result {
+	switch req.Pod.Annotations[m.annotation] {
+	case "":
+		return mutation.Result{}
+	case "deny":
+		return mutation.Deny("Asked", "pod "+req.Namespace+"/"+req.Pod.Name+" asked to be denied")
+	}
+	return mutation.Result{Patch: []mutation.PatchOperation{{Op: "add", Path: "/metadata/labels/injected", Value: "yes"}}}
+}
+
+func realisticPod(annotations map[string]string) *corev1.Pod {
+	return &corev1.Pod{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: "frontend-7d9f8b6c5d-", Namespace: "shop",
+			Labels:      map[string]string{"app": "frontend", "pod-template-hash": "7d9f8b6c5d"},
+			Annotations: annotations,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "frontend-7d9f8b6c5d", UID: "0c6e1a43-5b1c-4f0e-9d55-2f3a9c3f6d10",
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+			}},
+		},
+		Spec: corev1.PodSpec{
+			ServiceAccountName: "frontend",
+			InitContainers: []corev1.Container{{
+				Name: "migrate", Image: "quay.io/example/frontend@sha256:4f1c", Command: []string{"/bin/migrate", "--wait"},
+			}},
+			Containers: []corev1.Container{{
+				Name: "web", Image: "quay.io/example/frontend@sha256:4f1c",
+				Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
+				Env:   []corev1.EnvVar{{Name: "LOG_LEVEL", Value: "info"}, {Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}},
+				VolumeMounts: []corev1.VolumeMount{{Name: "kube-api-access-x7k2p", MountPath: "/var/run/secrets/kubernetes.io/serviceaccount", ReadOnly: true}},
+				SecurityContext: &corev1.SecurityContext{
+					AllowPrivilegeEscalation: ptr.To(false), RunAsNonRoot: ptr.To(true),
+					Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+				},
+			}, {
+				Name: "proxy", Image: "quay.io/example/proxy:1.4",
+				Args: []string{"--upstream=http://localhost:8080", "--listen=:8443"},
+			}},
+			Volumes: []corev1.Volume{{Name: "kube-api-access-x7k2p", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+				Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token", ExpirationSeconds: ptr.To(int64(3607))}}},
+			}}}},
+			Tolerations: []corev1.Toleration{{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To(int64(300))}},
+		},
+	}
+}
+
+func reviewBody(t testing.TB, pod *corev1.Pod, resource metav1.GroupVersionResource, subResource string) []byte {
+	raw, err := json.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request: &admissionv1.AdmissionRequest{
+			UID: types.UID("6f0d3c2e-1b7a-4f1e-8e2a-9b1d5c7e3a40"), Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"},
+			Resource: resource, SubResource: subResource, Namespace: pod.Namespace, Operation: admissionv1.Create,
+			Object: runtime.RawExtension{Raw: raw},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+func post(t testing.TB, h http.Handler, body []byte) (*httptest.ResponseRecorder, *admissionv1.AdmissionReview) {
+	req := httptest.NewRequest(http.MethodPost, MutatePodsPath, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		return rec, nil
+	}
+	review := &admissionv1.AdmissionReview{}
+	if err := json.Unmarshal(rec.Body.Bytes(), review); err != nil {
+		t.Fatalf("response is not an AdmissionReview: %v: %s", err, rec.Body)
+	}
+	return rec, review
+}
+
+func TestPodHandler(t *testing.T) {
+	const annotation = "subscription.openshift.io/inject-bundle"
+	claimed := []mutation.Mutator{labelMutator{annotation: annotation}}
+	for _, tc := range []struct {
+		name        string
+		mutators    []mutation.Mutator
+		annotations map[string]string
+		resource    metav1.GroupVersionResource
+		subResource string
+		wantAllowed bool
+		wantPatch   string
+		wantMessage string
+	}{{
+		name: "a pod no mutator is concerned with is allowed without a patch", mutators: claimed,
+		resource: podResource, wantAllowed: true,
+	}, {
+		name: "no mutators at all", resource: podResource, wantAllowed: true,
+	}, {
+		name: "a concerned mutator's patch is returned", mutators: claimed, annotations: map[string]string{annotation: "b1"},
+		resource: podResource, wantAllowed: true, wantPatch: `[{"op":"add","path":"/metadata/labels/injected","value":"yes"}]`,
+	}, {
+		name: "a denial carries the mutator's message", mutators: claimed, annotations: map[string]string{annotation: "deny"},
+		resource: podResource, wantMessage: "pod shop/ asked to be denied",
+	}, {
+		name: "an explicit request no mutator serves is refused", annotations: map[string]string{annotation: "b1"},
+		resource: podResource, wantMessage: "annotation subscription.openshift.io/inject-bundle, which this webhook does not serve",
+	}, {
+		name: "ephemeral containers are pods too", mutators: claimed, annotations: map[string]string{annotation: "b1"},
+		resource: podResource, subResource: "ephemeralcontainers", wantAllowed: true, wantPatch: `[{"op":"add","path":"/metadata/labels/injected","value":"yes"}]`,
+	}, {
+		name: "other subresources are left alone", annotations: map[string]string{annotation: "b1"},
+		resource: podResource, subResource: "status", wantAllowed: true,
+	}, {
+		name: "other resources are left alone", annotations: map[string]string{annotation: "b1"},
+		resource: metav1.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, wantAllowed: true,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newPodHandler(tc.mutators, newMetrics())
+			_, review := post(t, h, reviewBody(t, realisticPod(tc.annotations), tc.resource, tc.subResource))
+			if review == nil || review.Response == nil {
+				t.Fatal("no admission response")
+			}
+			resp := review.Response
+			if resp.UID != "6f0d3c2e-1b7a-4f1e-8e2a-9b1d5c7e3a40" {
+				t.Errorf("response UID %q does not echo the request", resp.UID)
+			}
+			if review.APIVersion != "admission.k8s.io/v1" || review.Kind != "AdmissionReview" {
+				t.Errorf("response type %s/%s", review.APIVersion, review.Kind)
+			}
+			if resp.Allowed != tc.wantAllowed {
+				t.Fatalf("allowed = %v, want %v (%+v)", resp.Allowed, tc.wantAllowed, resp.Result)
+			}
+			if string(resp.Patch) != tc.wantPatch {
+				t.Errorf("patch = %s, want %s", resp.Patch, tc.wantPatch)
+			}
+			if (resp.PatchType != nil) != (tc.wantPatch != "") {
+				t.Errorf("patch type %v with patch %q", resp.PatchType, tc.wantPatch)
+			}
+			if tc.wantMessage != "" {
+				if resp.Result == nil || !strings.Contains(resp.Result.Message, tc.wantMessage) || resp.Result.Code != http.StatusForbidden {
+					t.Errorf("result = %+v, want code 403 and a message containing %q", resp.Result, tc.wantMessage)
+				}
+			}
+		})
+	}
+}
+
+func TestPodHandlerRejectsMalformedRequests(t *testing.T) {
+	h := newPodHandler(nil, newMetrics())
+	for _, tc := range []struct {
+		name, method, contentType, body string
+		wantCode                        int
+	}{
+		{"GET", http.MethodGet, "application/json", "{}", http.StatusMethodNotAllowed},
+		{"not JSON", http.MethodPost, "text/plain", "{}", http.StatusUnsupportedMediaType},
+		{"garbage", http.MethodPost, "application/json", "{", http.StatusBadRequest},
+		{"no request", http.MethodPost, "application/json", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`, http.StatusBadRequest},
+		{"too large", http.MethodPost, "application/json", `{"x":"` + strings.Repeat("a", maxRequestBytes) + `"}`, http.StatusRequestEntityTooLarge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, MutatePodsPath, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", tc.contentType)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != tc.wantCode {
+				t.Errorf("code = %d, want %d (%s)", rec.Code, tc.wantCode, rec.Body)
+			}
+		})
+	}
+}
+
+func TestPodHandlerRejectsUndecodablePod(t *testing.T) {
+	body := []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","resource":{"version":"v1","resource":"pods"},"operation":"CREATE","object":{"spec":{"containers":"not a list"}}}}`)
+	_, review := post(t, newPodHandler(nil, newMetrics()), body)
+	if review == nil || review.Response.Allowed || review.Response.Result.Code != http.StatusBadRequest {
+		t.Fatalf("an undecodable pod must be refused with 400, got %+v", review)
+	}
+}
+
+// BenchmarkNoOpAdmission is the baseline every mutator adds to: one
+// AdmissionReview for a realistic pod that asks for nothing, through the
+// handler (decode, no mutator concerned, encode), without TLS.
+func BenchmarkNoOpAdmission(b *testing.B) {
+	h := newPodHandler([]mutation.Mutator{labelMutator{annotation: "subscription.openshift.io/inject-bundle"}}, newMetrics())
+	body := reviewBody(b, realisticPod(map[string]string{"openshift.io/scc": "restricted-v2"}), podResource, "")
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, MutatePodsPath, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("code %d", rec.Code)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package webhook
+
+import (
+	"crypto/x509"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+)
+
+const metricsNamespace = "workload_access_webhook"
+
+// latencyBuckets resolve the sub-millisecond admissions a cached mutator
+// makes as well as the seconds a SubjectAccessReview can take.
+var latencyBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// metrics are the webhook's Prometheus series. The HTTP set mirrors what
+// amazon-eks-pod-identity-webhook exports (request count by verb, path and
+// code; request latency); the admission set adds what that webhook lacks:
+// outcome, denials and latency per mutator.
+type metrics struct {
+	registry *prometheus.Registry
+
+	httpRequests        *prometheus.CounterVec
+	httpDuration        *prometheus.HistogramVec
+	admissions          *prometheus.CounterVec
+	denials             *prometheus.CounterVec
+	mutatorDuration     *prometheus.HistogramVec
+	certificateExpiry   prometheus.Gauge
+	certificateReloads  prometheus.Counter
+	certificateFailures prometheus.Counter
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Name: "http_requests_total",
+			Help: "HTTP requests served, by verb, path and status code.",
+		}, []string{"verb", "path", "code"}),
+		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: metricsNamespace, Name: "http_request_duration_seconds",
+			Help: "Time to answer an HTTP request, by verb and path.", Buckets: latencyBuckets,
+		}, []string{"verb", "path"}),
+		admissions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Name: "admission_requests_total",
+			Help: "Pods each mutator decided on, by result: patched, unchanged or denied.",
+		}, []string{"mutator", "result"}),
+		denials: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Name: "admission_denials_total",
+			Help: "Pods refused, by mutator and reason.",
+		}, []string{"mutator", "reason"}),
+		mutatorDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: metricsNamespace, Name: "admission_mutator_duration_seconds",
+			Help: "Time each mutator took to decide on one pod.", Buckets: latencyBuckets,
+		}, []string{"mutator"}),
+		certificateExpiry: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: metricsNamespace, Name: "serving_certificate_expiration_timestamp_seconds",
+			Help: "When the serving certificate in use expires (Unix time).",
+		}),
+		certificateReloads: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Name: "serving_certificate_reloads_total",
+			Help: "Serving certificate pairs loaded from disk, the first one included.",
+		}),
+		certificateFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Name: "serving_certificate_reload_failures_total",
+			Help: "Attempts to load a changed serving certificate pair that failed; the previous pair stays in use.",
+		}),
+	}
+	m.registry.MustRegister(m.httpRequests, m.httpDuration, m.admissions, m.denials, m.mutatorDuration,
+		m.certificateExpiry, m.certificateReloads, m.certificateFailures,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// instrument counts and times every request to path.
+func (m *metrics) instrument(path string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		m.httpRequests.WithLabelValues(r.Method, path, strconv.Itoa(rec.code)).Inc()
+		m.httpDuration.WithLabelValues(r.Method, path).Observe(time.Since(start).Seconds())
+	})
+}
+
+func (m *metrics) observeMutator(name string, result mutation.Result, took time.Duration) {
+	outcome := "unchanged"
+	switch {
+	case result.Denied != nil:
+		outcome = "denied"
+		m.denials.WithLabelValues(name, result.Denied.Reason).Inc()
+	case len(result.Patch) > 0:
+		outcome = "patched"
+	}
+	m.admissions.WithLabelValues(name, outcome).Inc()
+	m.mutatorDuration.WithLabelValues(name).Observe(took.Seconds())
+}
+
+func (m *metrics) observeCertificate(leaf *x509.Certificate) {
+	m.certificateReloads.Inc()
+	m.certificateExpiry.Set(float64(leaf.NotAfter.Unix()))
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.code = code
+	r.ResponseWriter.WriteHeader(code)
+}

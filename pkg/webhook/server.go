@@ -1,0 +1,169 @@
+// Package webhook is the admission server: TLS with a hot-reloaded serving
+// certificate, AdmissionReview decoding, the mutators in order, health,
+// readiness and metrics. What to inject is the mutators' business
+// (pkg/webhook/<mutator>); this package knows none of it.
+package webhook
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+)
+
+// Paths the server answers on.
+const (
+	MutatePodsPath = "/mutate-pods"
+	HealthzPath    = "/healthz"
+	ReadyzPath     = "/readyz"
+	MetricsPath    = "/metrics"
+)
+
+// Config is what the server needs to run.
+type Config struct {
+	// ListenAddress is host:port for HTTPS.
+	ListenAddress string
+	// CertFile and KeyFile are the serving pair, re-read every CertReloadInterval.
+	CertFile, KeyFile  string
+	CertReloadInterval time.Duration
+	// ShutdownDelay is how long /readyz fails before the listener closes on
+	// shutdown, so endpoints drop this pod before it stops answering.
+	ShutdownDelay time.Duration
+	// ShutdownTimeout bounds the wait for in-flight admissions to finish.
+	ShutdownTimeout time.Duration
+
+	Mutators []mutation.Mutator
+	// CachesSynced are the informers the mutators read; the server is not
+	// ready until all have synced.
+	CachesSynced []cache.InformerSynced
+}
+
+// Server is a configured admission server.
+type Server struct {
+	config   Config
+	metrics  *metrics
+	cert     *servingCertificate
+	pods     *podHandler
+	draining atomic.Bool
+}
+
+// New checks the configuration and builds the server.
+func New(config Config) (*Server, error) {
+	if config.CertFile == "" || config.KeyFile == "" {
+		return nil, errors.New("a serving certificate and key file are required")
+	}
+	if config.CertReloadInterval <= 0 {
+		return nil, errors.New("the certificate reload interval must be positive")
+	}
+	m := newMetrics()
+	return &Server{
+		config:  config,
+		metrics: m,
+		cert:    newServingCertificate(config.CertFile, config.KeyFile, m),
+		pods:    newPodHandler(config.Mutators, m),
+	}, nil
+}
+
+// Handler routes the server's paths; it is what the listener serves.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(MutatePodsPath, s.metrics.instrument(MutatePodsPath, s.pods))
+	mux.HandleFunc(HealthzPath, func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("ok"))
+	})
+	mux.HandleFunc(ReadyzPath, func(w http.ResponseWriter, _ *http.Request) {
+		if reason := s.notReady(); reason != "" {
+			http.Error(w, reason, http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	})
+	mux.Handle(MetricsPath, s.metrics.handler())
+	return mux
+}
+
+// notReady says why the server should not get traffic, or "" when it should.
+func (s *Server) notReady() string {
+	switch {
+	case s.draining.Load():
+		return "shutting down"
+	case !s.cert.loaded():
+		return "no serving certificate loaded"
+	}
+	for _, synced := range s.config.CachesSynced {
+		if !synced() {
+			return "informer caches are not synced"
+		}
+	}
+	return ""
+}
+
+// Run serves until ctx ends, then drains: it fails readiness, waits
+// ShutdownDelay, stops accepting connections and lets in-flight admissions
+// finish within ShutdownTimeout.
+func (s *Server) Run(ctx context.Context) error {
+	if _, err := s.cert.load(); err != nil {
+		return err
+	}
+	listener, err := net.Listen("tcp", s.config.ListenAddress)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ctx, listener)
+}
+
+// Serve is Run on a listener the caller opened.
+func (s *Server) Serve(ctx context.Context, listener net.Listener) error {
+	if !s.cert.loaded() {
+		if _, err := s.cert.load(); err != nil {
+			return err
+		}
+	}
+	watchCtx, stopWatching := context.WithCancel(context.Background())
+	defer stopWatching()
+	go s.cert.watch(watchCtx, s.config.CertReloadInterval)
+
+	server := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		TLSConfig: &tls.Config{
+			MinVersion:     tls.VersionTLS12,
+			GetCertificate: s.cert.getCertificate,
+			NextProtos:     []string{"h2", "http/1.1"},
+		},
+	}
+	served := make(chan error, 1)
+	go func() {
+		served <- server.ServeTLS(listener, "", "")
+	}()
+	klog.InfoS("Serving admission reviews", "address", listener.Addr().String(), "mutators", len(s.config.Mutators))
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	s.draining.Store(true)
+	klog.InfoS("Shutting down: failing readiness before closing the listener", "delay", s.config.ShutdownDelay)
+	time.Sleep(s.config.ShutdownDelay)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.config.ShutdownTimeout)
+	defer cancel()
+	if err := server.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("in-flight admissions did not finish within %v: %w", s.config.ShutdownTimeout, err)
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	klog.InfoS("Drained and stopped")
+	return nil
+}

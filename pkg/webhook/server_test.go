@@ -1,0 +1,253 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/openshift/library-go/pkg/crypto"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+)
+
+type testCA struct{ ca *crypto.CA }
+
+func newTestCA(t *testing.T, name string) *testCA {
+	t.Helper()
+	config, err := crypto.MakeSelfSignedCAConfig(name, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testCA{ca: &crypto.CA{Config: config, SerialGenerator: &crypto.RandomSerialGenerator{}}}
+}
+
+// issue writes a serving pair for 127.0.0.1 into dir the way the kubelet
+// updates a Secret volume: new files, then a rename over the old ones.
+func (c *testCA) issue(t *testing.T, dir string) *x509.Certificate {
+	t.Helper()
+	cert, err := c.ca.MakeServerCert(sets.New("127.0.0.1"), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, keyPEM, err := cert.GetPEMBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM} {
+		tmp := filepath.Join(dir, "."+name+".tmp")
+		if err := os.WriteFile(tmp, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cert.Certs[0]
+}
+
+func (c *testCA) client() *http.Client {
+	pool := x509.NewCertPool()
+	pool.AddCert(c.ca.Config.Certs[0])
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig:   &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+		DisableKeepAlives: true,
+	}}
+}
+
+type runningServer struct {
+	url    string
+	stop   context.CancelFunc
+	result chan error
+}
+
+func startServer(t *testing.T, config Config) *runningServer {
+	t.Helper()
+	server, err := New(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &runningServer{url: "https://" + listener.Addr().String(), stop: cancel, result: make(chan error, 1)}
+	go func() { r.result <- server.Serve(ctx, listener) }()
+	t.Cleanup(func() {
+		cancel()
+		<-r.result
+	})
+	return r
+}
+
+func get(client *http.Client, url string) (int, string, error) {
+	resp, err := client.Get(url)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
+
+func TestServerReadinessWaitsForCaches(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t, "ca")
+	ca.issue(t, dir)
+	var synced atomic.Bool
+	srv := startServer(t, Config{
+		CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour,
+		CachesSynced: []cache.InformerSynced{synced.Load},
+	})
+	client := ca.client()
+
+	if code, body, err := get(client, srv.url+HealthzPath); err != nil || code != http.StatusOK {
+		t.Fatalf("healthz: %d %s %v", code, body, err)
+	}
+	code, body, err := get(client, srv.url+ReadyzPath)
+	if err != nil || code != http.StatusServiceUnavailable || !strings.Contains(body, "informer caches are not synced") {
+		t.Fatalf("readyz before the caches synced: %d %q %v", code, body, err)
+	}
+	synced.Store(true)
+	if code, body, err := get(client, srv.url+ReadyzPath); err != nil || code != http.StatusOK {
+		t.Fatalf("readyz after the caches synced: %d %q %v", code, body, err)
+	}
+}
+
+func TestServerReloadsRotatedCertificate(t *testing.T) {
+	dir := t.TempDir()
+	oldCA, newCA := newTestCA(t, "old-ca"), newTestCA(t, "new-ca")
+	first := oldCA.issue(t, dir)
+	srv := startServer(t, Config{
+		CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: 20 * time.Millisecond,
+	})
+	served := func() (*x509.Certificate, error) {
+		conn, err := tls.Dial("tcp", strings.TrimPrefix(srv.url, "https://"), &tls.Config{InsecureSkipVerify: true})
+		if err != nil {
+			return nil, err
+		}
+		defer conn.Close()
+		return conn.ConnectionState().PeerCertificates[0], nil
+	}
+	if cert, err := served(); err != nil || !cert.Equal(first) {
+		t.Fatalf("serving %v (err %v), want the first certificate", cert.Subject, err)
+	}
+
+	// A key that does not match is ignored: the server keeps the old pair.
+	if err := os.WriteFile(filepath.Join(dir, "tls.key"), []byte("not a key"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if cert, err := served(); err != nil || !cert.Equal(first) {
+		t.Fatalf("after a broken write: serving %v (err %v), want the first certificate still", cert.Subject, err)
+	}
+
+	second := newCA.issue(t, dir)
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		cert, err := served()
+		return err == nil && cert.Equal(second), nil
+	})
+	if err != nil {
+		t.Fatal("the rotated certificate was not picked up without a restart")
+	}
+	// Clients trusting only the new CA now succeed.
+	if code, _, err := get(newCA.client(), srv.url+HealthzPath); err != nil || code != http.StatusOK {
+		t.Fatalf("healthz with the new CA: %d %v", code, err)
+	}
+	_, metrics, err := get(newCA.client(), srv.url+MetricsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"workload_access_webhook_serving_certificate_reloads_total 2",
+		"workload_access_webhook_serving_certificate_reload_failures_total 1",
+		fmt.Sprintf("workload_access_webhook_serving_certificate_expiration_timestamp_seconds %g", float64(second.NotAfter.Unix())),
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
+
+// blockingMutator holds every admission until released.
+type blockingMutator struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (m blockingMutator) Name() string                 { return "blocking" }
+func (m blockingMutator) RequestAnnotations() []string { return nil }
+func (m blockingMutator) Mutate(context.Context, *mutation.Request) mutation.Result {
+	m.entered <- struct{}{}
+	<-m.release
+	return mutation.Result{}
+}
+
+func TestServerDrainsOnShutdown(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t, "ca")
+	ca.issue(t, dir)
+	m := blockingMutator{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	srv := startServer(t, Config{
+		CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour,
+		ShutdownDelay: time.Second, ShutdownTimeout: 10 * time.Second,
+		Mutators: []mutation.Mutator{m},
+	})
+	client := ca.client()
+
+	inFlight := make(chan error, 1)
+	go func() {
+		body := reviewBody(t, realisticPod(nil), podResource, "")
+		resp, err := client.Post(srv.url+MutatePodsPath, "application/json", bytes.NewReader(body))
+		if err == nil {
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				err = fmt.Errorf("status %d", resp.StatusCode)
+			}
+		}
+		inFlight <- err
+	}()
+	<-m.entered
+	srv.stop()
+
+	// While draining, readiness fails but the listener still answers.
+	code, body, err := get(client, srv.url+ReadyzPath)
+	if err != nil || code != http.StatusServiceUnavailable || !strings.Contains(body, "shutting down") {
+		t.Fatalf("readyz while draining: %d %q %v", code, body, err)
+	}
+	// Past the delay the listener closes while the admission is still held.
+	err = wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		_, err := client.Get(srv.url + HealthzPath)
+		return err != nil, nil
+	})
+	if err != nil {
+		t.Fatal("the listener did not close after the shutdown delay")
+	}
+	select {
+	case err := <-srv.result:
+		t.Fatalf("the server stopped with an admission in flight: %v", err)
+	default:
+	}
+	close(m.release)
+	if err := <-inFlight; err != nil {
+		t.Fatalf("the in-flight admission failed: %v", err)
+	}
+	if err := <-srv.result; err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	srv.result <- nil // for the cleanup
+}
