@@ -19,11 +19,15 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/cabundlesync"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstate"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/relatedobjects"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/staticresources"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/versioncontroller"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhookavailability"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhookcerts"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhookdeployment"
 )
 
 // informerResync is the safety-net resync of the shared informers; the
@@ -38,12 +42,17 @@ const degradedInertia = 2 * time.Minute
 type Options struct {
 	// ReleaseVersion is the payload version this operator reports once at level.
 	ReleaseVersion string
+	// Image is the operator's own image; the webhook runs from it too.
+	Image string
 }
 
 // RunOperator builds and starts every controller, then blocks until ctx ends.
 func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerContext) error {
 	if o.ReleaseVersion == "" {
 		return fmt.Errorf("the release version is unknown: set RELEASE_VERSION")
+	}
+	if o.Image == "" {
+		return fmt.Errorf("the operator image is unknown: set OPERATOR_IMAGE")
 	}
 
 	// Clients. Protobuf for core types; JSON for CRDs.
@@ -63,20 +72,34 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	// Shared informers: cluster-scoped ("") for namespaces, and the two
 	// namespaces the operator works in.
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(kubeClient, "", operatorclient.OperatorNamespace, operatorclient.OperandNamespace)
+	// Its own MutatingWebhookConfiguration, watched by name.
+	webhookConfigInformers, webhookConfigs := cabundlesync.NewInformer(kubeClient, informerResync)
 	configInformers := configinformers.NewSharedInformerFactory(configClient, informerResync)
+	infrastructures := configInformers.Config().V1().Infrastructures()
 	recorder := cc.EventRecorder
 
 	// Controllers, one job each.
-	staticResources := staticresources.NewController(kubeClient, kubeInformers, operatorClient, recorder)
-
+	staticResources := staticresources.NewController(kubeClient, kubeInformers,
+		infrastructures.Lister(), infrastructures.Informer(), operatorClient, recorder)
 	staticOperand := staticresources.NewOperand(kubeInformers, operatorClient)
 	staticResourcesAvailability := staticresources.NewAvailabilityController(staticOperand, recorder)
+
+	webhookCerts := webhookcerts.New(kubeClient, kubeInformers, operatorClient, recorder)
+	webhookCABundle := cabundlesync.New(kubeClient, kubeInformers, webhookConfigs, operatorClient, recorder)
+	webhookDeployment, err := webhookdeployment.New(o.Image, kubeClient, kubeInformers,
+		infrastructures.Lister(), infrastructures.Informer(), operatorClient, recorder)
+	if err != nil {
+		return err
+	}
+	webhookOperand := webhookavailability.NewOperand(o.Image, kubeInformers, webhookConfigs, operatorClient)
+	webhookAvailability := webhookavailability.NewController(webhookOperand, recorder)
+
 	managementState := managementstate.New(operatorClient, recorder)
 
 	versions := status.NewVersionGetter()
 	operatorVersion := versioncontroller.New(operatorClient, versions, o.ReleaseVersion,
-		[]versioncontroller.Operand{staticOperand},
-		staticresources.Informers(kubeInformers),
+		[]versioncontroller.Operand{staticOperand, webhookOperand},
+		append(staticresources.Informers(kubeInformers), webhookOperand.Informers()...),
 		recorder)
 
 	logLevel := loglevel.NewClusterOperatorLoggingController(operatorClient, recorder)
@@ -92,8 +115,11 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 		cc.Clock,
 	).WithDegradedInertia(status.MustNewInertia(degradedInertia).Inertia)
 
-	// Start informers, and run controllers only on synced caches.
-	starters := []interface{ Start(<-chan struct{}) }{kubeInformers, configInformers, operatorInformers}
+	// Start informers. Each controller waits for the caches it reads before
+	// its first sync. There is no global wait: the operand namespace's
+	// Secrets and ConfigMaps become readable only once the static resources
+	// controller has applied the operator's RoleBinding there.
+	starters := []interface{ Start(<-chan struct{}) }{kubeInformers, configInformers, operatorInformers, webhookConfigInformers}
 	for _, informers := range starters {
 		informers.Start(ctx.Done())
 	}
@@ -103,16 +129,11 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	) {
 		return fmt.Errorf("informer caches did not sync: %w", ctx.Err())
 	}
-	for ns, byType := range kubeInformers.WaitForCacheSync(ctx.Done()) {
-		for informerType, synced := range byType {
-			if !synced {
-				return fmt.Errorf("%v informer for namespace %q did not sync: %w", informerType, ns, ctx.Err())
-			}
-		}
-	}
 
 	for _, c := range []factory.Controller{
-		staticResources, staticResourcesAvailability, managementState, operatorVersion, logLevel, clusterOperatorStatus,
+		staticResources, staticResourcesAvailability,
+		webhookCerts, webhookCABundle, webhookDeployment, webhookAvailability,
+		managementState, operatorVersion, logLevel, clusterOperatorStatus,
 	} {
 		go c.Run(ctx, 1)
 	}

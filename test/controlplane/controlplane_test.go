@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -66,8 +67,8 @@ func TestDeploymentBecomesAvailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pod := range pods.Items {
-		if pod.Spec.NodeName != ControlPlaneNode {
-			t.Errorf("pod %s scheduled to %q, want %q", pod.Name, pod.Spec.NodeName, ControlPlaneNode)
+		if !slices.Contains(ControlPlaneNodes, pod.Spec.NodeName) {
+			t.Errorf("pod %s scheduled to %q, want one of %v", pod.Name, pod.Spec.NodeName, ControlPlaneNodes)
 		}
 	}
 }

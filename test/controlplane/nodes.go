@@ -16,12 +16,12 @@ import (
 // kwokAnnotation marks the nodes kwok simulates.
 const kwokAnnotation = "kwok.x-k8s.io/node"
 
-// Node names of the simulated cluster: one control-plane node, tainted like
-// an OpenShift master, and one worker.
-const (
-	ControlPlaneNode = "control-plane-0"
-	WorkerNode       = "worker-0"
-)
+// Node names of the simulated cluster: three control-plane nodes, tainted
+// like the masters of a highly available OpenShift cluster, and one worker.
+var ControlPlaneNodes = []string{"control-plane-0", "control-plane-1", "control-plane-2"}
+
+// WorkerNode is where pods without a node selector land.
+const WorkerNode = "worker-0"
 
 // startNodes runs kube-scheduler and kwok, and registers fake nodes that
 // kwok keeps Ready. kwok sets the pods it sees bound to them Running and
@@ -66,11 +66,12 @@ func (cp *ControlPlane) startNodes(ctx context.Context, schedPort, kwokPort int)
 	if err != nil {
 		return err
 	}
-	for _, node := range []*corev1.Node{
-		fakeNode(ControlPlaneNode, map[string]string{"node-role.kubernetes.io/master": "", "node-role.kubernetes.io/control-plane": ""},
-			[]corev1.Taint{{Key: "node-role.kubernetes.io/master", Effect: corev1.TaintEffectNoSchedule}}),
-		fakeNode(WorkerNode, map[string]string{"node-role.kubernetes.io/worker": ""}, nil),
-	} {
+	nodes := []*corev1.Node{fakeNode(WorkerNode, map[string]string{"node-role.kubernetes.io/worker": ""}, nil)}
+	for _, name := range ControlPlaneNodes {
+		nodes = append(nodes, fakeNode(name, map[string]string{"node-role.kubernetes.io/master": "", "node-role.kubernetes.io/control-plane": ""},
+			[]corev1.Taint{{Key: "node-role.kubernetes.io/master", Effect: corev1.TaintEffectNoSchedule}}))
+	}
+	for _, node := range nodes {
 		if _, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("registering node %s: %w", node.Name, err)
 		}
@@ -92,7 +93,7 @@ func (cp *ControlPlane) startNodes(ctx context.Context, schedPort, kwokPort int)
 				}
 			}
 		}
-		return len(nodes.Items) == 2, nil
+		return len(nodes.Items) == len(ControlPlaneNodes)+1, nil
 	})
 }
 
@@ -109,7 +110,8 @@ func fakeNode(name string, roles map[string]string, taints []corev1.Taint) *core
 	capacity := corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse("16"),
 		corev1.ResourceMemory: resource.MustParse("64Gi"),
-		corev1.ResourcePods:   resource.MustParse("110"),
+		// Load tests create hundreds of pods; nothing runs them.
+		corev1.ResourcePods: resource.MustParse("1000"),
 	}
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: map[string]string{kwokAnnotation: "fake"}},

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/relatedobjects"
+	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
@@ -167,7 +169,7 @@ func TestPayloadDeploymentRunsOnControlPlane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pods.Items) != 1 || pods.Items[0].Spec.NodeName != "control-plane-0" {
+	if len(pods.Items) != 1 || !slices.Contains(controlplane.ControlPlaneNodes, pods.Items[0].Spec.NodeName) {
 		t.Fatalf("operator pods: %v", pods.Items)
 	}
 	if pods.Items[0].Spec.PriorityClassName != "system-cluster-critical" || pods.Items[0].Spec.Priority == nil {

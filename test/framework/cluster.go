@@ -86,11 +86,15 @@ func (c *Cluster) install(ctx context.Context) error {
 
 // StartOperator runs the operator binary against this cluster as its ServiceAccount.
 func (c *Cluster) StartOperator(binary, name string) (*OperatorProcess, error) {
+	env, err := c.Payload.OperatorEnv()
+	if err != nil {
+		return nil, err
+	}
 	return StartOperator(OperatorOptions{
-		Binary:         binary,
-		Kubeconfig:     c.OperatorKubeconfig,
-		LogDir:         filepath.Join(c.Dir, "logs"),
-		Name:           name,
-		ReleaseVersion: c.Payload.ReleaseVersion,
+		Binary:     binary,
+		Kubeconfig: c.OperatorKubeconfig,
+		LogDir:     filepath.Join(c.Dir, "logs"),
+		Name:       name,
+		Env:        env,
 	})
 }

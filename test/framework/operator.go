@@ -30,7 +30,8 @@ type OperatorOptions struct {
 	// LogDir receives <Name>.log.
 	LogDir         string
 	Name           string
-	ReleaseVersion string
+	// Env is added to this process's environment (the Deployment's env).
+	Env []string
 	// ExtraArgs are appended to the command line.
 	ExtraArgs []string
 }
@@ -60,7 +61,7 @@ func StartOperator(opts OperatorOptions) (*OperatorProcess, error) {
 		"-v=2",
 	}, opts.ExtraArgs...)
 	cmd := exec.Command(opts.Binary, args...)
-	cmd.Env = append(os.Environ(), "RELEASE_VERSION="+opts.ReleaseVersion)
+	cmd.Env = append(os.Environ(), opts.Env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

@@ -39,7 +39,10 @@ const (
 type Payload struct {
 	// ReleaseVersion replaced the version placeholder.
 	ReleaseVersion string
-	Objects        []*unstructured.Unstructured
+	// Image replaced the operator image placeholder; the operator hands it
+	// on to the webhook Deployment.
+	Image   string
+	Objects []*unstructured.Unstructured
 	// ClusterOperator is the manifest's ClusterOperator: its status lists
 	// the versions the CVO waits for and the static relatedObjects.
 	ClusterOperator *configv1.ClusterOperator
@@ -53,7 +56,7 @@ func LoadPayload(dir, releaseVersion, image string) (*Payload, error) {
 	}
 	sort.Strings(files)
 	replacer := strings.NewReplacer(payloadVersion, releaseVersion, payloadImage, image)
-	payload := &Payload{ReleaseVersion: releaseVersion}
+	payload := &Payload{ReleaseVersion: releaseVersion, Image: image}
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -88,6 +91,34 @@ func LoadPayload(dir, releaseVersion, image string) (*Payload, error) {
 		}
 	}
 	return payload, nil
+}
+
+// OperatorEnv is the literal environment of the operator container in the
+// payload's Deployment (RELEASE_VERSION, OPERATOR_IMAGE, OPERATOR_NAME...):
+// a test process runs with what the pod would get.
+func (p *Payload) OperatorEnv() ([]string, error) {
+	for _, obj := range p.Objects {
+		if obj.GetKind() != "Deployment" || obj.GetName() != "cluster-workload-access-operator" {
+			continue
+		}
+		containers, _, err := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+		if err != nil || len(containers) == 0 {
+			return nil, fmt.Errorf("the operator Deployment has no containers: %v", err)
+		}
+		envs, _, err := unstructured.NestedSlice(containers[0].(map[string]any), "env")
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, e := range envs {
+			env := e.(map[string]any)
+			if value, ok := env["value"].(string); ok {
+				out = append(out, fmt.Sprintf("%s=%s", env["name"], value))
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("the payload has no operator Deployment")
 }
 
 // CRDFiles are the payload's CustomResourceDefinition manifests.

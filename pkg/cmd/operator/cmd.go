@@ -16,9 +16,10 @@ import (
 )
 
 // NewCommand returns `operator`. RELEASE_VERSION (set by the CVO manifest)
-// is the version reported on the ClusterOperator once at level.
+// is the version reported on the ClusterOperator once at level;
+// OPERATOR_IMAGE is the image the webhook Deployment runs.
 func NewCommand(ctx context.Context) *cobra.Command {
-	opts := operator.Options{ReleaseVersion: os.Getenv("RELEASE_VERSION")}
+	opts := operator.Options{ReleaseVersion: os.Getenv("RELEASE_VERSION"), Image: os.Getenv("OPERATOR_IMAGE")}
 	cfg := controllercmd.NewControllerCommandConfig(operatorclient.OperatorName, version.Get(), opts.RunOperator, clock.RealClock{})
 	cmd := cfg.NewCommandWithContext(ctx)
 	cmd.Use = "operator"

@@ -24,6 +24,26 @@ const (
 	ConfigName = operatorv1alpha1.WorkloadAccessName
 	// ConfigCRDName is the CRD that serves WorkloadAccess.
 	ConfigCRDName = "workloadaccesses.operator.openshift.io"
+	// OperandClusterRole is what the operator may do inside OperandNamespace.
+	// It is bound only there, by a RoleBinding the operator applies itself.
+	OperandClusterRole = OperatorName + "-operand"
+)
+
+// The admission webhook's objects, all in OperandNamespace except the
+// cluster-scoped MutatingWebhookConfiguration.
+const (
+	// WebhookName names the webhook's Deployment, Service, ServiceAccount and
+	// MutatingWebhookConfiguration.
+	WebhookName = "workload-access-webhook"
+	// WebhookSignerSecret holds the CA that signs the serving certificate.
+	WebhookSignerSecret = WebhookName + "-signer"
+	// WebhookServingCAConfigMap holds the CA bundle (key ca-bundle.crt) the
+	// API server must trust: the current signer and any older one not yet expired.
+	WebhookServingCAConfigMap = WebhookName + "-serving-ca"
+	// WebhookServingCertSecret is the serving pair mounted by the webhook pods.
+	WebhookServingCertSecret = WebhookName + "-serving-cert"
+	// CABundleKey is the ConfigMap key library-go's certrotation writes.
+	CABundleKey = "ca-bundle.crt"
 )
 
 var (

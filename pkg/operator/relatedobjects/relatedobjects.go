@@ -19,5 +19,7 @@ func List() []configv1.ObjectReference {
 		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: operatorclient.ConfigCRDName},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.OperatorName},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: operatorclient.OperatorName},
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.OperandClusterRole},
+		{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: operatorclient.WebhookName},
 	}
 }

@@ -39,6 +39,7 @@ func Informers(kubeInformers v1helpers.KubeInformersForNamespaces) []factory.Inf
 		operand.Core().V1().ServiceAccounts().Informer(),
 		operand.Rbac().V1().Roles().Informer(),
 		operand.Rbac().V1().RoleBindings().Informer(),
+		operand.Core().V1().Services().Informer(),
 	}
 }
 

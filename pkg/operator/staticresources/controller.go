@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"strings"
 
+	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
+	configv1listers "github.com/openshift/client-go/config/listers/config/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
@@ -19,6 +21,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
 )
@@ -26,18 +29,28 @@ import (
 // ControllerName prefixes the controller's conditions (StaticResourcesDegraded).
 const ControllerName = "StaticResources"
 
-// Files are the operand manifests, in the order they are applied.
+// Files are the operand manifests, in the order they are applied: the
+// namespace first, then the operator's own RoleBinding in it, which grants
+// what the operator needs to write the rest.
 var Files = []string{
 	"operand/namespace.yaml",
+	"operand/operator-rolebinding.yaml",
 	"operand/webhook-serviceaccount.yaml",
 	"operand/webhook-role.yaml",
 	"operand/webhook-rolebinding.yaml",
+	"operand/webhook-service.yaml",
 }
 
+// PodDisruptionBudgetFile is applied only where the webhook runs more than
+// one replica; on a single-replica control plane it would block every drain.
+const PodDisruptionBudgetFile = "operand/webhook-pdb.yaml"
+
 // NewController returns library-go's static resource controller: it applies
-// Files while managementState is Managed, deletes them when it is Removed and
-// leaves them alone when it is Unmanaged.
-func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
+// Files while managementState is Managed and leaves them alone when it is
+// Unmanaged. Under Removed it deletes only the namespace: everything else
+// goes with it, and deleting them one by one would fail as soon as the
+// operator's RoleBinding in there is gone.
+func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, infrastructures configv1listers.InfrastructureLister, infrastructureInformer cache.SharedIndexInformer, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
 	state := func() operatorv1.ManagementState {
 		spec, _, _, err := operatorClient.GetOperatorState()
 		if err != nil {
@@ -45,6 +58,8 @@ func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.Kube
 		}
 		return spec.ManagementState
 	}
+	managed := func() bool { return state() == operatorv1.Managed }
+	never := func() bool { return false }
 	return staticresourcecontroller.NewStaticResourceController(
 		ControllerName,
 		bindata.Asset,
@@ -52,10 +67,19 @@ func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.Kube
 		resourceapply.NewKubeClientHolder(kubeClient),
 		operatorClient,
 		recorder,
-	).WithConditionalResources(bindata.Asset, Files,
-		func() bool { return state() == operatorv1.Managed },
+	).WithConditionalResources(bindata.Asset, Files[:1],
+		managed,
 		func() bool { return state() == operatorv1.Removed },
-	).AddKubeInformers(kubeInformers)
+	).WithConditionalResources(bindata.Asset, Files[1:], managed, never).WithConditionalResources(bindata.Asset, []string{PodDisruptionBudgetFile},
+		func() bool { return managed() && !singleReplica(infrastructures) },
+		func() bool { return managed() && singleReplica(infrastructures) },
+	).AddKubeInformers(kubeInformers).AddInformer(infrastructureInformer)
+}
+
+// singleReplica reports a single-replica control plane; unknown counts as not.
+func singleReplica(infrastructures configv1listers.InfrastructureLister) bool {
+	infra, err := infrastructures.Get("cluster")
+	return err == nil && infra.Status.ControlPlaneTopology == configv1.SingleReplicaTopologyMode
 }
 
 // Operand tells the version controller whether the static resources are what
@@ -132,6 +156,8 @@ func (o *Operand) exists(obj runtime.Object) (bool, error) {
 		_, err = o.kubeInformers.InformersFor(t.Namespace).Rbac().V1().Roles().Lister().Roles(t.Namespace).Get(t.Name)
 	case *rbacv1.RoleBinding:
 		_, err = o.kubeInformers.InformersFor(t.Namespace).Rbac().V1().RoleBindings().Lister().RoleBindings(t.Namespace).Get(t.Name)
+	case *corev1.Service:
+		_, err = o.kubeInformers.InformersFor(t.Namespace).Core().V1().Services().Lister().Services(t.Namespace).Get(t.Name)
 	default:
 		return false, fmt.Errorf("static resource of type %T has no lister here: add one", obj)
 	}
@@ -154,6 +180,8 @@ func describe(obj runtime.Object) string {
 		return "role/" + t.Namespace + "/" + t.Name
 	case *rbacv1.RoleBinding:
 		return "rolebinding/" + t.Namespace + "/" + t.Name
+	case *corev1.Service:
+		return "service/" + t.Namespace + "/" + t.Name
 	}
 	return fmt.Sprintf("%T", obj)
 }

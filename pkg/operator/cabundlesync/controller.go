@@ -1,0 +1,147 @@
+// Package cabundlesync applies the webhook's MutatingWebhookConfiguration
+// from bindata with every webhook's caBundle set to the serving-CA
+// ConfigMap's bundle, restores it when it drifts or is deleted, and deletes
+// it under Removed.
+package cabundlesync
+
+import (
+	"context"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/informers"
+	admissionregistrationinformers "k8s.io/client-go/informers/admissionregistration/v1"
+	"k8s.io/client-go/kubernetes"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+
+	"github.com/openshift/cluster-workload-access-operator/bindata"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+)
+
+// ControllerName owns the WebhookCABundleDegraded condition.
+const ControllerName = "WebhookCABundle"
+
+// ManifestFile is the MutatingWebhookConfiguration in bindata.
+const ManifestFile = "operand/webhook-mutatingwebhookconfiguration.yaml"
+
+// Manifest is the configuration as shipped, without any caBundle.
+func Manifest() *admissionregistrationv1.MutatingWebhookConfiguration {
+	return resourceread.ReadMutatingWebhookConfigurationV1OrDie(bindata.MustAsset(ManifestFile))
+}
+
+// NewInformer watches only the operator's own MutatingWebhookConfiguration:
+// its RBAC names that one object, and the API server authorizes a list or
+// watch by name when the field selector asks for exactly it.
+func NewInformer(kubeClient kubernetes.Interface, resync time.Duration) (informers.SharedInformerFactory, admissionregistrationinformers.MutatingWebhookConfigurationInformer) {
+	factory := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync,
+		informers.WithTweakListOptions(func(options *metav1.ListOptions) {
+			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", operatorclient.WebhookName).String()
+		}))
+	return factory, factory.Admissionregistration().V1().MutatingWebhookConfigurations()
+}
+
+type controller struct {
+	kubeClient     kubernetes.Interface
+	operatorClient v1helpers.OperatorClient
+	configMaps     corev1listers.ConfigMapLister
+	manifest       *admissionregistrationv1.MutatingWebhookConfiguration
+	cache          resourceapply.ResourceCache
+}
+
+// New returns the controller.
+func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, webhookConfigs admissionregistrationinformers.MutatingWebhookConfigurationInformer, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
+	configMaps := kubeInformers.InformersFor(operatorclient.OperandNamespace).Core().V1().ConfigMaps()
+	c := &controller{
+		kubeClient:     kubeClient,
+		operatorClient: operatorClient,
+		configMaps:     configMaps.Lister(),
+		manifest:       Manifest(),
+		cache:          resourceapply.NewResourceCache(),
+	}
+	return factory.New().
+		WithFilteredEventsInformers(factory.NamesFilter(operatorclient.WebhookServingCAConfigMap), configMaps.Informer()).
+		WithInformers(webhookConfigs.Informer(), operatorClient.Informer()).
+		WithSync(c.sync).
+		WithSyncDegradedOnError(operatorClient).
+		ResyncEvery(10*time.Minute).
+		ToController(ControllerName, recorder.WithComponentSuffix("webhook-cabundle"))
+}
+
+func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	spec, _, _, err := c.operatorClient.GetOperatorState()
+	if err != nil {
+		return err
+	}
+	switch spec.ManagementState {
+	case operatorv1.Managed:
+	case operatorv1.Removed:
+		err := c.kubeClient.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, c.manifest.Name, metav1.DeleteOptions{})
+		if err == nil {
+			syncCtx.Recorder().Eventf("MutatingWebhookConfigurationDeleted", "Deleted %s: the operator is Removed", c.manifest.Name)
+		}
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	default:
+		return nil
+	}
+
+	caBundle, err := c.caBundle()
+	if err != nil || caBundle == nil {
+		// No trust to publish yet: a configuration without it would only make
+		// the API server fail every call. Cert rotation creates the bundle and
+		// its event brings us back.
+		return err
+	}
+	_, _, err = resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c.kubeClient.AdmissionregistrationV1(),
+		syncCtx.Recorder(), WithCABundle(c.manifest, caBundle), c.cache)
+	return err
+}
+
+// caBundle is the serving-CA ConfigMap's bundle, or nil while it does not exist.
+func (c *controller) caBundle() ([]byte, error) {
+	cm, err := c.configMaps.ConfigMaps(operatorclient.OperandNamespace).Get(operatorclient.WebhookServingCAConfigMap)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	bundle := cm.Data[operatorclient.CABundleKey]
+	if bundle == "" {
+		return nil, nil
+	}
+	return []byte(bundle), nil
+}
+
+// WithCABundle returns a copy of config with caBundle set on every webhook.
+func WithCABundle(config *admissionregistrationv1.MutatingWebhookConfiguration, caBundle []byte) *admissionregistrationv1.MutatingWebhookConfiguration {
+	out := config.DeepCopy()
+	for i := range out.Webhooks {
+		out.Webhooks[i].ClientConfig.CABundle = caBundle
+	}
+	return out
+}
+
+// InSync reports whether every webhook of existing trusts exactly caBundle.
+func InSync(existing *admissionregistrationv1.MutatingWebhookConfiguration, caBundle []byte) bool {
+	if existing == nil || len(existing.Webhooks) == 0 || len(caBundle) == 0 {
+		return false
+	}
+	for _, webhook := range existing.Webhooks {
+		if string(webhook.ClientConfig.CABundle) != string(caBundle) {
+			return false
+		}
+	}
+	return true
+}

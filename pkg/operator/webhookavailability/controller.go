@@ -1,0 +1,191 @@
+// Package webhookavailability reports WebhookAvailable: the webhook can be
+// called only when its Deployment has available replicas and the
+// MutatingWebhookConfiguration trusts the current serving CA. The same
+// checks, made strict (every replica updated), tell the version controller
+// when the webhook is at level.
+package webhookavailability
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	admissionregistrationinformers "k8s.io/client-go/informers/admissionregistration/v1"
+	admissionregistrationlisters "k8s.io/client-go/listers/admissionregistration/v1"
+	appsv1listers "k8s.io/client-go/listers/apps/v1"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/cabundlesync"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+)
+
+// ControllerName owns the WebhookAvailable condition.
+const ControllerName = "WebhookAvailability"
+
+// ConditionType is unioned into the ClusterOperator's Available.
+const ConditionType = "WebhookAvailable"
+
+// Operand reads the webhook's objects through the operator's informers.
+type Operand struct {
+	operatorClient v1helpers.OperatorClient
+	deployments    appsv1listers.DeploymentLister
+	configMaps     corev1listers.ConfigMapLister
+	webhookConfigs admissionregistrationlisters.MutatingWebhookConfigurationLister
+	// image is what every webhook container must run to be at level.
+	image     string
+	informers []factory.Informer
+}
+
+// NewOperand builds the Operand.
+func NewOperand(image string, kubeInformers v1helpers.KubeInformersForNamespaces, webhookConfigs admissionregistrationinformers.MutatingWebhookConfigurationInformer, operatorClient v1helpers.OperatorClient) *Operand {
+	operand := kubeInformers.InformersFor(operatorclient.OperandNamespace)
+	return &Operand{
+		operatorClient: operatorClient,
+		deployments:    operand.Apps().V1().Deployments().Lister(),
+		configMaps:     operand.Core().V1().ConfigMaps().Lister(),
+		webhookConfigs: webhookConfigs.Lister(),
+		image:          image,
+		informers: []factory.Informer{
+			operand.Apps().V1().Deployments().Informer(),
+			operand.Core().V1().ConfigMaps().Informer(),
+			webhookConfigs.Informer(),
+		},
+	}
+}
+
+// Informers are those the Operand reads.
+func (o *Operand) Informers() []factory.Informer { return o.informers }
+
+// NewController returns the WebhookAvailable controller.
+func NewController(operand *Operand, recorder events.Recorder) factory.Controller {
+	return factory.New().
+		WithInformers(append(operand.Informers(), operand.operatorClient.Informer())...).
+		WithSync(operand.syncAvailability).
+		ResyncEvery(5*time.Minute).
+		ToController(ControllerName, recorder.WithComponentSuffix("webhook-availability"))
+}
+
+func (o *Operand) syncAvailability(ctx context.Context, _ factory.SyncContext) error {
+	spec, _, _, err := o.operatorClient.GetOperatorState()
+	if err != nil {
+		return err
+	}
+	cond := applyoperatorv1.OperatorCondition().WithType(ConditionType)
+	switch spec.ManagementState {
+	case operatorv1.Managed:
+		reason, message, err := o.unavailable()
+		if err != nil {
+			return err
+		}
+		if reason != "" {
+			cond = cond.WithStatus(operatorv1.ConditionFalse).WithReason(reason).WithMessage(message)
+		} else {
+			cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason("AsExpected").WithMessage(message)
+		}
+	case operatorv1.Removed:
+		cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason("Removed").
+			WithMessage("The webhook is removed, as managementState Removed asks")
+	default:
+		return nil
+	}
+	return o.operatorClient.ApplyOperatorStatus(ctx, ControllerName, applyoperatorv1.OperatorStatus().WithConditions(cond))
+}
+
+// unavailable returns why the API server cannot call the webhook, or an
+// empty reason and a short description of what serves it.
+func (o *Operand) unavailable() (reason, message string, err error) {
+	deployment, err := o.deployment()
+	if err != nil {
+		return "", "", err
+	}
+	if deployment == nil {
+		return "DeploymentMissing", fmt.Sprintf("Deployment %s/%s does not exist yet", operatorclient.OperandNamespace, operatorclient.WebhookName), nil
+	}
+	if deployment.Status.AvailableReplicas == 0 {
+		return "NoAvailableReplicas", fmt.Sprintf("Deployment %s/%s has no available replica", deployment.Namespace, deployment.Name), nil
+	}
+	if reason, message, err := o.caBundleNotSynced(); err != nil || reason != "" {
+		return reason, message, err
+	}
+	return "", fmt.Sprintf("%d of %d webhook replicas available", deployment.Status.AvailableReplicas, ptrValue(deployment.Spec.Replicas)), nil
+}
+
+func (o *Operand) caBundleNotSynced() (reason, message string, err error) {
+	cm, err := o.configMaps.ConfigMaps(operatorclient.OperandNamespace).Get(operatorclient.WebhookServingCAConfigMap)
+	if apierrors.IsNotFound(err) {
+		return "CABundleMissing", fmt.Sprintf("ConfigMap %s/%s with the serving CA does not exist yet", operatorclient.OperandNamespace, operatorclient.WebhookServingCAConfigMap), nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	config, err := o.webhookConfigs.Get(operatorclient.WebhookName)
+	if apierrors.IsNotFound(err) {
+		return "WebhookConfigurationMissing", fmt.Sprintf("MutatingWebhookConfiguration %s does not exist yet", operatorclient.WebhookName), nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	if !cabundlesync.InSync(config, []byte(cm.Data[operatorclient.CABundleKey])) {
+		return "CABundleNotSynced", fmt.Sprintf("MutatingWebhookConfiguration %s does not trust the current serving CA yet", operatorclient.WebhookName), nil
+	}
+	return "", "", nil
+}
+
+func (o *Operand) deployment() (*appsv1.Deployment, error) {
+	deployment, err := o.deployments.Deployments(operatorclient.OperandNamespace).Get(operatorclient.WebhookName)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return deployment, err
+}
+
+// AtLevel implements versioncontroller.Operand: under Managed every replica
+// runs this operator's image and is available, and the CA bundle is synced;
+// under Removed the Deployment and the configuration are gone.
+func (o *Operand) AtLevel(spec *operatorv1.OperatorSpec) (bool, string, error) {
+	deployment, err := o.deployment()
+	if err != nil {
+		return false, "", err
+	}
+	if spec.ManagementState == operatorv1.Removed {
+		_, err := o.webhookConfigs.Get(operatorclient.WebhookName)
+		switch {
+		case err != nil && !apierrors.IsNotFound(err):
+			return false, "", err
+		case deployment != nil || err == nil:
+			return false, "waiting for removal of the webhook", nil
+		}
+		return true, "", nil
+	}
+	if deployment == nil {
+		return false, "waiting for the webhook Deployment", nil
+	}
+	for _, c := range deployment.Spec.Template.Spec.Containers {
+		if c.Image != o.image {
+			return false, fmt.Sprintf("waiting for the webhook Deployment to use image %s", o.image), nil
+		}
+	}
+	want := ptrValue(deployment.Spec.Replicas)
+	s := deployment.Status
+	if s.ObservedGeneration < deployment.Generation || s.UpdatedReplicas != want || s.AvailableReplicas != want || s.Replicas != want {
+		return false, fmt.Sprintf("waiting for the webhook rollout (%d of %d replicas updated and available)", min(s.UpdatedReplicas, s.AvailableReplicas), want), nil
+	}
+	if reason, message, err := o.caBundleNotSynced(); err != nil || reason != "" {
+		return false, message, err
+	}
+	return true, "", nil
+}
+
+func ptrValue(p *int32) int32 {
+	if p == nil {
+		return 1
+	}
+	return *p
+}

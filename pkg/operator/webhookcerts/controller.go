@@ -1,0 +1,149 @@
+// Package webhookcerts keeps the webhook's serving certificate valid with
+// library-go's certrotation: a signer Secret, the serving-CA ConfigMap (every
+// signer not yet expired, so trust overlaps a rotation) and the serving
+// certificate Secret for the webhook Service, all in the operand namespace.
+package webhookcerts
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/certrotation"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+)
+
+// ControllerName owns the WebhookCertRotationDegraded condition.
+const ControllerName = "WebhookCertRotation"
+
+// Rotation timing. The signer lives two years and is replaced after one; the
+// old one stays in the CA bundle until it expires, so every serving
+// certificate it signed stays trusted. A serving certificate lives 30 days
+// and is replaced after 15, always by the current signer, which has then
+// been in the bundle for at least a day and a half (certrotation waits 10% of
+// the refresh period before it uses a new signer).
+const (
+	SignerValidity      = 2 * 365 * 24 * time.Hour
+	SignerRefresh       = 365 * 24 * time.Hour
+	ServingCertValidity = 30 * 24 * time.Hour
+	ServingCertRefresh  = 15 * 24 * time.Hour
+)
+
+// Hostnames are the names the API server may verify: it dials the Service's
+// ClusterIP and checks <service>.<namespace>.svc.
+func Hostnames() []string {
+	svc := operatorclient.WebhookName + "." + operatorclient.OperandNamespace + ".svc"
+	return []string{svc, svc + ".cluster.local"}
+}
+
+type controller struct {
+	rotation       certrotation.CertRotationController
+	operatorClient v1helpers.OperatorClient
+}
+
+// New returns the controller. It rotates only while the operator is
+// Managed: under Removed the namespace and everything in it are going away.
+func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
+	ns := operatorclient.OperandNamespace
+	informers := kubeInformers.InformersFor(ns)
+	secrets := informers.Core().V1().Secrets()
+	configMaps := informers.Core().V1().ConfigMaps()
+	recorder = recorder.WithComponentSuffix("webhook-cert-rotation")
+	annotations := certrotation.AdditionalAnnotations{JiraComponent: "cluster-workload-access-operator"}
+
+	c := &controller{
+		operatorClient: operatorClient,
+		rotation: certrotation.CertRotationController{
+			Name: ControllerName,
+			RotatedSigningCASecret: certrotation.RotatedSigningCASecret{
+				Namespace: ns, Name: operatorclient.WebhookSignerSecret,
+				Validity: SignerValidity, Refresh: SignerRefresh,
+				AdditionalAnnotations: withDescription(annotations, "Signs the serving certificate of the workload-access admission webhook."),
+				Informer:              secrets, Lister: secrets.Lister(), Client: kubeClient.CoreV1(), EventRecorder: recorder,
+			},
+			CABundleConfigMap: certrotation.CABundleConfigMap{
+				Namespace: ns, Name: operatorclient.WebhookServingCAConfigMap,
+				AdditionalAnnotations: withDescription(annotations, "CA bundle the API server trusts for the workload-access admission webhook."),
+				Informer:              configMaps, Lister: configMaps.Lister(), Client: kubeClient.CoreV1(), EventRecorder: recorder,
+			},
+			RotatedSelfSignedCertKeySecret: certrotation.RotatedSelfSignedCertKeySecret{
+				Namespace: ns, Name: operatorclient.WebhookServingCertSecret,
+				Validity: ServingCertValidity, Refresh: ServingCertRefresh,
+				CertCreator:           &certrotation.ServingRotation{Hostnames: Hostnames},
+				AdditionalAnnotations: withDescription(annotations, "Serving certificate of the workload-access admission webhook."),
+				Informer:              secrets, Lister: secrets.Lister(), Client: kubeClient.CoreV1(), EventRecorder: recorder,
+			},
+			StatusReporter: &conditionReporter{operatorClient: operatorClient},
+		},
+	}
+	return factory.New().
+		WithFilteredEventsInformers(isRotated, secrets.Informer(), configMaps.Informer()).
+		WithInformers(operatorClient.Informer()).
+		WithSync(c.sync).
+		// The certificates' clocks move without any event.
+		ResyncEvery(time.Minute).
+		ToController(ControllerName, recorder)
+}
+
+func withDescription(a certrotation.AdditionalAnnotations, description string) certrotation.AdditionalAnnotations {
+	a.Description = description
+	return a
+}
+
+func isRotated(obj interface{}) bool {
+	switch t := obj.(type) {
+	case *corev1.Secret:
+		return t.Name == operatorclient.WebhookSignerSecret || t.Name == operatorclient.WebhookServingCertSecret
+	case *corev1.ConfigMap:
+		return t.Name == operatorclient.WebhookServingCAConfigMap
+	}
+	return false
+}
+
+func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	spec, _, _, err := c.operatorClient.GetOperatorState()
+	if err != nil {
+		return err
+	}
+	if spec.ManagementState != operatorv1.Managed {
+		return nil
+	}
+	return c.rotation.Sync(ctx, syncCtx)
+}
+
+// conditionReporter is certrotation's StatusReporter for a non-static-pod
+// operator: WebhookCertRotationDegraded on WorkloadAccess, written with the
+// controller's own field manager so an unchanged result writes nothing.
+type conditionReporter struct {
+	operatorClient v1helpers.OperatorClient
+}
+
+func (r *conditionReporter) Report(ctx context.Context, controllerName string, syncErr error) (bool, error) {
+	cond := applyoperatorv1.OperatorCondition().
+		WithType(controllerName + operatorv1.OperatorStatusTypeDegraded).
+		WithStatus(operatorv1.ConditionFalse).
+		WithReason("AsExpected").
+		WithMessage("")
+	if syncErr != nil {
+		cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason("RotationError").
+			WithMessage(fmt.Sprintf("Rotating the webhook serving certificate: %v", syncErr))
+	}
+	_, status, _, err := r.operatorClient.GetOperatorState()
+	if err != nil {
+		return false, err
+	}
+	before := v1helpers.FindOperatorCondition(status.Conditions, *cond.Type)
+	if err := r.operatorClient.ApplyOperatorStatus(ctx, controllerName, applyoperatorv1.OperatorStatus().WithConditions(cond)); err != nil {
+		return false, err
+	}
+	changed := before == nil || before.Status != *cond.Status || before.Message != *cond.Message
+	return changed, nil
+}
