@@ -15,7 +15,7 @@ import (
 )
 
 // dumpOnFailure prints the shared operator's log when t fails.
-func dumpOnFailure(t *testing.T, processes ...*framework.OperatorProcess) {
+func dumpOnFailure(t *testing.T, processes ...*framework.Process) {
 	t.Cleanup(func() {
 		if !t.Failed() {
 			return

@@ -18,7 +18,7 @@ import (
 const leaseName = "cluster-workload-access-operator-lock"
 
 // replaceOperator stops the shared operator and starts a new process in its place.
-func replaceOperator(t *testing.T, name string) *framework.OperatorProcess {
+func replaceOperator(t *testing.T, name string) *framework.Process {
 	t.Helper()
 	env.running.Stop()
 	p, err := startOperator(name)
@@ -40,7 +40,7 @@ func leaseHolder(ctx context.Context) (string, error) {
 	return *lease.Spec.HolderIdentity, nil
 }
 
-func waitLeader(t *testing.T, p *framework.OperatorProcess) {
+func waitLeader(t *testing.T, p *framework.Process) {
 	t.Helper()
 	framework.Eventually(t, time.Minute, func(context.Context) error {
 		if p.Exited() {
@@ -192,10 +192,16 @@ func TestRemovedDeletesTheOperand(t *testing.T) {
 
 	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
 		_, err := env.kube.CoreV1().Namespaces().Get(ctx, operandNS, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("operand namespace still exists (%v)", err)
 		}
-		return fmt.Errorf("operand namespace still exists (%v)", err)
+		// The webhook configuration is cluster-scoped: it must go too, or
+		// pods asking for an injection would fail against a missing Service.
+		_, err = env.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("mutatingwebhookconfiguration still exists (%v)", err)
+		}
+		return nil
 	})
 	co := expectClusterOperator(t, 30*time.Second, map[configv1.ClusterStatusConditionType]configv1.ConditionStatus{
 		configv1.OperatorAvailable: configv1.ConditionTrue,

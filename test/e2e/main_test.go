@@ -41,7 +41,11 @@ var env struct {
 	binary   string
 	// running is the operator process most tests share; tests that stop it
 	// must start a replacement (see replaceOperator).
-	running *framework.OperatorProcess
+	running *framework.Process
+	// webhook is the webhook binary serving the Service's ClusterIP, started
+	// by the first test that needs it (ensureWebhook).
+	webhook  *framework.WebhookProcess
+	webhooks int
 }
 
 func TestMain(m *testing.M) {
@@ -86,6 +90,12 @@ func setUp(ctx context.Context) error {
 }
 
 func tearDown(failed bool) {
+	if env.webhook != nil {
+		if failed {
+			fmt.Fprintln(os.Stderr, env.webhook.Tail(40))
+		}
+		stopWebhook()
+	}
 	if env.running != nil {
 		env.running.Stop()
 		if failed {
@@ -115,6 +125,6 @@ func operatorBinary(root string) (string, error) {
 	return out, nil
 }
 
-func startOperator(name string) (*framework.OperatorProcess, error) {
+func startOperator(name string) (*framework.Process, error) {
 	return env.cp.StartOperator(env.binary, name)
 }

@@ -85,7 +85,7 @@ func (c *Cluster) install(ctx context.Context) error {
 }
 
 // StartOperator runs the operator binary against this cluster as its ServiceAccount.
-func (c *Cluster) StartOperator(binary, name string) (*OperatorProcess, error) {
+func (c *Cluster) StartOperator(binary, name string) (*Process, error) {
 	env, err := c.Payload.OperatorEnv()
 	if err != nil {
 		return nil, err

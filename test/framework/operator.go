@@ -13,9 +13,9 @@ import (
 	"time"
 )
 
-// OperatorProcess is the real operator binary, running outside the cluster
-// as the operator's ServiceAccount, exactly as its Deployment would run it.
-type OperatorProcess struct {
+// Process is one of the project's real binaries (the operator or the
+// webhook) running outside the cluster, as its Deployment would run it.
+type Process struct {
 	Name    string
 	LogPath string
 	cmd     *exec.Cmd
@@ -38,7 +38,7 @@ type OperatorOptions struct {
 
 // StartOperator runs `cluster-workload-access-operator operator` with short
 // leader-election timings, so a fail-over takes seconds, not minutes.
-func StartOperator(opts OperatorOptions) (*OperatorProcess, error) {
+func StartOperator(opts OperatorOptions) (*Process, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -47,10 +47,6 @@ func StartOperator(opts OperatorOptions) (*OperatorProcess, error) {
 	l.Close()
 
 	logPath := filepath.Join(opts.LogDir, opts.Name+".log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
 	args := append([]string{"operator",
 		"--kubeconfig=" + opts.Kubeconfig,
 		"--namespace=openshift-workload-access-operator",
@@ -60,15 +56,25 @@ func StartOperator(opts OperatorOptions) (*OperatorProcess, error) {
 		"--leader-election-retry-period=1s",
 		"-v=2",
 	}, opts.ExtraArgs...)
-	cmd := exec.Command(opts.Binary, args...)
-	cmd.Env = append(os.Environ(), opts.Env...)
+	return startProcess(opts.Binary, args, opts.Env, logPath, opts.Name)
+}
+
+// startProcess runs binary with args, its output in logPath. The process
+// dies with the test binary.
+func startProcess(binary string, args, env []string, logPath, name string) (*Process, error) {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, err
 	}
-	p := &OperatorProcess{Name: opts.Name, LogPath: logPath, cmd: cmd, done: make(chan struct{})}
+	p := &Process{Name: name, LogPath: logPath, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		logFile.Close()
@@ -78,12 +84,12 @@ func StartOperator(opts OperatorOptions) (*OperatorProcess, error) {
 }
 
 // Stop sends SIGTERM and waits, as a Deployment rollout would.
-func (p *OperatorProcess) Stop() { p.signal(syscall.SIGTERM) }
+func (p *Process) Stop() { p.signal(syscall.SIGTERM) }
 
 // Kill sends SIGKILL: the process gets no chance to release its lease.
-func (p *OperatorProcess) Kill() { p.signal(syscall.SIGKILL) }
+func (p *Process) Kill() { p.signal(syscall.SIGKILL) }
 
-func (p *OperatorProcess) signal(sig syscall.Signal) {
+func (p *Process) signal(sig syscall.Signal) {
 	p.once.Do(func() {
 		_ = p.cmd.Process.Signal(sig)
 		select {
@@ -96,10 +102,10 @@ func (p *OperatorProcess) signal(sig syscall.Signal) {
 }
 
 // Done is closed when the process has ended.
-func (p *OperatorProcess) Done() <-chan struct{} { return p.done }
+func (p *Process) Done() <-chan struct{} { return p.done }
 
 // Exited reports whether the process has ended.
-func (p *OperatorProcess) Exited() bool {
+func (p *Process) Exited() bool {
 	select {
 	case <-p.done:
 		return true
@@ -109,19 +115,19 @@ func (p *OperatorProcess) Exited() bool {
 }
 
 // Log returns the process's output so far.
-func (p *OperatorProcess) Log() string {
+func (p *Process) Log() string {
 	data, _ := os.ReadFile(p.LogPath)
 	return string(data)
 }
 
 // LogContains reports whether the output so far contains s.
-func (p *OperatorProcess) LogContains(s string) bool {
+func (p *Process) LogContains(s string) bool {
 	data, _ := os.ReadFile(p.LogPath)
 	return bytes.Contains(data, []byte(s))
 }
 
 // Tail is the last n lines of the output, for failure messages.
-func (p *OperatorProcess) Tail(n int) string {
+func (p *Process) Tail(n int) string {
 	lines := strings.Split(strings.TrimRight(p.Log(), "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]

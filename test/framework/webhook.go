@@ -1,0 +1,269 @@
+package framework
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+)
+
+// The webhook's objects, as the operator names them.
+const (
+	WebhookNamespace     = "openshift-workload-access"
+	WebhookName          = "workload-access-webhook"
+	WebhookServingSecret = "workload-access-webhook-serving-cert"
+	WebhookCAConfigMap   = "workload-access-webhook-serving-ca"
+	WebhookSignerSecret  = "workload-access-webhook-signer"
+)
+
+// WebhookProcess is the webhook binary run the way the kubelet runs one pod
+// of the operator's Deployment: its container args, the serving-cert Secret
+// mounted as files that follow the Secret, and the Service's address. With
+// no kube-proxy here, "the Service's address" is its loopback ClusterIP,
+// which is where the API server dials.
+type WebhookProcess struct {
+	*Process
+	// Address is ClusterIP:port of the webhook Service.
+	Address string
+	// ServerName is the name the API server verifies.
+	ServerName string
+
+	kube    kubernetes.Interface
+	certDir string
+	stop    context.CancelFunc
+	synced  sync.WaitGroup
+}
+
+// StartWebhook starts the webhook once the operator has created its
+// Deployment, Service and serving certificate.
+func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*WebhookProcess, error) {
+	kube, err := kubernetes.NewForConfig(c.Config)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		deployment *appsv1.Deployment
+		service    *corev1.Service
+		secret     *corev1.Secret
+	)
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		if deployment, err = kube.AppsV1().Deployments(WebhookNamespace).Get(ctx, WebhookName, metav1.GetOptions{}); err != nil {
+			return false, nil
+		}
+		if service, err = kube.CoreV1().Services(WebhookNamespace).Get(ctx, WebhookName, metav1.GetOptions{}); err != nil {
+			return false, nil
+		}
+		if secret, err = kube.CoreV1().Secrets(WebhookNamespace).Get(ctx, WebhookServingSecret, metav1.GetOptions{}); err != nil {
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the operator never created the webhook's Deployment, Service and serving certificate: %w", err)
+	}
+
+	w := &WebhookProcess{
+		kube:       kube,
+		certDir:    filepath.Join(c.Dir, "webhook-"+name, "serving-cert"),
+		ServerName: WebhookName + "." + WebhookNamespace + ".svc",
+		Address:    net.JoinHostPort(service.Spec.ClusterIP, strconv.Itoa(int(service.Spec.Ports[0].Port))),
+	}
+	if err := os.MkdirAll(w.certDir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := w.writeSecret(secret); err != nil {
+		return nil, err
+	}
+	args, err := w.containerArgs(deployment)
+	if err != nil {
+		return nil, err
+	}
+	if w.Process, err = startProcess(binary, args, nil, filepath.Join(c.Dir, "logs", name+".log"), name); err != nil {
+		return nil, err
+	}
+	syncCtx, stop := context.WithCancel(context.Background())
+	w.stop = stop
+	w.synced.Add(1)
+	go w.followSecret(syncCtx, secret.ResourceVersion)
+
+	if err := w.waitReady(ctx); err != nil {
+		w.Stop()
+		return nil, fmt.Errorf("%w\n%s", err, w.Tail(30))
+	}
+	return w, nil
+}
+
+// containerArgs are the Deployment's webhook command line with the mount
+// path replaced by the local copy and the listen address by the ClusterIP.
+// The certificate is re-read every 500ms instead of the default 10s, to keep
+// the tests short; the kubelet's own refresh takes longer than either.
+func (w *WebhookProcess) containerArgs(deployment *appsv1.Deployment) ([]string, error) {
+	spec := deployment.Spec.Template.Spec
+	if len(spec.Containers) != 1 {
+		return nil, fmt.Errorf("the webhook Deployment has %d containers, want 1", len(spec.Containers))
+	}
+	container := spec.Containers[0]
+	mountPath := ""
+	for _, m := range container.VolumeMounts {
+		if m.Name == "serving-cert" {
+			mountPath = m.MountPath
+		}
+	}
+	if mountPath == "" || len(container.Command) != 2 || container.Command[1] != "webhook" {
+		return nil, fmt.Errorf("unexpected webhook container: command %v, mounts %v", container.Command, container.VolumeMounts)
+	}
+	_, port, _ := net.SplitHostPort(w.Address)
+	args := []string{"webhook"}
+	for _, arg := range container.Args {
+		switch {
+		case strings.HasPrefix(arg, "--listen="):
+			if !strings.HasSuffix(arg, ":"+port) {
+				return nil, fmt.Errorf("the webhook listens on %s, the Service sends to port %s", arg, port)
+			}
+			arg = "--listen=" + w.Address
+		default:
+			arg = strings.ReplaceAll(arg, mountPath, w.certDir)
+		}
+		args = append(args, arg)
+	}
+	return append(args, "--cert-reload-interval=500ms", "--shutdown-delay=1s"), nil
+}
+
+// writeSecret updates the files like the kubelet: complete new files, then
+// a rename over the old ones.
+func (w *WebhookProcess) writeSecret(secret *corev1.Secret) error {
+	for _, key := range []string{corev1.TLSCertKey, corev1.TLSPrivateKeyKey} {
+		tmp := filepath.Join(w.certDir, "."+key+".tmp")
+		if err := os.WriteFile(tmp, secret.Data[key], 0o600); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, filepath.Join(w.certDir, key)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// followSecret copies every new version of the serving Secret to disk. A
+// deleted Secret leaves the files in place, as the kubelet does.
+func (w *WebhookProcess) followSecret(ctx context.Context, resourceVersion string) {
+	defer w.synced.Done()
+	_ = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, false, func(ctx context.Context) (bool, error) {
+		secret, err := w.kube.CoreV1().Secrets(WebhookNamespace).Get(ctx, WebhookServingSecret, metav1.GetOptions{})
+		if err != nil || secret.ResourceVersion == resourceVersion {
+			return false, nil
+		}
+		if err := w.writeSecret(secret); err == nil {
+			resourceVersion = secret.ResourceVersion
+		}
+		return false, nil
+	})
+}
+
+// Stop ends the secret copy and drains the process with SIGTERM.
+func (w *WebhookProcess) Stop() {
+	w.stop()
+	w.synced.Wait()
+	w.Process.Stop()
+}
+
+// CAPool is the serving-CA ConfigMap's bundle, what the API server trusts.
+func (w *WebhookProcess) CAPool(ctx context.Context) (*x509.CertPool, error) {
+	cm, err := w.kube.CoreV1().ConfigMaps(WebhookNamespace).Get(ctx, WebhookCAConfigMap, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM([]byte(cm.Data["ca-bundle.crt"])) {
+		return nil, fmt.Errorf("configmap %s has no CA certificates", WebhookCAConfigMap)
+	}
+	return pool, nil
+}
+
+// get fetches path over TLS, verifying the server as the API server does.
+func (w *WebhookProcess) get(ctx context.Context, path string) (int, string, error) {
+	pool, err := w.CAPool(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: w.ServerName, MinVersion: tls.VersionTLS12},
+	}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+w.Address+path, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
+
+func (w *WebhookProcess) waitReady(ctx context.Context) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		if w.Exited() {
+			return false, fmt.Errorf("the webhook exited")
+		}
+		code, body, err := w.get(ctx, "/readyz")
+		last = fmt.Sprintf("%d %s %v", code, body, err)
+		return code == http.StatusOK, nil
+	})
+	if err != nil {
+		return fmt.Errorf("webhook at %s never became ready (last: %s): %w", w.Address, last, err)
+	}
+	return nil
+}
+
+// Metric returns the value of one series from /metrics, e.g.
+// `workload_access_webhook_http_requests_total{code="200",path="/mutate-pods",verb="POST"}`
+// (labels sorted by name, as Prometheus writes them). A missing series is 0.
+func (w *WebhookProcess) Metric(ctx context.Context, series string) (float64, error) {
+	code, body, err := w.get(ctx, "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	if code != http.StatusOK {
+		return 0, fmt.Errorf("/metrics answered %d", code)
+	}
+	scanner := bufio.NewScanner(bytes.NewBufferString(body))
+	for scanner.Scan() {
+		line := scanner.Text()
+		if strings.HasPrefix(line, series+" ") {
+			return strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(line, series)), 64)
+		}
+	}
+	return 0, scanner.Err()
+}
+
+// ServedCertificate is the leaf the webhook presents right now.
+func (w *WebhookProcess) ServedCertificate() (*x509.Certificate, error) {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", w.Address,
+		&tls.Config{InsecureSkipVerify: true, ServerName: w.ServerName}) //nolint:gosec // reading, not trusting
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return conn.ConnectionState().PeerCertificates[0], nil
+}
