@@ -251,3 +251,42 @@ func TestServerDrainsOnShutdown(t *testing.T) {
 	}
 	srv.result <- nil // for the cleanup
 }
+
+// BenchmarkNoOpAdmissionHTTPS is BenchmarkNoOpAdmission through the real
+// server: TLS on loopback with a kept-alive connection, routing, metrics.
+func BenchmarkNoOpAdmissionHTTPS(b *testing.B) {
+	t := &testing.T{}
+	dir := b.TempDir()
+	ca := newTestCA(t, "bench-ca")
+	ca.issue(t, dir)
+	server, err := New(Config{CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- server.Serve(ctx, listener) }()
+	defer func() { cancel(); <-done }()
+
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.ca.Config.Certs[0])
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	url := "https://" + listener.Addr().String() + MutatePodsPath
+	body := reviewBody(b, realisticPod(map[string]string{"openshift.io/scc": "restricted-v2"}), podResource, "")
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+}
