@@ -28,8 +28,8 @@ type OperatorOptions struct {
 	Binary     string
 	Kubeconfig string
 	// LogDir receives <Name>.log.
-	LogDir         string
-	Name           string
+	LogDir string
+	Name   string
 	// Env is added to this process's environment (the Deployment's env).
 	Env []string
 	// ExtraArgs are appended to the command line.
