@@ -1,0 +1,205 @@
+package cabundlesync
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+)
+
+const bundle = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+
+func caConfigMap(data string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: operatorclient.OperandNamespace, Name: operatorclient.WebhookServingCAConfigMap},
+		Data:       map[string]string{operatorclient.CABundleKey: data},
+	}
+}
+
+func newController(t *testing.T, state operatorv1.ManagementState, cm *corev1.ConfigMap, objects ...runtime.Object) (*controller, *fake.Clientset) {
+	t.Helper()
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	if cm != nil {
+		if err := indexer.Add(cm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client := fake.NewClientset(objects...)
+	return &controller{
+		kubeClient:     client,
+		operatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: state}, &operatorv1.OperatorStatus{}, nil),
+		configMaps:     corev1listers.NewConfigMapLister(indexer),
+		manifest:       Manifest(),
+		cache:          resourceapply.NewResourceCache(),
+	}, client
+}
+
+func syncContext() factory.SyncContext {
+	return factory.NewSyncContext("test", events.NewInMemoryRecorder("test", clock.RealClock{}))
+}
+
+func writes(client *fake.Clientset) []string {
+	var out []string
+	for _, a := range client.Actions() {
+		if a.GetVerb() != "get" && a.GetVerb() != "list" && a.GetVerb() != "watch" {
+			out = append(out, a.GetVerb()+" "+a.GetResource().Resource)
+		}
+	}
+	return out
+}
+
+func TestSyncInjectsTheBundleIntoEveryWebhook(t *testing.T) {
+	c, client := newController(t, operatorv1.Managed, caConfigMap(bundle))
+	if err := c.sync(context.Background(), syncContext()); err != nil {
+		t.Fatal(err)
+	}
+	mwc, err := client.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(context.Background(), operatorclient.WebhookName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !InSync(mwc, []byte(bundle)) || len(mwc.Webhooks) != 2 {
+		t.Fatalf("webhooks %v do not all carry the bundle", mwc.Webhooks)
+	}
+
+	// A second sync with nothing changed writes nothing.
+	client.ClearActions()
+	if err := c.sync(context.Background(), syncContext()); err != nil {
+		t.Fatal(err)
+	}
+	if w := writes(client); len(w) != 0 {
+		t.Errorf("an unchanged resync wrote %v", w)
+	}
+}
+
+func TestSyncRestoresATamperedBundle(t *testing.T) {
+	tampered := WithCABundle(Manifest(), []byte("someone else's CA"))
+	c, client := newController(t, operatorv1.Managed, caConfigMap(bundle), tampered)
+	if err := c.sync(context.Background(), syncContext()); err != nil {
+		t.Fatal(err)
+	}
+	mwc, err := client.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(context.Background(), operatorclient.WebhookName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !InSync(mwc, []byte(bundle)) {
+		t.Fatal("the tampered caBundle was not replaced")
+	}
+	if w := writes(client); !slices.Equal(w, []string{"update mutatingwebhookconfigurations"}) {
+		t.Errorf("writes %v, want one update", w)
+	}
+}
+
+func TestSyncWaitsForTheBundle(t *testing.T) {
+	for name, cm := range map[string]*corev1.ConfigMap{"no ConfigMap": nil, "empty bundle": caConfigMap("")} {
+		t.Run(name, func(t *testing.T) {
+			c, client := newController(t, operatorv1.Managed, cm)
+			if err := c.sync(context.Background(), syncContext()); err != nil {
+				t.Fatal(err)
+			}
+			if w := writes(client); len(w) != 0 {
+				t.Errorf("wrote %v before a CA existed: a configuration nobody can verify only breaks admissions", w)
+			}
+		})
+	}
+}
+
+func TestSyncFollowsManagementState(t *testing.T) {
+	existing := WithCABundle(Manifest(), []byte(bundle))
+
+	c, client := newController(t, operatorv1.Removed, caConfigMap(bundle), existing)
+	if err := c.sync(context.Background(), syncContext()); err != nil {
+		t.Fatal(err)
+	}
+	if w := writes(client); !slices.Equal(w, []string{"delete mutatingwebhookconfigurations"}) {
+		t.Errorf("Removed: writes %v, want the configuration deleted", w)
+	}
+	client.ClearActions()
+	if err := c.sync(context.Background(), syncContext()); err != nil {
+		t.Fatalf("Removed, already gone: %v", err)
+	}
+
+	c, client = newController(t, operatorv1.Unmanaged, caConfigMap("other"), existing)
+	if err := c.sync(context.Background(), syncContext()); err != nil {
+		t.Fatal(err)
+	}
+	if w := writes(client); len(w) != 0 {
+		t.Errorf("Unmanaged: wrote %v", w)
+	}
+}
+
+func TestInSync(t *testing.T) {
+	synced := WithCABundle(Manifest(), []byte(bundle))
+	half := synced.DeepCopy()
+	half.Webhooks[1].ClientConfig.CABundle = []byte("old")
+	for _, tc := range []struct {
+		name   string
+		config *admissionregistrationv1.MutatingWebhookConfiguration
+		bundle string
+		want   bool
+	}{
+		{"all webhooks carry it", synced, bundle, true},
+		{"one webhook is behind", half, bundle, false},
+		{"no configuration", nil, bundle, false},
+		{"no bundle yet", synced, "", false},
+		{"no webhooks", &admissionregistrationv1.MutatingWebhookConfiguration{}, bundle, false},
+	} {
+		if got := InSync(tc.config, []byte(tc.bundle)); got != tc.want {
+			t.Errorf("%s: InSync = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The shipped configuration routes exactly the explicit requests the
+// server knows to the fail-closed webhook, and everything else to the
+// fail-open one; and it never sends the operator's own pods.
+func TestManifestRoutesExplicitRequestsToTheFailClosedWebhook(t *testing.T) {
+	m := Manifest()
+	if m.Name != operatorclient.WebhookName || len(m.Webhooks) != 2 {
+		t.Fatalf("manifest %s with %d webhooks", m.Name, len(m.Webhooks))
+	}
+	for _, w := range m.Webhooks {
+		if len(w.MatchConditions) != 1 {
+			t.Fatalf("%s: %d matchConditions", w.Name, len(w.MatchConditions))
+		}
+		expr := w.MatchConditions[0].Expression
+		for _, annotation := range mutation.ExplicitRequestAnnotations {
+			if !strings.Contains(expr, "'"+annotation+"'") {
+				t.Errorf("%s: matchCondition does not mention %s: %s", w.Name, annotation, expr)
+			}
+		}
+		fail := *w.FailurePolicy == admissionregistrationv1.Fail
+		if fail == strings.HasPrefix(strings.TrimSpace(expr), "!") {
+			t.Errorf("%s: failurePolicy %s with condition %q: the fail-closed webhook must match requests, the fail-open one the rest", w.Name, *w.FailurePolicy, expr)
+		}
+		svc := w.ClientConfig.Service
+		if svc.Name != operatorclient.WebhookName || svc.Namespace != operatorclient.OperandNamespace {
+			t.Errorf("%s: service %s/%s", w.Name, svc.Namespace, svc.Name)
+		}
+		excluded := false
+		for _, e := range w.NamespaceSelector.MatchExpressions {
+			if e.Key == "kubernetes.io/metadata.name" && slices.Contains(e.Values, operatorclient.OperandNamespace) && slices.Contains(e.Values, operatorclient.OperatorNamespace) {
+				excluded = true
+			}
+		}
+		if !excluded {
+			t.Errorf("%s: the operator's namespaces are not excluded", w.Name)
+		}
+	}
+}
