@@ -1,6 +1,7 @@
 // Command run-local brings up the test control plane on loopback, applies
-// the operator's CVO payload to it and runs the operator against it as its
-// own ServiceAccount, until interrupted. `make run-local` runs it.
+// the operator's CVO payload to it, runs the operator against it as its own
+// ServiceAccount and the webhook on its Service's address, until
+// interrupted. `make run-local` runs it.
 package main
 
 import (
@@ -55,24 +56,36 @@ func run(binary, dir string) error {
 		return err
 	}
 	defer operator.Stop()
+	webhook, err := cluster.StartWebhook(startCtx, binary, "webhook")
+	if err != nil {
+		return err
+	}
+	defer webhook.Stop()
 
 	fmt.Printf(`
-The local cluster is up and the operator runs against it as its ServiceAccount.
+The local cluster is up. The operator runs against it as its ServiceAccount,
+and the webhook serves the API server on %s with the certificate the
+operator issued.
 
   export KUBECONFIG=%s
   kubectl get clusteroperator workload-access -o yaml
   kubectl get workloadaccess cluster -o yaml     # per-controller conditions
-  kubectl get all,sa,role,rolebinding -n openshift-workload-access
+  kubectl get all,sa,role,rolebinding,secret,configmap,pdb -n openshift-workload-access
+  kubectl get mutatingwebhookconfiguration workload-access-webhook -o yaml
+  kubectl run demo --image=registry.invalid/demo --restart=Never   # admitted by the webhook
 
 Operator log: %s
+Webhook log:  %s
 Component logs: %s
 Press Ctrl-C to stop everything.
-`, cluster.AdminKubeconfig, operator.LogPath, filepath.Join(dir, "logs"))
+`, webhook.Address, cluster.AdminKubeconfig, operator.LogPath, webhook.LogPath, filepath.Join(dir, "logs"))
 
 	select {
 	case <-ctx.Done():
 		return nil
 	case <-operator.Done():
 		return fmt.Errorf("the operator exited:\n%s", operator.Tail(40))
+	case <-webhook.Done():
+		return fmt.Errorf("the webhook exited:\n%s", webhook.Tail(40))
 	}
 }
