@@ -225,9 +225,12 @@ func TestServerDrainsOnShutdown(t *testing.T) {
 	srv.stop()
 
 	// While draining, readiness fails but the listener still answers.
-	code, body, err := get(client, srv.url+ReadyzPath)
-	if err != nil || code != http.StatusServiceUnavailable || !strings.Contains(body, "shutting down") {
-		t.Fatalf("readyz while draining: %d %q %v", code, body, err)
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		code, body, err := get(client, srv.url+ReadyzPath)
+		return err == nil && code == http.StatusServiceUnavailable && strings.Contains(body, "shutting down"), nil
+	})
+	if err != nil {
+		t.Fatal("readyz did not fail while draining")
 	}
 	// Past the delay the listener closes while the admission is still held.
 	err = wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
