@@ -18,8 +18,8 @@ mkdir -p "$tools"
 	sigs.k8s.io/controller-tools/cmd/controller-gen)
 
 header=hack/boilerplate.go.txt
-apis=(./pkg/apis/operator/v1alpha1)
-inputs=("$module/pkg/apis/operator/v1alpha1")
+apis=(./pkg/apis/operator/v1alpha1 ./pkg/apis/subscription/v1alpha1)
+inputs=("$module/pkg/apis/operator/v1alpha1" "$module/pkg/apis/subscription/v1alpha1")
 
 "$tools/deepcopy-gen" --go-header-file "$header" --output-file zz_generated.deepcopy.go "${apis[@]}"
 
@@ -48,3 +48,5 @@ place_crd() { # generated file, manifest name
 	} > "manifests/$2"
 }
 place_crd operator.openshift.io_workloadaccesses.yaml 0000_50_workload-access_01_workloadaccesses.crd.yaml
+place_crd subscription.openshift.io_bundles.yaml 0000_50_workload-access_01_bundles.crd.yaml
+place_crd subscription.openshift.io_clusterbundles.yaml 0000_50_workload-access_01_clusterbundles.crd.yaml

@@ -101,8 +101,18 @@ func (h *podHandler) review(ctx context.Context, req *admissionv1.AdmissionReque
 		}}
 	}
 	mreq := &mutation.Request{Operation: req.Operation, Namespace: req.Namespace, SubResource: req.SubResource, Pod: pod}
+	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
+		mreq.OldPod = &corev1.Pod{}
+		if err := json.Unmarshal(req.OldObject.Raw, mreq.OldPod); err != nil {
+			return &admissionv1.AdmissionResponse{Result: &metav1.Status{
+				Status: metav1.StatusFailure, Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest,
+				Message: "decoding the old pod: " + err.Error(),
+			}}
+		}
+	}
 
 	var patch []mutation.PatchOperation
+	var warnings []string
 	for _, m := range h.mutators {
 		start := time.Now()
 		result := m.Mutate(ctx, mreq)
@@ -112,6 +122,7 @@ func (h *podHandler) review(ctx context.Context, req *admissionv1.AdmissionReque
 			return denied(result.Denied.Message)
 		}
 		patch = append(patch, result.Patch...)
+		warnings = append(warnings, result.Warnings...)
 	}
 	if annotation := h.unclaimedRequest(pod); annotation != "" {
 		h.metrics.observeMutator("unclaimed", mutation.Deny("NotServed", ""), 0)
@@ -119,7 +130,7 @@ func (h *podHandler) review(ctx context.Context, req *admissionv1.AdmissionReque
 			"the pod would start without what it asks for, so it is refused", annotation))
 	}
 
-	response := &admissionv1.AdmissionResponse{Allowed: true}
+	response := &admissionv1.AdmissionResponse{Allowed: true, Warnings: warnings}
 	if len(patch) > 0 {
 		raw, err := json.Marshal(patch)
 		if err != nil {

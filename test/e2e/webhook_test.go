@@ -237,14 +237,13 @@ func TestAPIServerCallsWebhookThroughService(t *testing.T) {
 	}
 	expectMetric(t, w, admittedSeries, before+1)
 
-	// A pod that asks for an injection reaches the fail-closed webhook, and
-	// nothing here serves that injection yet: refused, with the reason.
-	deniedSeries := `workload_access_webhook_admission_denials_total{mutator="unclaimed",reason="NotServed"}`
+	// A pod that asks for an injection reaches the fail-closed webhook,
+	// which refuses it with the reason when it cannot be served.
+	deniedSeries := `workload_access_webhook_admission_denials_total{mutator="subscription",reason="BundleNotFound"}`
 	deniedBefore := metric(t, w, deniedSeries)
 	_, err = env.kube.CoreV1().Pods(ns).Create(ctx, testPod(map[string]string{injectBundle: "rhel"}), metav1.CreateOptions{})
-	if err == nil || !strings.Contains(err.Error(), `admission webhook "`+requestedWebhook+`" denied the request`) ||
-		!strings.Contains(err.Error(), "annotation "+injectBundle+", which this webhook does not serve") {
-		t.Fatalf("a pod asking for an unserved injection: err = %v", err)
+	if err == nil || !strings.Contains(err.Error(), `admission webhook "`+requestedWebhook+`" denied the request: bundle "rhel" requested by annotation `+injectBundle+` does not exist in namespace "`+ns+`"`) {
+		t.Fatalf("a pod asking for a bundle that does not exist: err = %v", err)
 	}
 	expectMetric(t, w, deniedSeries, deniedBefore+1)
 }

@@ -73,15 +73,23 @@ func (c *Cluster) install(ctx context.Context) error {
 	if err := c.Payload.Apply(ctx, c.Config); err != nil {
 		return err
 	}
-	const namespace, name = "openshift-workload-access-operator", "cluster-workload-access-operator"
-	token, err := kubernetes.NewForConfigOrDie(c.Config).CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name,
+	var err error
+	c.OperatorKubeconfig, err = c.serviceAccountKubeconfig(ctx, kubernetes.NewForConfigOrDie(c.Config),
+		"openshift-workload-access-operator", "cluster-workload-access-operator", "operator")
+	return err
+}
+
+// serviceAccountKubeconfig writes <file>.kubeconfig holding a week-long token
+// of the ServiceAccount, and returns its path.
+func (c *Cluster) serviceAccountKubeconfig(ctx context.Context, kube kubernetes.Interface, namespace, name, file string) (string, error) {
+	token, err := kube.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64((7 * 24 * time.Hour).Seconds()))}},
 		metav1.CreateOptions{})
 	if err != nil {
-		return fmt.Errorf("token for %s/%s: %w", namespace, name, err)
+		return "", fmt.Errorf("token for %s/%s: %w", namespace, name, err)
 	}
-	c.OperatorKubeconfig = filepath.Join(c.Dir, "operator.kubeconfig")
-	return c.WriteKubeconfig(c.OperatorKubeconfig, &clientcmdapi.AuthInfo{Token: token.Status.Token})
+	path := filepath.Join(c.Dir, file+".kubeconfig")
+	return path, c.WriteKubeconfig(path, &clientcmdapi.AuthInfo{Token: token.Status.Token})
 }
 
 // StartOperator runs the operator binary against this cluster as its ServiceAccount.

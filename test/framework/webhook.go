@@ -96,6 +96,17 @@ func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*Webho
 	if err != nil {
 		return nil, err
 	}
+	// In a pod the webhook authenticates as its ServiceAccount; here it gets
+	// a token of the same account, so RBAC is what production has.
+	var kubeconfig string
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		kubeconfig, err = c.serviceAccountKubeconfig(ctx, kube, WebhookNamespace, deployment.Spec.Template.Spec.ServiceAccountName, "webhook-"+name)
+		return err == nil, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("no token for the webhook's ServiceAccount: %w", err)
+	}
+	args = append(args, "--kubeconfig="+kubeconfig)
 	if w.Process, err = startProcess(binary, args, nil, filepath.Join(c.Dir, "logs", name+".log"), name); err != nil {
 		return nil, err
 	}

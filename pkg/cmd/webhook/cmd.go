@@ -10,12 +10,24 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
 
+	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/subscription"
 )
+
+// informerResync is the informers' safety-net relist; events keep the
+// caches current.
+const informerResync = 10 * time.Minute
 
 // Options are the subcommand's flags.
 type Options struct {
+	Kubeconfig         string
 	ListenAddress      string
 	CertFile, KeyFile  string
 	CertReloadInterval time.Duration
@@ -37,6 +49,7 @@ func NewOptions() *Options {
 
 // AddFlags binds the options to flags.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig file; empty uses the pod's service account.")
 	fs.StringVar(&o.ListenAddress, "listen", o.ListenAddress, "host:port to serve HTTPS on (admission, /healthz, /readyz, /metrics).")
 	fs.StringVar(&o.CertFile, "tls-cert-file", o.CertFile, "Serving certificate (PEM); re-read when it changes.")
 	fs.StringVar(&o.KeyFile, "tls-private-key-file", o.KeyFile, "Serving key (PEM); re-read when it changes.")
@@ -63,6 +76,10 @@ func NewCommand(ctx context.Context) *cobra.Command {
 
 // Run serves until ctx ends and the server has drained.
 func (o *Options) Run(ctx context.Context) error {
+	mutators, synced, err := o.mutators(ctx)
+	if err != nil {
+		return err
+	}
 	server, err := webhook.New(webhook.Config{
 		ListenAddress:      o.ListenAddress,
 		CertFile:           o.CertFile,
@@ -70,11 +87,39 @@ func (o *Options) Run(ctx context.Context) error {
 		CertReloadInterval: o.CertReloadInterval,
 		ShutdownDelay:      o.ShutdownDelay,
 		ShutdownTimeout:    o.ShutdownTimeout,
-		// The subscription and pod identity mutators plug in here.
-		Mutators: nil,
+		Mutators:           mutators,
+		CachesSynced:       synced,
 	})
 	if err != nil {
 		return err
 	}
 	return server.Run(ctx)
+}
+
+// mutators builds every mutator over informers started on ctx. The server
+// reports ready once their caches have synced.
+func (o *Options) mutators(ctx context.Context) ([]mutation.Mutator, []cache.InformerSynced, error) {
+	config, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+	if err != nil {
+		return nil, nil, err
+	}
+	config.UserAgent = "workload-access-webhook"
+	kube, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, nil, err
+	}
+	client, err := versioned.NewForConfig(config)
+	if err != nil {
+		return nil, nil, err
+	}
+	informers := externalversions.NewSharedInformerFactory(client, informerResync)
+	bundles := informers.Subscription().V1alpha1().Bundles()
+	clusterBundles := informers.Subscription().V1alpha1().ClusterBundles()
+	synced := []cache.InformerSynced{bundles.Informer().HasSynced, clusterBundles.Informer().HasSynced}
+	informers.Start(ctx.Done())
+
+	return []mutation.Mutator{
+		subscription.New(bundles.Lister(), clusterBundles.Lister(),
+			subscription.SubjectAccessReviewer{Client: kube.AuthorizationV1().SubjectAccessReviews()}),
+	}, synced, nil
 }

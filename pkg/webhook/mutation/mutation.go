@@ -1,7 +1,8 @@
 // Package mutation is the contract between the admission server and the
 // mutators that plug into it. A mutator is a pure function of the pod and a
-// cached view of the cluster: it reaches no client and no network itself, so
-// each one is table-tested without a server.
+// cached view of the cluster: it reaches no client and no network itself,
+// except through an interface it is given (the subscription mutator's
+// SubjectAccessReview), so each one is table-tested without a server.
 package mutation
 
 import (
@@ -22,6 +23,8 @@ type Request struct {
 	SubResource string
 	// Pod is shared by every mutator of the request: read it, never modify it.
 	Pod *corev1.Pod
+	// OldPod is the pod before an UPDATE (nil for CREATE), shared likewise.
+	OldPod *corev1.Pod
 }
 
 // PatchOperation is one RFC 6902 JSON patch operation against the pod.
@@ -38,6 +41,9 @@ type Result struct {
 	// creates the pod, so it names the object and the key at fault and never
 	// carries secret contents.
 	Denied *Denial
+	// Warnings are shown to whoever creates the pod (kubectl prints them);
+	// they explain what was left out and why, never secret contents.
+	Warnings []string
 }
 
 // Denial explains a rejected pod.

@@ -23,6 +23,7 @@ import (
 	http "net/http"
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/operator/v1alpha1"
+	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/subscription/v1alpha1"
 	discovery "k8s.io/client-go/discovery"
 	rest "k8s.io/client-go/rest"
 	flowcontrol "k8s.io/client-go/util/flowcontrol"
@@ -31,17 +32,24 @@ import (
 type Interface interface {
 	Discovery() discovery.DiscoveryInterface
 	OperatorV1alpha1() operatorv1alpha1.OperatorV1alpha1Interface
+	SubscriptionV1alpha1() subscriptionv1alpha1.SubscriptionV1alpha1Interface
 }
 
 // Clientset contains the clients for groups.
 type Clientset struct {
 	*discovery.DiscoveryClient
-	operatorV1alpha1 *operatorv1alpha1.OperatorV1alpha1Client
+	operatorV1alpha1     *operatorv1alpha1.OperatorV1alpha1Client
+	subscriptionV1alpha1 *subscriptionv1alpha1.SubscriptionV1alpha1Client
 }
 
 // OperatorV1alpha1 retrieves the OperatorV1alpha1Client
 func (c *Clientset) OperatorV1alpha1() operatorv1alpha1.OperatorV1alpha1Interface {
 	return c.operatorV1alpha1
+}
+
+// SubscriptionV1alpha1 retrieves the SubscriptionV1alpha1Client
+func (c *Clientset) SubscriptionV1alpha1() subscriptionv1alpha1.SubscriptionV1alpha1Interface {
+	return c.subscriptionV1alpha1
 }
 
 // Discovery retrieves the DiscoveryClient
@@ -92,6 +100,10 @@ func NewForConfigAndClient(c *rest.Config, httpClient *http.Client) (*Clientset,
 	if err != nil {
 		return nil, err
 	}
+	cs.subscriptionV1alpha1, err = subscriptionv1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
+	if err != nil {
+		return nil, err
+	}
 
 	cs.DiscoveryClient, err = discovery.NewDiscoveryClientForConfigAndClient(&configShallowCopy, httpClient)
 	if err != nil {
@@ -114,6 +126,7 @@ func NewForConfigOrDie(c *rest.Config) *Clientset {
 func New(c rest.Interface) *Clientset {
 	var cs Clientset
 	cs.operatorV1alpha1 = operatorv1alpha1.New(c)
+	cs.subscriptionV1alpha1 = subscriptionv1alpha1.New(c)
 
 	cs.DiscoveryClient = discovery.NewDiscoveryClient(c)
 	return &cs

@@ -27,6 +27,7 @@ import (
 	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	internalinterfaces "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/internalinterfaces"
 	operator "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator"
+	subscription "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/subscription"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -326,8 +327,13 @@ type SharedInformerFactory interface {
 	InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer
 
 	Operator() operator.Interface
+	Subscription() subscription.Interface
 }
 
 func (f *sharedInformerFactory) Operator() operator.Interface {
 	return operator.New(f, f.namespace, f.tweakListOptions)
+}
+
+func (f *sharedInformerFactory) Subscription() subscription.Interface {
+	return subscription.New(f, f.namespace, f.tweakListOptions)
 }

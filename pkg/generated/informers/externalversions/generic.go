@@ -22,6 +22,7 @@ import (
 	fmt "fmt"
 
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
+	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	cache "k8s.io/client-go/tools/cache"
 )
@@ -55,6 +56,12 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 	// Group=operator.openshift.io, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithResource("workloadaccesses"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Operator().V1alpha1().WorkloadAccesses().Informer()}, nil
+
+		// Group=subscription.openshift.io, Version=v1alpha1
+	case subscriptionv1alpha1.SchemeGroupVersion.WithResource("bundles"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Subscription().V1alpha1().Bundles().Informer()}, nil
+	case subscriptionv1alpha1.SchemeGroupVersion.WithResource("clusterbundles"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Subscription().V1alpha1().ClusterBundles().Informer()}, nil
 
 	}
 

@@ -22,6 +22,8 @@ import (
 	clientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/operator/v1alpha1"
 	fakeoperatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/operator/v1alpha1/fake"
+	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/subscription/v1alpha1"
+	fakesubscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/subscription/v1alpha1/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -98,4 +100,9 @@ var (
 // OperatorV1alpha1 retrieves the OperatorV1alpha1Client
 func (c *Clientset) OperatorV1alpha1() operatorv1alpha1.OperatorV1alpha1Interface {
 	return &fakeoperatorv1alpha1.FakeOperatorV1alpha1{Fake: &c.Fake}
+}
+
+// SubscriptionV1alpha1 retrieves the SubscriptionV1alpha1Client
+func (c *Clientset) SubscriptionV1alpha1() subscriptionv1alpha1.SubscriptionV1alpha1Interface {
+	return &fakesubscriptionv1alpha1.FakeSubscriptionV1alpha1{Fake: &c.Fake}
 }

@@ -1,0 +1,470 @@
+package subscription
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+
+	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
+	listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+)
+
+const ns = "shop"
+
+var valid = []metav1.Condition{{Type: v1alpha1.ConditionInvalid, Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonValid}}
+
+func ref(kind, namespace, name, share string, keys ...string) v1alpha1.ResolvedReference {
+	return v1alpha1.ResolvedReference{Name: name, Namespace: namespace, Keys: keys, Share: share}
+}
+
+func bundle(name string, generation int64, labels map[string]string, ents, repos []v1alpha1.ResolvedReference) *v1alpha1.Bundle {
+	return &v1alpha1.Bundle{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Generation: generation, Labels: labels},
+		Status:     v1alpha1.BundleStatus{ObservedGeneration: generation, Conditions: valid, Entitlements: ents, YumRepositories: repos},
+	}
+}
+
+func clusterBundle(name string, generation int64, labels map[string]string, ents, repos []v1alpha1.ResolvedReference) *v1alpha1.ClusterBundle {
+	return &v1alpha1.ClusterBundle{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Generation: generation, Labels: labels},
+		Status: v1alpha1.ClusterBundleStatus{ObservedGeneration: generation, Conditions: valid, ClusterRole: name + "-subscription-bundle",
+			Entitlements: ents, YumRepositories: repos},
+	}
+}
+
+var always = map[string]string{v1alpha1.AlwaysInjectLabel: "true"}
+
+// access allows "namespace/serviceaccount/bundle" entries.
+type access map[string]bool
+
+func (a access) MayGetClusterBundle(_ context.Context, namespace, sa, bundle string) (bool, error) {
+	if a[namespace+"/"+sa+"/error"] {
+		return false, fmt.Errorf("the server is currently unable to handle the request")
+	}
+	return a[namespace+"/"+sa+"/"+bundle], nil
+}
+
+func newMutator(t testing.TB, objects []any, a access) *Mutator {
+	t.Helper()
+	bundles := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	clusterBundles := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	for _, o := range objects {
+		var err error
+		switch o := o.(type) {
+		case *v1alpha1.Bundle:
+			err = bundles.Add(o)
+		case *v1alpha1.ClusterBundle:
+			err = clusterBundles.Add(o)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return New(listers.NewBundleLister(bundles), listers.NewClusterBundleLister(clusterBundles), a)
+}
+
+func pod(annotations map[string]string) *corev1.Pod {
+	return &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: "builder", Namespace: ns, Annotations: annotations},
+		Spec: corev1.PodSpec{
+			ServiceAccountName: "builder",
+			InitContainers:     []corev1.Container{{Name: "prepare", Image: "ubi9"}},
+			Containers: []corev1.Container{{
+				Name: "build", Image: "ubi9",
+				VolumeMounts: []corev1.VolumeMount{{Name: "kube-api-access-x7k2p", MountPath: "/var/run/secrets/kubernetes.io/serviceaccount", ReadOnly: true}},
+			}},
+			Volumes: []corev1.Volume{{Name: "kube-api-access-x7k2p", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{}}}},
+		},
+	}
+}
+
+// admit runs the mutator and applies its patch, as the API server would.
+func admit(t testing.TB, m *Mutator, p *corev1.Pod) (*corev1.Pod, mutation.Result) {
+	t.Helper()
+	result := m.Mutate(context.Background(), &mutation.Request{Operation: admissionv1.Create, Namespace: ns, Pod: p})
+	return applyPatch(t, p, result), result
+}
+
+func applyPatch(t testing.TB, p *corev1.Pod, result mutation.Result) *corev1.Pod {
+	t.Helper()
+	if result.Denied != nil || len(result.Patch) == 0 {
+		return p
+	}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := json.Marshal(result.Patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, err := jsonpatch.DecodePatch(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patched, err := patch.Apply(raw)
+	if err != nil {
+		t.Fatalf("patch does not apply: %v\n%s", err, ops)
+	}
+	out := &corev1.Pod{}
+	if err := json.Unmarshal(patched, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func mountsOf(c corev1.Container) []string {
+	var out []string
+	for _, m := range c.VolumeMounts {
+		s := m.Name + "@" + m.MountPath
+		if m.SubPath != "" {
+			s += ":" + m.SubPath
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func volume(p *corev1.Pod, name string) *corev1.Volume {
+	for i := range p.Spec.Volumes {
+		if p.Spec.Volumes[i].Name == name {
+			return &p.Spec.Volumes[i]
+		}
+	}
+	return nil
+}
+
+func TestNamespacedBundlesShareOneProjectedDirectory(t *testing.T) {
+	m := newMutator(t, []any{
+		bundle("rhel", 2, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "ent-a", "", "1.pem", "1-key.pem")},
+			[]v1alpha1.ResolvedReference{ref("configmap", ns, "satellite", "", "redhat.repo")}),
+		bundle("driver", 5, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "ent-b", "", "2.pem")}, nil),
+	}, nil)
+	got, result := admit(t, m, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel, driver"}))
+	if result.Denied != nil {
+		t.Fatalf("denied: %s", result.Denied.Message)
+	}
+	ent := volume(got, "subscription-entitlements")
+	if ent == nil || ent.Projected == nil || len(ent.Projected.Sources) != 2 ||
+		ent.Projected.Sources[0].Secret.Name != "ent-a" || ent.Projected.Sources[1].Secret.Name != "ent-b" {
+		t.Fatalf("entitlement volume = %+v", ent)
+	}
+	repo := volume(got, "subscription-yum-repos")
+	if repo == nil || repo.Projected == nil || repo.Projected.Sources[0].ConfigMap.Name != "satellite" {
+		t.Fatalf("repo volume = %+v", repo)
+	}
+	want := []string{
+		"kube-api-access-x7k2p@/var/run/secrets/kubernetes.io/serviceaccount",
+		"subscription-entitlements@/run/secrets/etc-pki-entitlement",
+		"subscription-yum-repos@/run/secrets/redhat.repo:redhat.repo",
+	}
+	if g := mountsOf(got.Spec.Containers[0]); strings.Join(g, " ") != strings.Join(want, " ") {
+		t.Errorf("container mounts = %v, want %v", g, want)
+	}
+	if g := mountsOf(got.Spec.InitContainers[0]); strings.Join(g, " ") != strings.Join(want[1:], " ") {
+		t.Errorf("init container mounts = %v, want %v", g, want[1:])
+	}
+	if g := got.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != `{"bundles":{"driver":5,"rhel":2}}` {
+		t.Errorf("generations = %s", g)
+	}
+}
+
+func TestClusterBundlesMountKeyByKeyIntoOneDirectory(t *testing.T) {
+	m := newMutator(t, []any{
+		clusterBundle("cluster", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "etc-pki-entitlement", "cluster-entitlement-openshift-config-etc-pki-entitlement", "e.pem", "e-key.pem")}, nil),
+		clusterBundle("extra", 4, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "extra", "extra-entitlement-openshift-config-extra", "x.pem")},
+			[]v1alpha1.ResolvedReference{ref("configmap", "openshift-config", "repos", "extra-yum-openshift-config-repos", "a.repo")}),
+	}, access{ns + "/builder/cluster": true, ns + "/builder/extra": true})
+	got, result := admit(t, m, pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "cluster,extra"}))
+	if result.Denied != nil {
+		t.Fatalf("denied: %s", result.Denied.Message)
+	}
+	clusterVol := "subscription-ent-" + shortHash("cluster-entitlement-openshift-config-etc-pki-entitlement")
+	extraVol := "subscription-ent-" + shortHash("extra-entitlement-openshift-config-extra")
+	repoVol := "subscription-yum-" + shortHash("extra-yum-openshift-config-repos")
+	v := volume(got, clusterVol)
+	if v == nil || v.CSI == nil || v.CSI.Driver != SharedResourceDriver || !*v.CSI.ReadOnly ||
+		v.CSI.VolumeAttributes["sharedSecret"] != "cluster-entitlement-openshift-config-etc-pki-entitlement" {
+		t.Fatalf("cluster volume = %+v", v)
+	}
+	if v := volume(got, repoVol); v == nil || v.CSI.VolumeAttributes["sharedConfigMap"] != "extra-yum-openshift-config-repos" {
+		t.Fatalf("repo volume = %+v", v)
+	}
+	want := []string{
+		clusterVol + "@/run/secrets/etc-pki-entitlement/e.pem:e.pem",
+		clusterVol + "@/run/secrets/etc-pki-entitlement/e-key.pem:e-key.pem",
+		extraVol + "@/run/secrets/etc-pki-entitlement/x.pem:x.pem",
+		repoVol + "@/run/secrets/a.repo:a.repo",
+	}
+	if g := mountsOf(got.Spec.InitContainers[0]); strings.Join(g, " ") != strings.Join(want, " ") {
+		t.Errorf("mounts = %v, want %v", g, want)
+	}
+	if g := got.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != `{"clusterBundles":{"cluster":1,"extra":4}}` {
+		t.Errorf("generations = %s", g)
+	}
+}
+
+func TestSingleClusterShareIsMountedWhole(t *testing.T) {
+	m := newMutator(t, []any{
+		clusterBundle("cluster", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "etc-pki-entitlement", "share-a", "e.pem")}, nil),
+	}, access{ns + "/builder/cluster": true})
+	got, result := admit(t, m, pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "cluster"}))
+	if result.Denied != nil {
+		t.Fatalf("denied: %s", result.Denied.Message)
+	}
+	want := "subscription-ent-" + shortHash("share-a") + "@/run/secrets/etc-pki-entitlement"
+	if g := mountsOf(got.Spec.InitContainers[0]); len(g) != 1 || g[0] != want {
+		t.Errorf("mounts = %v, want [%s]", g, want)
+	}
+}
+
+func TestAlwaysInjectFilters(t *testing.T) {
+	objects := []any{
+		bundle("a", 1, always, []v1alpha1.ResolvedReference{ref("secret", ns, "a", "", "a.pem")}, nil),
+		bundle("b", 1, always, []v1alpha1.ResolvedReference{ref("secret", ns, "b", "", "b.pem")}, nil),
+		bundle("manual", 1, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "m", "", "m.pem")}, nil),
+		clusterBundle("ca", 1, always, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "ca", "share-ca", "ca.pem")}, nil),
+		clusterBundle("cb", 1, always, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "cb", "share-cb", "cb.pem")}, nil),
+	}
+	a := access{ns + "/builder/ca": true, ns + "/builder/cb": true}
+	for _, tc := range []struct {
+		annotations map[string]string
+		want        string
+	}{
+		{nil, `{"bundles":{"a":1,"b":1},"clusterBundles":{"ca":1,"cb":1}}`},
+		{map[string]string{v1alpha1.AllowBundlesAnnotation: "b"}, `{"bundles":{"b":1},"clusterBundles":{"ca":1,"cb":1}}`},
+		{map[string]string{v1alpha1.DenyBundlesAnnotation: "*"}, `{"clusterBundles":{"ca":1,"cb":1}}`},
+		{map[string]string{v1alpha1.DenyBundlesAnnotation: "a", v1alpha1.DenyClusterBundlesAnnotation: "cb"}, `{"bundles":{"b":1},"clusterBundles":{"ca":1}}`},
+		{map[string]string{v1alpha1.AllowClusterBundlesAnnotation: "cb", v1alpha1.DenyBundlesAnnotation: "*"}, `{"clusterBundles":{"cb":1}}`},
+		{map[string]string{v1alpha1.AllowBundlesAnnotation: "a,b", v1alpha1.DenyBundlesAnnotation: "b", v1alpha1.DenyClusterBundlesAnnotation: "*"}, `{"bundles":{"a":1}}`},
+		// An explicit request wins over a deny list.
+		{map[string]string{v1alpha1.InjectBundleAnnotation: "manual,a", v1alpha1.DenyBundlesAnnotation: "*", v1alpha1.DenyClusterBundlesAnnotation: "*"}, `{"bundles":{"a":1,"manual":1}}`},
+		{map[string]string{v1alpha1.DenyBundlesAnnotation: "*", v1alpha1.DenyClusterBundlesAnnotation: "*"}, ``},
+	} {
+		got, result := admit(t, newMutator(t, objects, a), pod(tc.annotations))
+		if result.Denied != nil {
+			t.Errorf("%v: denied: %s", tc.annotations, result.Denied.Message)
+			continue
+		}
+		if g := got.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != tc.want {
+			t.Errorf("%v: generations = %q, want %q", tc.annotations, g, tc.want)
+		}
+	}
+}
+
+func TestAlwaysInjectSkipsWhatThePodCannotUse(t *testing.T) {
+	m := newMutator(t, []any{
+		clusterBundle("restricted", 1, always, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "r", "share-r", "r.pem")}, nil),
+		func() *v1alpha1.Bundle {
+			b := bundle("stale", 3, always, nil, nil)
+			b.Status.ObservedGeneration = 2
+			return b
+		}(),
+	}, access{})
+	got, result := admit(t, m, pod(nil))
+	if result.Denied != nil || len(result.Patch) != 0 || got.Annotations != nil {
+		t.Fatalf("want the pod untouched, got %+v", result)
+	}
+	want := []string{
+		`always-inject bundle "stale" was not injected: it has not been validated by the operator yet (generation 3, status describes 2); retry in a few seconds`,
+		`always-inject cluster bundle "restricted" was not injected: service account shop/builder may not get it`,
+	}
+	if strings.Join(result.Warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings = %q, want %q", result.Warnings, want)
+	}
+}
+
+func TestDenials(t *testing.T) {
+	invalid := clusterBundle("broken", 2, nil, nil, nil)
+	invalid.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionInvalid, Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonMissingReference,
+		Message: "secret openshift-config/gone not found"}}
+	invalidBundle := bundle("broken", 2, nil, nil, nil)
+	invalidBundle.Status.Conditions = invalid.Status.Conditions
+	pending := bundle("pending", 2, nil, nil, nil)
+	pending.Status = v1alpha1.BundleStatus{}
+	objects := []any{
+		invalid, invalidBundle, pending,
+		bundle("one", 1, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "s1", "", "k.pem", "a.pem")}, []v1alpha1.ResolvedReference{ref("configmap", ns, "r1", "", "redhat.repo")}),
+		bundle("two", 1, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "s2", "", "k.pem")}, []v1alpha1.ResolvedReference{ref("configmap", ns, "r2", "", "other.repo")}),
+		bundle("three", 1, nil, nil, []v1alpha1.ResolvedReference{ref("configmap", ns, "r3", "", "redhat.repo")}),
+		clusterBundle("cluster", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "e", "share-e", "k.pem")}, nil),
+		clusterBundle("secret-only", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "x", "share-x", "x.pem")}, nil),
+	}
+	a := access{ns + "/builder/cluster": true, "shop/flaky/error": true}
+	withMount := func(m corev1.VolumeMount) *corev1.Pod {
+		p := pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one"})
+		p.Spec.Containers[0].VolumeMounts = append(p.Spec.Containers[0].VolumeMounts, m)
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: m.Name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+		return p
+	}
+	flaky := pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "cluster"})
+	flaky.Spec.ServiceAccountName = "flaky"
+	defaultSA := pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "cluster"})
+	defaultSA.Spec.ServiceAccountName = ""
+	for _, tc := range []struct {
+		name, reason, message string
+		pod                   *corev1.Pod
+	}{
+		{"missing bundle", "BundleNotFound", `bundle "nope" requested by annotation subscription.openshift.io/inject-bundle does not exist in namespace "shop"`,
+			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one,nope"})},
+		{"missing cluster bundle", "BundleNotFound", `cluster bundle "nope" requested by annotation subscription.openshift.io/inject-cluster-bundle does not exist`,
+			pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "nope"})},
+		{"invalid bundle", "BundleNotReady", `bundle "broken" in namespace "shop" is invalid (MissingReference): secret openshift-config/gone not found`,
+			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "broken"})},
+		{"invalid cluster bundle", "BundleNotReady", `cluster bundle "broken" is invalid (MissingReference): secret openshift-config/gone not found`,
+			pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "broken"})},
+		{"not yet validated", "BundleNotReady", `bundle "pending" in namespace "shop" has not been validated by the operator yet (generation 2, status describes 0); retry in a few seconds`,
+			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "pending"})},
+		{"overlapping entitlements", "OverlappingKeys", `entitlement key "k.pem" is in both secret shop/s1 (bundle "one") and secret shop/s2 (bundle "two"); keys must be unique across the injected bundles`,
+			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one,two"})},
+		{"overlap with a cluster bundle", "OverlappingKeys", `entitlement key "k.pem" is in both secret shop/s1 (bundle "one") and secret openshift-config/e (cluster bundle "cluster"); keys must be unique across the injected bundles`,
+			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one", v1alpha1.InjectClusterBundleAnnotation: "cluster"})},
+		{"overlapping repos", "OverlappingKeys", `yum repository key "redhat.repo" is in both configmap shop/r1 (bundle "one") and configmap shop/r3 (bundle "three"); keys must be unique across the injected bundles`,
+			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one,three"})},
+		{"no access", "Forbidden", `service account shop/builder may not get cluster bundle "secret-only": bind it to a role that includes ClusterRole "secret-only-subscription-bundle" (the bundle's spec.aggregateToClusterRoles aggregates it into those roles), or bind that ClusterRole directly`,
+			pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "secret-only"})},
+		{"default service account", "Forbidden", `service account shop/default may not get cluster bundle "cluster": bind it to a role that includes ClusterRole "cluster-subscription-bundle" (the bundle's spec.aggregateToClusterRoles aggregates it into those roles), or bind that ClusterRole directly`,
+			defaultSA},
+		{"access review fails", "LookupFailed", `checking whether service account shop/flaky may get cluster bundle "cluster": the server is currently unable to handle the request`,
+			flaky},
+		{"empty entry", "MalformedAnnotation", `annotation subscription.openshift.io/inject-bundle: "one,,two" is malformed: entry 2 is empty; expected a comma-separated list of names`,
+			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one,,two"})},
+		{"empty value", "MalformedAnnotation", `annotation subscription.openshift.io/inject-cluster-bundle: "" is malformed: entry 1 is empty; expected a comma-separated list of names`,
+			pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: ""})},
+		{"wildcard request", "MalformedAnnotation", `annotation subscription.openshift.io/inject-bundle: "*" is malformed: "*" is only allowed alone, in allow/deny annotations`,
+			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "*"})},
+		{"bad name", "MalformedAnnotation", `annotation subscription.openshift.io/deny-cluster-bundles: "Cluster_A" is malformed: "Cluster_A" is not a valid bundle name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+			pod(map[string]string{v1alpha1.DenyClusterBundlesAnnotation: "Cluster_A"})},
+		{"user volume with our name", "Conflict", `the pod already has a volume named "subscription-entitlements" that is not the one subscription injection adds; rename that volume`,
+			withMount(corev1.VolumeMount{Name: "subscription-entitlements", MountPath: "/data"})},
+		{"user mount at the entitlement directory", "Conflict", `container "build" already mounts volume "keys" at /run/secrets/etc-pki-entitlement/, where subscription injection mounts entitlement keys; remove that mount or stop requesting bundles`,
+			withMount(corev1.VolumeMount{Name: "keys", MountPath: "/run/secrets/etc-pki-entitlement/"})},
+		{"user mount at a repo file", "Conflict", `container "build" already mounts volume "repo" at /run/secrets/redhat.repo, where subscription injection mounts a yum repository file; remove that mount or stop requesting bundles`,
+			withMount(corev1.VolumeMount{Name: "repo", MountPath: "/run/secrets/redhat.repo", SubPath: "x"})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, result := admit(t, newMutator(t, objects, a), tc.pod)
+			if result.Denied == nil {
+				t.Fatalf("admitted with patch %+v", result.Patch)
+			}
+			if result.Denied.Reason != tc.reason || result.Denied.Message != tc.message {
+				t.Errorf("denied %s: %s\nwant   %s: %s", result.Denied.Reason, result.Denied.Message, tc.reason, tc.message)
+			}
+		})
+	}
+}
+
+func TestReadmittingAnInjectedPodChangesNothing(t *testing.T) {
+	m := newMutator(t, []any{
+		bundle("rhel", 2, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "ent-a", "", "1.pem")}, []v1alpha1.ResolvedReference{ref("configmap", ns, "satellite", "", "redhat.repo")}),
+		clusterBundle("cluster", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "e", "share-e", "e.pem")}, nil),
+	}, access{ns + "/builder/cluster": true})
+	first, result := admit(t, m, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel", v1alpha1.InjectClusterBundleAnnotation: "cluster"}))
+	if result.Denied != nil || len(result.Patch) == 0 {
+		t.Fatalf("first admission: %+v", result)
+	}
+	second, result := admit(t, m, first)
+	if result.Denied != nil || len(result.Patch) != 0 {
+		t.Fatalf("second admission of the same pod: %+v", result)
+	}
+	if len(second.Spec.Volumes) != 4 || len(second.Spec.Containers[0].VolumeMounts) != 4 {
+		t.Errorf("volumes %d, mounts %d", len(second.Spec.Volumes), len(second.Spec.Containers[0].VolumeMounts))
+	}
+}
+
+func TestCopiedPodIsReinjectedWithCurrentBundles(t *testing.T) {
+	old := []any{bundle("rhel", 1, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "old", "", "old.pem")}, []v1alpha1.ResolvedReference{ref("configmap", ns, "r", "", "old.repo")})}
+	injected, _ := admit(t, newMutator(t, old, nil), pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}))
+	current := []any{bundle("rhel", 2, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "new", "", "new.pem")}, nil)}
+	copied, result := admit(t, newMutator(t, current, nil), injected)
+	if result.Denied != nil {
+		t.Fatalf("denied: %s", result.Denied.Message)
+	}
+	if v := volume(copied, "subscription-entitlements"); v == nil || v.Projected.Sources[0].Secret.Name != "new" || len(v.Projected.Sources) != 1 {
+		t.Errorf("entitlements = %+v", v)
+	}
+	if v := volume(copied, "subscription-yum-repos"); v != nil {
+		t.Errorf("stale repo volume kept: %+v", v)
+	}
+	want := "kube-api-access-x7k2p@/var/run/secrets/kubernetes.io/serviceaccount subscription-entitlements@/run/secrets/etc-pki-entitlement"
+	if g := strings.Join(mountsOf(copied.Spec.Containers[0]), " "); g != want {
+		t.Errorf("mounts = %s, want %s", g, want)
+	}
+	if g := copied.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != `{"bundles":{"rhel":2}}` {
+		t.Errorf("generations = %s", g)
+	}
+}
+
+func TestEphemeralContainersGetTheInjectedVolumes(t *testing.T) {
+	m := newMutator(t, []any{
+		bundle("rhel", 1, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "ent", "", "1.pem")}, []v1alpha1.ResolvedReference{ref("configmap", ns, "r", "", "redhat.repo")}),
+	}, nil)
+	injected, _ := admit(t, m, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}))
+	old := injected.DeepCopy()
+	old.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger-1", Image: "ubi9"}}}
+	updated := old.DeepCopy()
+	updated.Spec.EphemeralContainers = append(updated.Spec.EphemeralContainers, corev1.EphemeralContainer{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger-2", Image: "ubi9"}})
+
+	result := m.Mutate(context.Background(), &mutation.Request{Operation: admissionv1.Update, Namespace: ns, SubResource: "ephemeralcontainers", Pod: updated, OldPod: old})
+	if result.Denied != nil {
+		t.Fatalf("denied: %s", result.Denied.Message)
+	}
+	got := applyPatch(t, updated, result)
+	if m := got.Spec.EphemeralContainers[0].VolumeMounts; len(m) != 0 {
+		t.Errorf("existing ephemeral container changed: %+v", m)
+	}
+	want := "subscription-entitlements@/run/secrets/etc-pki-entitlement subscription-yum-repos@/run/secrets/subscription/subscription-yum-repos"
+	if g := strings.Join(mountsOf(corev1.Container(got.Spec.EphemeralContainers[1].EphemeralContainerCommon)), " "); g != want {
+		t.Errorf("ephemeral mounts = %s, want %s", g, want)
+	}
+	for _, m := range got.Spec.EphemeralContainers[1].VolumeMounts {
+		if m.SubPath != "" {
+			t.Errorf("subPath in an ephemeral container: %+v", m)
+		}
+	}
+	if len(result.Warnings) != 1 || !strings.Contains(result.Warnings[0], `ephemeral container "debugger-2": Kubernetes forbids subPath mounts`) {
+		t.Errorf("warnings = %q", result.Warnings)
+	}
+
+	plain := pod(nil)
+	plain.Spec.EphemeralContainers = updated.Spec.EphemeralContainers
+	if r := m.Mutate(context.Background(), &mutation.Request{Operation: admissionv1.Update, Namespace: ns, SubResource: "ephemeralcontainers", Pod: plain, OldPod: pod(nil)}); len(r.Patch) != 0 || r.Denied != nil {
+		t.Errorf("pod without injection: %+v", r)
+	}
+}
+
+func TestPodWithoutAnnotationsGetsAnnotationMap(t *testing.T) {
+	m := newMutator(t, []any{bundle("a", 1, always, []v1alpha1.ResolvedReference{ref("secret", ns, "a", "", "a.pem")}, nil)}, nil)
+	got, result := admit(t, m, pod(nil))
+	if result.Denied != nil || got.Annotations[v1alpha1.BundleGenerationsAnnotation] != `{"bundles":{"a":1}}` {
+		t.Fatalf("result %+v, annotations %v", result, got.Annotations)
+	}
+}
+
+// BenchmarkMutateThreeBundles is one realistic pod asking for two
+// namespaced bundles and one cluster bundle.
+func BenchmarkMutateThreeBundles(b *testing.B) {
+	m := newMutator(b, []any{
+		bundle("rhel", 2, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "ent-a", "", "1.pem", "1-key.pem")}, []v1alpha1.ResolvedReference{ref("configmap", ns, "sat", "", "redhat.repo")}),
+		bundle("driver", 5, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "ent-b", "", "2.pem", "2-key.pem")}, nil),
+		clusterBundle("cluster", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "e", "share-e", "e.pem", "e-key.pem")}, nil),
+	}, access{ns + "/builder/cluster": true})
+	p := pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel,driver", v1alpha1.InjectClusterBundleAnnotation: "cluster"})
+	req := &mutation.Request{Operation: admissionv1.Create, Namespace: ns, Pod: p}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := m.Mutate(context.Background(), req); r.Denied != nil || len(r.Patch) == 0 {
+			b.Fatalf("%+v", r)
+		}
+	}
+}

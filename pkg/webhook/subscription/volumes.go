@@ -1,0 +1,138 @@
+package subscription
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"path"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Where keys land: what dnf and subscription-manager read in a container.
+const (
+	EntitlementDir = "/run/secrets/etc-pki-entitlement"
+	RepoDir        = "/run/secrets"
+	// ephemeralDir holds, per volume, what an ephemeral container cannot get
+	// as single files (the API forbids subPath there).
+	ephemeralDir = "/run/secrets/subscription"
+
+	// SharedResourceDriver is the Shared Resource CSI driver.
+	SharedResourceDriver = "csi.sharedresource.openshift.io"
+
+	volumePrefix        = "subscription-"
+	entitlementsVolume  = "subscription-entitlements"
+	reposVolume         = "subscription-yum-repos"
+	entitlementSharePfx = "subscription-ent-"
+	repoSharePfx        = "subscription-yum-"
+)
+
+// layout is the volumes and the per-container mounts of one plan.
+type layout struct {
+	volumes []corev1.Volume
+	mounts  []corev1.VolumeMount
+}
+
+// buildLayout turns a plan into volumes and mounts. Namespaced bundles share
+// one projected volume per kind; each ClusterBundle share is its own CSI
+// volume (the driver mounts one share per volume). Entitlement keys must
+// still be one directory: a single volume is mounted there whole, so the
+// kubelet or driver refreshes rotated keys; several volumes are mounted key
+// by key (subPath). Yum repository files go key by key into /run/secrets so
+// nothing else the runtime puts there is hidden.
+func buildLayout(p *plan) layout {
+	var l layout
+	entVolumes, entMounts := volumesFor(p.entitlements, entitlementsVolume, entitlementSharePfx, EntitlementDir)
+	l.volumes = append(l.volumes, entVolumes...)
+	if len(entVolumes) == 1 {
+		l.mounts = append(l.mounts, corev1.VolumeMount{Name: entVolumes[0].Name, MountPath: EntitlementDir, ReadOnly: true})
+	} else {
+		l.mounts = append(l.mounts, entMounts...)
+	}
+	repoVolumes, repoMounts := volumesFor(p.repos, reposVolume, repoSharePfx, RepoDir)
+	l.volumes = append(l.volumes, repoVolumes...)
+	l.mounts = append(l.mounts, repoMounts...)
+	return l
+}
+
+// volumesFor builds the volumes of one kind of source and the key-by-key
+// mounts into dir.
+func volumesFor(sources []source, projectedName, sharePrefix, dir string) ([]corev1.Volume, []corev1.VolumeMount) {
+	var volumes []corev1.Volume
+	var mounts []corev1.VolumeMount
+	var projected *corev1.ProjectedVolumeSource
+	for _, s := range sources {
+		var volume string
+		if s.share == "" {
+			if projected == nil {
+				projected = &corev1.ProjectedVolumeSource{DefaultMode: ptrTo[int32](0o644)}
+				volumes = append(volumes, corev1.Volume{Name: projectedName, VolumeSource: corev1.VolumeSource{Projected: projected}})
+			}
+			projected.Sources = append(projected.Sources, projection(s))
+			volume = projectedName
+		} else {
+			volume = sharePrefix + shortHash(s.share)
+			attribute := "sharedSecret"
+			if s.kind == "configmap" {
+				attribute = "sharedConfigMap"
+			}
+			volumes = append(volumes, corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{CSI: &corev1.CSIVolumeSource{
+				Driver:           SharedResourceDriver,
+				ReadOnly:         ptrTo(true),
+				VolumeAttributes: map[string]string{attribute: s.share},
+			}}})
+		}
+		for _, k := range s.keys {
+			mounts = append(mounts, corev1.VolumeMount{Name: volume, MountPath: path.Join(dir, k), SubPath: k, ReadOnly: true})
+		}
+	}
+	return volumes, mounts
+}
+
+func projection(s source) corev1.VolumeProjection {
+	if s.kind == "configmap" {
+		return corev1.VolumeProjection{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: s.name}}}
+	}
+	return corev1.VolumeProjection{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: s.name}}}
+}
+
+// shortHash names a CSI volume after its share within the 63-character
+// limit on volume names, the same way on every admission.
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:10]
+}
+
+func isInjectedVolume(name string) bool { return strings.HasPrefix(name, volumePrefix) }
+
+func isEntitlementVolume(name string) bool {
+	return name == entitlementsVolume || strings.HasPrefix(name, entitlementSharePfx)
+}
+
+// ephemeralMounts are the mounts a debug container gets for the volumes an
+// earlier admission injected. subPath is forbidden in ephemeral containers,
+// so only a lone entitlement volume lands in its usual directory; every
+// other volume is mounted whole under ephemeralDir.
+func ephemeralMounts(volumes []corev1.Volume) (mounts []corev1.VolumeMount, partial bool) {
+	var injected []string
+	entitlementVolumes := 0
+	for _, v := range volumes {
+		if isInjectedVolume(v.Name) {
+			injected = append(injected, v.Name)
+			if isEntitlementVolume(v.Name) {
+				entitlementVolumes++
+			}
+		}
+	}
+	for _, name := range injected {
+		if entitlementVolumes == 1 && isEntitlementVolume(name) {
+			mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: EntitlementDir, ReadOnly: true})
+			continue
+		}
+		partial = true
+		mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: path.Join(ephemeralDir, name), ReadOnly: true})
+	}
+	return mounts, partial
+}
+
+func ptrTo[T any](v T) *T { return &v }
