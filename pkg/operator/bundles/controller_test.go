@@ -1,0 +1,220 @@
+package bundles
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+
+	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
+	subscriptionfake "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
+	subscriptionlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlestatus"
+)
+
+type keyedContext struct {
+	factory.SyncContext
+	key string
+}
+
+func (k keyedContext) QueueKey() string { return k.key }
+
+type fixture struct {
+	t        *testing.T
+	kube     *kubefake.Clientset
+	subs     *subscriptionfake.Clientset
+	recorder events.InMemoryRecorder
+	c        *controller
+}
+
+func newFixture(t *testing.T, bundle *subscriptionv1alpha1.Bundle, objects ...runtime.Object) *fixture {
+	f := &fixture{
+		t:        t,
+		kube:     kubefake.NewClientset(objects...),
+		subs:     subscriptionfake.NewSimpleClientset(bundle),
+		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}),
+	}
+	f.c = &controller{
+		operatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil),
+		bundleClient:   f.subs.SubscriptionV1alpha1(),
+		reader:         bundlestatus.Reader{Kube: f.kube},
+	}
+	return f
+}
+
+func (f *fixture) sync(key string) {
+	f.t.Helper()
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	list, err := f.subs.SubscriptionV1alpha1().Bundles("").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for i := range list.Items {
+		if err := indexer.Add(&list.Items[i]); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	f.c.bundles = subscriptionlisters.NewBundleLister(indexer)
+	f.kube.ClearActions()
+	f.subs.ClearActions()
+	if err := f.c.sync(context.Background(), keyedContext{factory.NewSyncContext("test", f.recorder), key}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) writes() []string {
+	var out []string
+	for _, a := range append(f.kube.Actions(), f.subs.Actions()...) {
+		if a.GetVerb() != "get" && a.GetVerb() != "list" && a.GetVerb() != "watch" {
+			out = append(out, a.GetVerb()+" "+a.GetResource().Resource+"/"+a.GetSubresource())
+		}
+	}
+	return out
+}
+
+func (f *fixture) status() subscriptionv1alpha1.BundleStatus {
+	b, err := f.subs.SubscriptionV1alpha1().Bundles("ns").Get(context.Background(), "rhel", metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return b.Status
+}
+
+func (f *fixture) invalid() *metav1.Condition {
+	f.t.Helper()
+	cond := meta.FindStatusCondition(f.status().Conditions, subscriptionv1alpha1.ConditionInvalid)
+	if cond == nil {
+		f.t.Fatalf("no Invalid condition in %+v", f.status())
+	}
+	return cond
+}
+
+func bundle(entitlements []subscriptionv1alpha1.LocalReference, yum ...subscriptionv1alpha1.LocalReference) *subscriptionv1alpha1.Bundle {
+	return &subscriptionv1alpha1.Bundle{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "rhel", Generation: 3},
+		Spec:       subscriptionv1alpha1.BundleSpec{Entitlements: entitlements, YumRepositories: yum},
+	}
+}
+
+func local(namespace, name string) subscriptionv1alpha1.LocalReference {
+	return subscriptionv1alpha1.LocalReference{Namespace: namespace, Name: name}
+}
+
+func secret(name string, keys ...string) *corev1.Secret {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Data: map[string][]byte{}}
+	for _, k := range keys {
+		s.Data[k] = []byte("value")
+	}
+	return s
+}
+
+func TestValidBundleReportsKeys(t *testing.T) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "repos"},
+		Data: map[string]string{"redhat.repo": "[x]"}, BinaryData: map[string][]byte{"other.repo": nil}}
+	f := newFixture(t, bundle([]subscriptionv1alpha1.LocalReference{local("", "a"), local("ns", "b")}, local("", "repos")),
+		secret("a", "a.pem", "a-key.pem"), secret("b", "b.pem"), cm)
+	f.sync("ns/rhel")
+
+	if got, want := f.writes(), []string{"update bundles/status"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("writes %v, want %v", got, want)
+	}
+	status := f.status()
+	if cond := f.invalid(); cond.Status != metav1.ConditionFalse || cond.Reason != subscriptionv1alpha1.ReasonValid || cond.ObservedGeneration != 3 {
+		t.Errorf("Invalid %+v", cond)
+	}
+	want := subscriptionv1alpha1.BundleStatus{
+		ObservedGeneration: 3,
+		Conditions:         status.Conditions,
+		Entitlements: []subscriptionv1alpha1.ResolvedReference{
+			{Namespace: "ns", Name: "a", Keys: []string{"a-key.pem", "a.pem"}},
+			{Namespace: "ns", Name: "b", Keys: []string{"b.pem"}},
+		},
+		YumRepositories: []subscriptionv1alpha1.ResolvedReference{{Namespace: "ns", Name: "repos", Keys: []string{"other.repo", "redhat.repo"}}},
+	}
+	if !reflect.DeepEqual(status, want) {
+		t.Errorf("status\n%+v\nwant\n%+v", status, want)
+	}
+
+	f.sync("ns/rhel")
+	if w := f.writes(); len(w) != 0 {
+		t.Errorf("an unchanged resync wrote %v", w)
+	}
+}
+
+func TestInvalidBundles(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		bundle  *subscriptionv1alpha1.Bundle
+		objects []runtime.Object
+		reason  string
+		message string
+	}{{
+		name:    "cross-namespace",
+		bundle:  bundle([]subscriptionv1alpha1.LocalReference{local("other", "x"), local("", "a")}, local("elsewhere", "repos")),
+		objects: []runtime.Object{secret("a", "a.pem")},
+		reason:  subscriptionv1alpha1.ReasonCrossNamespace,
+		message: "entitlement secret other/x is not in the bundle's namespace ns: projected volumes cannot read other namespaces; use a ClusterBundle; " +
+			"yum repository configmap elsewhere/repos is not in the bundle's namespace ns: projected volumes cannot read other namespaces; use a ClusterBundle",
+	}, {
+		name:    "duplicate",
+		bundle:  bundle([]subscriptionv1alpha1.LocalReference{local("", "a"), local("ns", "a")}),
+		objects: []runtime.Object{secret("a", "a.pem")},
+		reason:  subscriptionv1alpha1.ReasonDuplicateReference,
+		message: "entitlement secret ns/a is listed more than once",
+	}, {
+		name:    "missing",
+		bundle:  bundle([]subscriptionv1alpha1.LocalReference{local("", "etc-pki-entitlement"), local("", "a")}, local("", "satellite")),
+		objects: []runtime.Object{secret("a", "a.pem")},
+		reason:  subscriptionv1alpha1.ReasonMissingReference,
+		message: "secret ns/etc-pki-entitlement not found; configmap ns/satellite not found",
+	}, {
+		name:    "overlap",
+		bundle:  bundle([]subscriptionv1alpha1.LocalReference{local("", "x"), local("", "y")}),
+		objects: []runtime.Object{secret("x", "k.pem", "x.pem"), secret("y", "k.pem", "x.pem")},
+		reason:  subscriptionv1alpha1.ReasonOverlappingKeys,
+		message: `key "k.pem" is in both secret ns/x and secret ns/y; key "x.pem" is in both secret ns/x and secret ns/y`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.bundle, tc.objects...)
+			f.sync("ns/rhel")
+			cond := f.invalid()
+			if cond.Status != metav1.ConditionTrue || cond.Reason != tc.reason || cond.Message != tc.message {
+				t.Errorf("Invalid %s %s %q, want %s %q", cond.Status, cond.Reason, cond.Message, tc.reason, tc.message)
+			}
+			if status := f.status(); status.ObservedGeneration != 3 || len(status.Entitlements) != 0 {
+				t.Errorf("status %+v", status)
+			}
+			if events := f.recorder.Events(); len(events) != 1 || events[0].Reason != "BundleInvalid" {
+				t.Errorf("events %v", events)
+			}
+			f.sync("ns/rhel")
+			if w := f.writes(); len(w) != 0 {
+				t.Errorf("an unchanged resync wrote %v", w)
+			}
+		})
+	}
+}
+
+func TestNotManagedOrAbsentDoesNothing(t *testing.T) {
+	f := newFixture(t, bundle([]subscriptionv1alpha1.LocalReference{local("", "a")}), secret("a", "a.pem"))
+	f.sync("ns/gone")
+	if w := f.writes(); len(w) != 0 {
+		t.Errorf("wrote %v for an absent bundle", w)
+	}
+	f.c.operatorClient = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Unmanaged}, &operatorv1.OperatorStatus{}, nil)
+	f.sync("ns/rhel")
+	if w := f.writes(); len(w) != 0 {
+		t.Errorf("Unmanaged wrote %v", w)
+	}
+}
