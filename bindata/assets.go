@@ -8,7 +8,7 @@ import (
 	"fmt"
 )
 
-//go:embed operand
+//go:embed operand consolesamples
 var files embed.FS
 
 // Asset returns the named manifest, e.g. "operand/namespace.yaml".
