@@ -10,6 +10,8 @@ import (
 
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
+	consoleclient "github.com/openshift/client-go/console/clientset/versioned/typed/console/v1"
+	sharedresourceclient "github.com/openshift/client-go/sharedresource/clientset/versioned"
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/loglevel"
@@ -19,7 +21,12 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	subscriptionclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	subscriptioninformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/cabundlesync"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/clusterbundles"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/consolesamples"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstate"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/relatedobjects"
@@ -68,6 +75,18 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	if err != nil {
 		return err
 	}
+	subscriptionClient, err := subscriptionclient.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		return err
+	}
+	shareClient, err := sharedresourceclient.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		return err
+	}
+	consoleClient, err := consoleclient.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		return err
+	}
 
 	// Shared informers: cluster-scoped ("") for namespaces, and the two
 	// namespaces the operator works in.
@@ -76,6 +95,11 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	webhookConfigInformers, webhookConfigs := cabundlesync.NewInformer(kubeClient, informerResync)
 	configInformers := configinformers.NewSharedInformerFactory(configClient, informerResync)
 	infrastructures := configInformers.Config().V1().Infrastructures()
+	// Bundles in every namespace and ClusterBundles; of the shares and
+	// ClusterRoles, only those generated for a ClusterBundle (by label).
+	// Never Secrets or ConfigMaps cluster-wide: bundles read them live.
+	subscriptionInformers := subscriptioninformers.NewSharedInformerFactory(subscriptionClient, informerResync)
+	clusterBundleOwned := clusterbundles.NewInformers(kubeClient, shareClient, informerResync)
 	recorder := cc.EventRecorder
 
 	// Controllers, one job each.
@@ -93,6 +117,15 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	}
 	webhookOperand := webhookavailability.NewOperand(o.Image, kubeInformers, webhookConfigs, operatorClient)
 	webhookAvailability := webhookavailability.NewController(webhookOperand, recorder)
+
+	clusterBundles := clusterbundles.New(subscriptionInformers.Subscription().V1alpha1().ClusterBundles(),
+		subscriptionClient.SubscriptionV1alpha1(), clusterBundleOwned, shareClient, kubeClient, operatorClient, recorder)
+	namespacedBundles := bundles.New(subscriptionInformers.Subscription().V1alpha1().Bundles(),
+		subscriptionClient.SubscriptionV1alpha1(), kubeClient, operatorClient, recorder)
+	consoleSamples, err := consolesamples.New(consoleClient, operatorClient, recorder)
+	if err != nil {
+		return err
+	}
 
 	managementState := managementstate.New(operatorClient, recorder)
 
@@ -119,7 +152,8 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	// its first sync. There is no global wait: the operand namespace's
 	// Secrets and ConfigMaps become readable only once the static resources
 	// controller has applied the operator's RoleBinding there.
-	starters := []interface{ Start(<-chan struct{}) }{kubeInformers, configInformers, operatorInformers, webhookConfigInformers}
+	starters := []interface{ Start(<-chan struct{}) }{kubeInformers, configInformers, operatorInformers, webhookConfigInformers,
+		subscriptionInformers, clusterBundleOwned}
 	for _, informers := range starters {
 		informers.Start(ctx.Done())
 	}
@@ -133,6 +167,7 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	for _, c := range []factory.Controller{
 		staticResources, staticResourcesAvailability,
 		webhookCerts, webhookCABundle, webhookDeployment, webhookAvailability,
+		clusterBundles, namespacedBundles, consoleSamples,
 		managementState, operatorVersion, logLevel, clusterOperatorStatus,
 	} {
 		go c.Run(ctx, 1)

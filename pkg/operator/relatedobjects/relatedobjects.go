@@ -6,6 +6,7 @@ package relatedobjects
 import (
 	configv1 "github.com/openshift/api/config/v1"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/consolesamples"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 )
 
@@ -21,5 +22,12 @@ func List() []configv1.ObjectReference {
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: operatorclient.OperatorName},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.OperandClusterRole},
 		{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: operatorclient.WebhookName},
+		// Every bundle, and the shares generated for ClusterBundles.
+		{Group: "subscription.openshift.io", Resource: "clusterbundles"},
+		{Group: "subscription.openshift.io", Resource: "bundles"},
+		{Group: "sharedresource.openshift.io", Resource: "sharedsecrets"},
+		{Group: "sharedresource.openshift.io", Resource: "sharedconfigmaps"},
+		{Group: "console.openshift.io", Resource: "consoleyamlsamples", Name: consolesamples.ClusterBundleSample},
+		{Group: "console.openshift.io", Resource: "consoleyamlsamples", Name: consolesamples.BundleSample},
 	}
 }
