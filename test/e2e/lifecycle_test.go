@@ -212,6 +212,17 @@ func TestRemovedDeletesTheOperand(t *testing.T) {
 			t.Errorf("Available does not say the operand was removed: %q", c.Message)
 		}
 	}
+	// The ClusterOperator hides a failing controller for its 2 minute
+	// inertia; the controllers' own conditions show it at once.
+	wa, err := env.operator.OperatorV1alpha1().WorkloadAccesses().Get(context.Background(), "cluster", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range wa.Status.Conditions {
+		if strings.HasSuffix(c.Type, "Degraded") && c.Status == operatorv1.ConditionTrue {
+			t.Errorf("after removal %s is True: %s", c.Type, c.Message)
+		}
+	}
 
 	setManagementState(t, operatorv1.Managed)
 	framework.Eventually(t, time.Minute, operandObjectsPresent)

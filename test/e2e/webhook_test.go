@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -295,7 +296,7 @@ func TestWebhookDeploymentFollowsTopology(t *testing.T) {
 			return fmt.Errorf("running webhook pods on nodes %v, want two control-plane nodes", nodes)
 		}
 		for node := range nodes {
-			if !contains(controlplane.ControlPlaneNodes, node) {
+			if !slices.Contains(controlplane.ControlPlaneNodes, node) {
 				return fmt.Errorf("a webhook pod runs on %s, not a control-plane node", node)
 			}
 		}
@@ -336,15 +337,6 @@ func TestWebhookDeploymentFollowsTopology(t *testing.T) {
 		return err
 	})
 	expectClusterOperator(t, 2*time.Minute, healthy, "")
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func setTopology(t *testing.T, mode configv1.TopologyMode) {

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/informers"
 	admissionregistrationinformers "k8s.io/client-go/informers/admissionregistration/v1"
 	"k8s.io/client-go/kubernetes"
+	admissionregistrationlisters "k8s.io/client-go/listers/admissionregistration/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
@@ -53,6 +54,7 @@ type controller struct {
 	kubeClient     kubernetes.Interface
 	operatorClient v1helpers.OperatorClient
 	configMaps     corev1listers.ConfigMapLister
+	webhookConfigs admissionregistrationlisters.MutatingWebhookConfigurationLister
 	manifest       *admissionregistrationv1.MutatingWebhookConfiguration
 	cache          resourceapply.ResourceCache
 }
@@ -64,6 +66,7 @@ func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersF
 		kubeClient:     kubeClient,
 		operatorClient: operatorClient,
 		configMaps:     configMaps.Lister(),
+		webhookConfigs: webhookConfigs.Lister(),
 		manifest:       Manifest(),
 		cache:          resourceapply.NewResourceCache(),
 	}
@@ -84,6 +87,9 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	switch spec.ManagementState {
 	case operatorv1.Managed:
 	case operatorv1.Removed:
+		if _, err := c.webhookConfigs.Get(c.manifest.Name); apierrors.IsNotFound(err) {
+			return nil
+		}
 		err := c.kubeClient.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, c.manifest.Name, metav1.DeleteOptions{})
 		if err == nil {
 			syncCtx.Recorder().Eventf("MutatingWebhookConfigurationDeleted", "Deleted %s: the operator is Removed", c.manifest.Name)
@@ -103,8 +109,14 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		// its event brings us back.
 		return err
 	}
+	required := WithCABundle(c.manifest, caBundle)
+	// A resync with nothing changed costs no API call: the cached object is
+	// what the last apply wrote.
+	if existing, err := c.webhookConfigs.Get(c.manifest.Name); err == nil && c.cache.SafeToSkipApply(required, existing) {
+		return nil
+	}
 	_, _, err = resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c.kubeClient.AdmissionregistrationV1(),
-		syncCtx.Recorder(), WithCABundle(c.manifest, caBundle), c.cache)
+		syncCtx.Recorder(), required, c.cache)
 	return err
 }
 

@@ -16,7 +16,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	admissionregistrationlisters "k8s.io/client-go/listers/admissionregistration/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
@@ -42,10 +44,19 @@ func newController(t *testing.T, state operatorv1.ManagementState, cm *corev1.Co
 		}
 	}
 	client := fake.NewClientset(objects...)
+	configs := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	for _, o := range objects {
+		if mwc, ok := o.(*admissionregistrationv1.MutatingWebhookConfiguration); ok {
+			if err := configs.Add(mwc); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	return &controller{
 		kubeClient:     client,
 		operatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: state}, &operatorv1.OperatorStatus{}, nil),
 		configMaps:     corev1listers.NewConfigMapLister(indexer),
+		webhookConfigs: admissionregistrationlisters.NewMutatingWebhookConfigurationLister(configs),
 		manifest:       Manifest(),
 		cache:          resourceapply.NewResourceCache(),
 	}, client
@@ -201,5 +212,33 @@ func TestManifestRoutesExplicitRequestsToTheFailClosedWebhook(t *testing.T) {
 		if !excluded {
 			t.Errorf("%s: the operator's namespaces are not excluded", w.Name)
 		}
+	}
+}
+
+func TestResyncFromACurrentCacheCallsNothing(t *testing.T) {
+	c, client := newController(t, operatorv1.Managed, caConfigMap(bundle))
+	// The fake clientset does not version objects; the API server does.
+	client.PrependReactor("create", "mutatingwebhookconfigurations", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		action.(clienttesting.CreateAction).GetObject().(*admissionregistrationv1.MutatingWebhookConfiguration).ResourceVersion = "1"
+		return false, nil, nil
+	})
+	if err := c.sync(context.Background(), syncContext()); err != nil {
+		t.Fatal(err)
+	}
+	applied, err := client.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(context.Background(), operatorclient.WebhookName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	configs := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	if err := configs.Add(applied); err != nil {
+		t.Fatal(err)
+	}
+	c.webhookConfigs = admissionregistrationlisters.NewMutatingWebhookConfigurationLister(configs)
+	client.ClearActions()
+	if err := c.sync(context.Background(), syncContext()); err != nil {
+		t.Fatal(err)
+	}
+	if a := client.Actions(); len(a) != 0 {
+		t.Errorf("a resync with the informer's object current made %d API calls: %v", len(a), a)
 	}
 }

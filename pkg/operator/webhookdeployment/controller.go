@@ -120,7 +120,12 @@ func TopologyHook(infrastructures configv1listers.InfrastructureLister) deployme
 // certificate Secret. Until cert rotation has created it there is nothing
 // to mount, so the Deployment waits.
 func ServingCertHashHook(secrets corev1listers.SecretLister) deploymentcontroller.DeploymentHookFunc {
-	return func(_ *operatorv1.OperatorSpec, deployment *appsv1.Deployment) error {
+	return func(spec *operatorv1.OperatorSpec, deployment *appsv1.Deployment) error {
+		// Under Removed the Deployment is only being deleted, and the
+		// Secret may already be gone with the namespace: nothing to wait for.
+		if spec.ManagementState == operatorv1.Removed {
+			return nil
+		}
 		secret, err := secrets.Secrets(operatorclient.OperandNamespace).Get(operatorclient.WebhookServingCertSecret)
 		if err != nil {
 			return fmt.Errorf("waiting for the serving certificate: %w", err)

@@ -111,8 +111,13 @@ func TestServingCertHashHook(t *testing.T) {
 	lister := corev1listers.NewSecretLister(indexer)
 	hook := ServingCertHashHook(lister)
 
-	if err := hook(nil, render(t, &operatorv1.OperatorSpec{}, "img")); err == nil {
+	managed := &operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}
+	if err := hook(managed, render(t, &operatorv1.OperatorSpec{}, "img")); err == nil {
 		t.Fatal("without a serving certificate the Deployment must wait")
+	}
+	// Removed deletes the Deployment; the missing Secret is no error then.
+	if err := hook(&operatorv1.OperatorSpec{ManagementState: operatorv1.Removed}, render(t, &operatorv1.OperatorSpec{}, "img")); err != nil {
+		t.Fatalf("under Removed: %v", err)
 	}
 
 	secret := &corev1.Secret{
@@ -125,7 +130,7 @@ func TestServingCertHashHook(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := render(t, &operatorv1.OperatorSpec{}, "img")
-		if err := hook(nil, d); err != nil {
+		if err := hook(managed, d); err != nil {
 			t.Fatal(err)
 		}
 		return d.Spec.Template.Annotations[ServingCertHashAnnotation]
