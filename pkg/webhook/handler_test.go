@@ -224,3 +224,45 @@ func BenchmarkNoOpAdmission(b *testing.B) {
 		}
 	}
 }
+
+// oldPodMutator warns with the name of the old pod's first ephemeral
+// container, to show what the handler passed it.
+type oldPodMutator struct{}
+
+func (oldPodMutator) Name() string                 { return "old" }
+func (oldPodMutator) RequestAnnotations() []string { return nil }
+func (oldPodMutator) Mutate(_ context.Context, req *mutation.Request) mutation.Result {
+	if req.OldPod == nil {
+		return mutation.Result{Warnings: []string{"no old pod"}}
+	}
+	return mutation.Result{Warnings: []string{"old pod had " + req.OldPod.Spec.EphemeralContainers[0].Name}}
+}
+
+func TestPodHandlerPassesOldPodAndReturnsWarnings(t *testing.T) {
+	h := newPodHandler([]mutation.Mutator{oldPodMutator{}}, newMetrics())
+	_, review := post(t, h, reviewBody(t, realisticPod(nil), podResource, ""))
+	if review == nil || !review.Response.Allowed || strings.Join(review.Response.Warnings, ",") != "no old pod" {
+		t.Fatalf("create: %+v", review)
+	}
+
+	old := realisticPod(nil)
+	old.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger-1"}}}
+	oldRaw, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var update admissionv1.AdmissionReview
+	if err := json.Unmarshal(reviewBody(t, realisticPod(nil), podResource, "ephemeralcontainers"), &update); err != nil {
+		t.Fatal(err)
+	}
+	update.Request.Operation = admissionv1.Update
+	update.Request.OldObject = runtime.RawExtension{Raw: oldRaw}
+	body, err := json.Marshal(update)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, review = post(t, h, body)
+	if review == nil || !review.Response.Allowed || strings.Join(review.Response.Warnings, ",") != "old pod had debugger-1" {
+		t.Fatalf("update: %+v", review)
+	}
+}
