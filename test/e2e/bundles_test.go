@@ -1,0 +1,551 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	consolev1client "github.com/openshift/client-go/console/clientset/versioned/typed/console/v1"
+	sharedresourceclient "github.com/openshift/client-go/sharedresource/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/test/framework"
+)
+
+const clusterBundleLabel = "subscription.openshift.io/cluster-bundle"
+
+func shareClient(t *testing.T) sharedresourceclient.Interface {
+	t.Helper()
+	c, err := sharedresourceclient.NewForConfig(env.cp.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// bundleSource creates a Secret or ConfigMap (when configMap) with the given
+// key names in ns.
+func bundleSource(t *testing.T, ns, name string, configMap bool, keys ...string) {
+	t.Helper()
+	var err error
+	if configMap {
+		data := map[string]string{}
+		for _, k := range keys {
+			data[k] = "[repo]\n"
+		}
+		_, err = env.kube.CoreV1().ConfigMaps(ns).Create(context.Background(),
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data}, metav1.CreateOptions{})
+	} else {
+		data := map[string][]byte{}
+		for _, k := range keys {
+			data[k] = []byte("not a real key")
+		}
+		_, err = env.kube.CoreV1().Secrets(ns).Create(context.Background(),
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data}, metav1.CreateOptions{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// settledClusterBundle waits until the operator has described the bundle's
+// current generation and returns it.
+func settledClusterBundle(t *testing.T, name string, check func(*subscriptionv1alpha1.ClusterBundle) error) *subscriptionv1alpha1.ClusterBundle {
+	t.Helper()
+	var cb *subscriptionv1alpha1.ClusterBundle
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		var err error
+		cb, err = env.operator.SubscriptionV1alpha1().ClusterBundles().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if cb.Status.ObservedGeneration != cb.Generation {
+			return fmt.Errorf("observedGeneration %d, generation %d", cb.Status.ObservedGeneration, cb.Generation)
+		}
+		return check(cb)
+	})
+	return cb
+}
+
+func invalidIs(status metav1.ConditionStatus, reason, message string) func(conditions []metav1.Condition) error {
+	return func(conditions []metav1.Condition) error {
+		c := meta.FindStatusCondition(conditions, subscriptionv1alpha1.ConditionInvalid)
+		if c == nil {
+			return fmt.Errorf("no Invalid condition")
+		}
+		if c.Status != status || c.Reason != reason || c.Message != message {
+			return fmt.Errorf("Invalid=%s %s %q, want %s %s %q", c.Status, c.Reason, c.Message, status, reason, message)
+		}
+		return nil
+	}
+}
+
+// aggregatedInto reports whether role has aggregated the rule that lets
+// holders get the named ClusterBundle.
+func aggregatedInto(ctx context.Context, role, bundle string) (bool, error) {
+	r, err := env.kube.RbacV1().ClusterRoles().Get(ctx, role, metav1.GetOptions{})
+	if err != nil {
+		return false, err
+	}
+	for _, rule := range r.Rules {
+		if reflect.DeepEqual(rule.Resources, []string{"clusterbundles"}) && reflect.DeepEqual(rule.ResourceNames, []string{bundle}) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func TestClusterBundleSharesRoleAggregationAndGarbageCollection(t *testing.T) {
+	dumpOnFailure(t)
+	ctx := context.Background()
+	shares := shareClient(t)
+	ns := testNamespace(t, "cluster-bundle-src-")
+	bundleSource(t, ns, "ent-a", false, "a.pem", "a-key.pem")
+	bundleSource(t, ns, "ent-b", false, "b.pem")
+	bundleSource(t, ns, "satellite", true, "redhat.repo")
+
+	// The control plane's kube-apiserver creates the bootstrap roles, so the
+	// built-in edit and view roles exist and aggregate by label.
+	for _, role := range []string{"edit", "view"} {
+		r, err := env.kube.RbacV1().ClusterRoles().Get(ctx, role, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("built-in ClusterRole %s: %v", role, err)
+		}
+		if r.AggregationRule == nil {
+			t.Fatalf("built-in ClusterRole %s does not aggregate", role)
+		}
+	}
+
+	const name = "e2e-rhel"
+	cb, err := env.operator.SubscriptionV1alpha1().ClusterBundles().Create(ctx, &subscriptionv1alpha1.ClusterBundle{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: subscriptionv1alpha1.ClusterBundleSpec{
+			AggregateToClusterRoles: []string{"edit"},
+			Entitlements:            []subscriptionv1alpha1.ClusterReference{{Namespace: ns, Name: "ent-a"}, {Namespace: ns, Name: "ent-b"}},
+			YumRepositories:         []subscriptionv1alpha1.ClusterReference{{Namespace: ns, Name: "satellite"}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.operator.SubscriptionV1alpha1().ClusterBundles().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+
+	shareA, shareB, shareYum := name+"-entitlement-"+ns+"-ent-a", name+"-entitlement-"+ns+"-ent-b", name+"-yum-"+ns+"-satellite"
+	roleName := name + "-subscription-bundle"
+	cb = settledClusterBundle(t, name, func(cb *subscriptionv1alpha1.ClusterBundle) error {
+		return invalidIs(metav1.ConditionFalse, subscriptionv1alpha1.ReasonValid, "")(cb.Status.Conditions)
+	})
+	wantStatus := subscriptionv1alpha1.ClusterBundleStatus{
+		ObservedGeneration: cb.Generation,
+		Conditions:         cb.Status.Conditions,
+		ClusterRole:        roleName,
+		Shares: []subscriptionv1alpha1.ShareReference{
+			{Kind: "SharedConfigMap", Name: shareYum},
+			{Kind: "SharedSecret", Name: shareA},
+			{Kind: "SharedSecret", Name: shareB},
+		},
+		Entitlements: []subscriptionv1alpha1.ResolvedReference{
+			{Namespace: ns, Name: "ent-a", Keys: []string{"a-key.pem", "a.pem"}, Share: shareA},
+			{Namespace: ns, Name: "ent-b", Keys: []string{"b.pem"}, Share: shareB},
+		},
+		YumRepositories: []subscriptionv1alpha1.ResolvedReference{{Namespace: ns, Name: "satellite", Keys: []string{"redhat.repo"}, Share: shareYum}},
+	}
+	if !reflect.DeepEqual(cb.Status, wantStatus) {
+		t.Errorf("status\n%+v\nwant\n%+v", cb.Status, wantStatus)
+	}
+
+	owned := func(o metav1.Object) error {
+		refs := o.GetOwnerReferences()
+		if len(refs) != 1 || refs[0].Kind != "ClusterBundle" || refs[0].Name != name || refs[0].UID != cb.UID ||
+			refs[0].Controller == nil || !*refs[0].Controller || refs[0].BlockOwnerDeletion == nil || !*refs[0].BlockOwnerDeletion {
+			return fmt.Errorf("%s has owners %+v", o.GetName(), refs)
+		}
+		if o.GetLabels()[clusterBundleLabel] != name {
+			return fmt.Errorf("%s has labels %v", o.GetName(), o.GetLabels())
+		}
+		return nil
+	}
+	for _, s := range []string{shareA, shareB} {
+		share, err := shares.SharedresourceV1alpha1().SharedSecrets().Get(ctx, s, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := owned(share); err != nil {
+			t.Error(err)
+		}
+		if share.Spec.SecretRef.Namespace != ns || !strings.HasSuffix(s, share.Spec.SecretRef.Name) {
+			t.Errorf("%s points at %+v", s, share.Spec.SecretRef)
+		}
+	}
+	yumShare, err := shares.SharedresourceV1alpha1().SharedConfigMaps().Get(ctx, shareYum, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := owned(yumShare); err != nil {
+		t.Error(err)
+	}
+	if yumShare.Spec.ConfigMapRef.Namespace != ns || yumShare.Spec.ConfigMapRef.Name != "satellite" {
+		t.Errorf("%s points at %+v", shareYum, yumShare.Spec.ConfigMapRef)
+	}
+
+	role, err := env.kube.RbacV1().ClusterRoles().Get(ctx, roleName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := owned(role); err != nil {
+		t.Error(err)
+	}
+	if want := map[string]string{clusterBundleLabel: name, "rbac.authorization.k8s.io/aggregate-to-edit": "true"}; !reflect.DeepEqual(role.Labels, want) {
+		t.Errorf("role labels %v, want %v", role.Labels, want)
+	}
+	wantRules := []rbacv1.PolicyRule{
+		{Verbs: []string{"get"}, APIGroups: []string{"subscription.openshift.io"}, Resources: []string{"clusterbundles"}, ResourceNames: []string{name}},
+		{Verbs: []string{"use"}, APIGroups: []string{"sharedresource.openshift.io"}, Resources: []string{"sharedsecrets"}, ResourceNames: []string{shareA, shareB}},
+		{Verbs: []string{"use"}, APIGroups: []string{"sharedresource.openshift.io"}, Resources: []string{"sharedconfigmaps"}, ResourceNames: []string{shareYum}},
+	}
+	if !reflect.DeepEqual(role.Rules, wantRules) {
+		t.Errorf("rules\n%+v\nwant\n%+v", role.Rules, wantRules)
+	}
+
+	// kube-controller-manager aggregates the rules into the built-in edit
+	// role (and so into admin, which aggregates edit), not into view.
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		for _, role := range []string{"edit", "admin"} {
+			if ok, err := aggregatedInto(ctx, role, name); err != nil || !ok {
+				return fmt.Errorf("%s has not aggregated %s (%v)", role, roleName, err)
+			}
+		}
+		return nil
+	})
+	if ok, err := aggregatedInto(ctx, "view", name); err != nil || ok {
+		t.Errorf("view aggregated %s meant for edit (%v)", roleName, err)
+	}
+
+	// Drop a Secret and aggregate into view instead of edit.
+	framework.Eventually(t, 10*time.Second, func(ctx context.Context) error {
+		cb, err := env.operator.SubscriptionV1alpha1().ClusterBundles().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cb.Spec.Entitlements = cb.Spec.Entitlements[:1]
+		cb.Spec.AggregateToClusterRoles = []string{"view"}
+		_, err = env.operator.SubscriptionV1alpha1().ClusterBundles().Update(ctx, cb, metav1.UpdateOptions{})
+		return err
+	})
+	cb = settledClusterBundle(t, name, func(cb *subscriptionv1alpha1.ClusterBundle) error {
+		if len(cb.Status.Shares) != 2 || len(cb.Status.Entitlements) != 1 {
+			return fmt.Errorf("status still lists %v", cb.Status.Shares)
+		}
+		return invalidIs(metav1.ConditionFalse, subscriptionv1alpha1.ReasonValid, "")(cb.Status.Conditions)
+	})
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		if _, err := shares.SharedresourceV1alpha1().SharedSecrets().Get(ctx, shareB, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("%s is still there (%v)", shareB, err)
+		}
+		role, err := env.kube.RbacV1().ClusterRoles().Get(ctx, roleName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if want := map[string]string{clusterBundleLabel: name, "rbac.authorization.k8s.io/aggregate-to-view": "true"}; !reflect.DeepEqual(role.Labels, want) {
+			return fmt.Errorf("role labels %v, want %v", role.Labels, want)
+		}
+		if got := role.Rules[1].ResourceNames; !reflect.DeepEqual(got, []string{shareA}) {
+			return fmt.Errorf("role still grants use of %v", got)
+		}
+		// The built-in view role is itself aggregated into edit, so edit
+		// keeps the rules, now through view.
+		for _, role := range []string{"view", "edit"} {
+			if ok, err := aggregatedInto(ctx, role, name); err != nil || !ok {
+				return fmt.Errorf("%s has not aggregated %s (%v)", role, roleName, err)
+			}
+		}
+		return nil
+	})
+	if view, err := env.kube.RbacV1().ClusterRoles().Get(ctx, "view", metav1.GetOptions{}); err != nil || view.Labels["rbac.authorization.k8s.io/aggregate-to-edit"] != "true" {
+		t.Errorf("the built-in view role is expected to aggregate into edit: %v %v", view.GetLabels(), err)
+	}
+
+	// Aggregating nowhere takes the rules out of edit and view.
+	framework.Eventually(t, 10*time.Second, func(ctx context.Context) error {
+		cb, err := env.operator.SubscriptionV1alpha1().ClusterBundles().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cb.Spec.AggregateToClusterRoles = nil
+		_, err = env.operator.SubscriptionV1alpha1().ClusterBundles().Update(ctx, cb, metav1.UpdateOptions{})
+		return err
+	})
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		role, err := env.kube.RbacV1().ClusterRoles().Get(ctx, roleName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if want := map[string]string{clusterBundleLabel: name}; !reflect.DeepEqual(role.Labels, want) {
+			return fmt.Errorf("role labels %v, want %v", role.Labels, want)
+		}
+		for _, role := range []string{"view", "edit", "admin"} {
+			if ok, err := aggregatedInto(ctx, role, name); err != nil || ok {
+				return fmt.Errorf("%s still aggregates %s (%v)", role, roleName, err)
+			}
+		}
+		return nil
+	})
+
+	// Deleting the bundle lets the garbage collector delete what was generated.
+	if err := env.operator.SubscriptionV1alpha1().ClusterBundles().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 60*time.Second, func(ctx context.Context) error {
+		if _, err := shares.SharedresourceV1alpha1().SharedSecrets().Get(ctx, shareA, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("%s is still there (%v)", shareA, err)
+		}
+		if _, err := shares.SharedresourceV1alpha1().SharedConfigMaps().Get(ctx, shareYum, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("%s is still there (%v)", shareYum, err)
+		}
+		if _, err := env.kube.RbacV1().ClusterRoles().Get(ctx, roleName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("%s is still there (%v)", roleName, err)
+		}
+		return nil
+	})
+}
+
+func TestClusterBundleWithMissingSecretIsInvalidAndCreatesNothing(t *testing.T) {
+	dumpOnFailure(t)
+	ctx := context.Background()
+	shares := shareClient(t)
+	ns := testNamespace(t, "cluster-bundle-missing-")
+	bundleSource(t, ns, "present", false, "p.pem")
+
+	const name = "e2e-missing"
+	if _, err := env.operator.SubscriptionV1alpha1().ClusterBundles().Create(ctx, &subscriptionv1alpha1.ClusterBundle{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: subscriptionv1alpha1.ClusterBundleSpec{
+			AggregateToClusterRoles: []string{"edit"},
+			Entitlements:            []subscriptionv1alpha1.ClusterReference{{Namespace: ns, Name: "present"}, {Namespace: ns, Name: "etc-pki-entitlement"}},
+			YumRepositories:         []subscriptionv1alpha1.ClusterReference{{Namespace: ns, Name: "satellite"}},
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.operator.SubscriptionV1alpha1().ClusterBundles().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+
+	message := fmt.Sprintf("secret %s/etc-pki-entitlement not found; configmap %s/satellite not found", ns, ns)
+	settledClusterBundle(t, name, func(cb *subscriptionv1alpha1.ClusterBundle) error {
+		return invalidIs(metav1.ConditionTrue, subscriptionv1alpha1.ReasonMissingReference, message)(cb.Status.Conditions)
+	})
+	selector := metav1.ListOptions{LabelSelector: clusterBundleLabel + "=" + name}
+	framework.Consistently(t, 3*time.Second, func(ctx context.Context) error {
+		secrets, err := shares.SharedresourceV1alpha1().SharedSecrets().List(ctx, selector)
+		if err != nil {
+			return err
+		}
+		configMaps, err := shares.SharedresourceV1alpha1().SharedConfigMaps().List(ctx, selector)
+		if err != nil {
+			return err
+		}
+		if len(secrets.Items)+len(configMaps.Items) != 0 {
+			return fmt.Errorf("an invalid bundle got shares: %d SharedSecrets, %d SharedConfigMaps", len(secrets.Items), len(configMaps.Items))
+		}
+		if _, err := env.kube.RbacV1().ClusterRoles().Get(ctx, name+"-subscription-bundle", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("an invalid bundle got its ClusterRole (%v)", err)
+		}
+		return nil
+	})
+
+	// Creating what was missing makes it valid: the bundle is revisited when
+	// it changes, or at the latest on the periodic resync; touch it.
+	bundleSource(t, ns, "etc-pki-entitlement", false, "e.pem")
+	bundleSource(t, ns, "satellite", true, "redhat.repo")
+	framework.Eventually(t, 10*time.Second, func(ctx context.Context) error {
+		cb, err := env.operator.SubscriptionV1alpha1().ClusterBundles().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cb.Labels = map[string]string{"touched": "true"}
+		_, err = env.operator.SubscriptionV1alpha1().ClusterBundles().Update(ctx, cb, metav1.UpdateOptions{})
+		return err
+	})
+	settledClusterBundle(t, name, func(cb *subscriptionv1alpha1.ClusterBundle) error {
+		return invalidIs(metav1.ConditionFalse, subscriptionv1alpha1.ReasonValid, "")(cb.Status.Conditions)
+	})
+}
+
+func TestBundleCrossNamespaceReferenceIsInvalid(t *testing.T) {
+	dumpOnFailure(t)
+	ctx := context.Background()
+	ns := testNamespace(t, "bundle-cross-")
+	bundleSource(t, ns, "local", false, "l.pem")
+
+	if _, err := env.operator.SubscriptionV1alpha1().Bundles(ns).Create(ctx, &subscriptionv1alpha1.Bundle{
+		ObjectMeta: metav1.ObjectMeta{Name: "cross"},
+		Spec: subscriptionv1alpha1.BundleSpec{Entitlements: []subscriptionv1alpha1.LocalReference{
+			{Name: "local"}, {Namespace: "openshift-config", Name: "etc-pki-entitlement"},
+		}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	message := fmt.Sprintf("entitlement secret openshift-config/etc-pki-entitlement is not in the bundle's namespace %s: "+
+		"projected volumes cannot read other namespaces; use a ClusterBundle", ns)
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		b, err := env.operator.SubscriptionV1alpha1().Bundles(ns).Get(ctx, "cross", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if b.Status.ObservedGeneration != b.Generation {
+			return fmt.Errorf("observedGeneration %d, generation %d", b.Status.ObservedGeneration, b.Generation)
+		}
+		return invalidIs(metav1.ConditionTrue, subscriptionv1alpha1.ReasonCrossNamespace, message)(b.Status.Conditions)
+	})
+
+	// A valid one in the same namespace reports its key names.
+	if _, err := env.operator.SubscriptionV1alpha1().Bundles(ns).Create(ctx, &subscriptionv1alpha1.Bundle{
+		ObjectMeta: metav1.ObjectMeta{Name: "local"},
+		Spec:       subscriptionv1alpha1.BundleSpec{Entitlements: []subscriptionv1alpha1.LocalReference{{Name: "local"}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		b, err := env.operator.SubscriptionV1alpha1().Bundles(ns).Get(ctx, "local", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if err := invalidIs(metav1.ConditionFalse, subscriptionv1alpha1.ReasonValid, "")(b.Status.Conditions); err != nil {
+			return err
+		}
+		if want := []subscriptionv1alpha1.ResolvedReference{{Namespace: ns, Name: "local", Keys: []string{"l.pem"}}}; !reflect.DeepEqual(b.Status.Entitlements, want) {
+			return fmt.Errorf("entitlements %+v, want %+v", b.Status.Entitlements, want)
+		}
+		return nil
+	})
+}
+
+func TestConsoleYAMLSamplesArePublished(t *testing.T) {
+	dumpOnFailure(t)
+	console, err := consolev1client.NewForConfig(env.cp.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"subscription-cluster-bundle-example":    "ClusterBundle",
+		"subscription-namespaced-bundle-example": "Bundle",
+	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		for name, kind := range want {
+			s, err := console.ConsoleYAMLSamples().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if s.Spec.TargetResource.APIVersion != "subscription.openshift.io/v1alpha1" || s.Spec.TargetResource.Kind != kind {
+				return fmt.Errorf("%s targets %+v", name, s.Spec.TargetResource)
+			}
+			if !strings.Contains(string(s.Spec.YAML), "apiVersion: subscription.openshift.io/v1alpha1\nkind: "+kind+"\n") {
+				return fmt.Errorf("%s yaml:\n%s", name, s.Spec.YAML)
+			}
+		}
+		return nil
+	})
+}
+
+// A new operator process revisits every bundle on start, as the periodic
+// resync does; with nothing changed it reads and writes nothing.
+func TestClusterBundleAndBundleResyncWritesNothing(t *testing.T) {
+	dumpOnFailure(t)
+	ctx := context.Background()
+	ns := testNamespace(t, "bundle-idle-")
+	bundleSource(t, ns, "ent", false, "e.pem")
+	bundleSource(t, ns, "repos", true, "redhat.repo")
+
+	for _, cb := range []*subscriptionv1alpha1.ClusterBundle{{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-idle-valid"},
+		Spec: subscriptionv1alpha1.ClusterBundleSpec{
+			AggregateToClusterRoles: []string{"edit"},
+			Entitlements:            []subscriptionv1alpha1.ClusterReference{{Namespace: ns, Name: "ent"}},
+			YumRepositories:         []subscriptionv1alpha1.ClusterReference{{Namespace: ns, Name: "repos"}},
+		},
+	}, {
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-idle-invalid"},
+		Spec:       subscriptionv1alpha1.ClusterBundleSpec{Entitlements: []subscriptionv1alpha1.ClusterReference{{Namespace: ns, Name: "absent"}}},
+	}} {
+		if _, err := env.operator.SubscriptionV1alpha1().ClusterBundles().Create(ctx, cb, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		name := cb.Name
+		t.Cleanup(func() {
+			_ = env.operator.SubscriptionV1alpha1().ClusterBundles().Delete(context.Background(), name, metav1.DeleteOptions{})
+		})
+	}
+	if _, err := env.operator.SubscriptionV1alpha1().Bundles(ns).Create(ctx, &subscriptionv1alpha1.Bundle{
+		ObjectMeta: metav1.ObjectMeta{Name: "idle"},
+		Spec:       subscriptionv1alpha1.BundleSpec{Entitlements: []subscriptionv1alpha1.LocalReference{{Name: "ent"}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	settledClusterBundle(t, "e2e-idle-valid", func(cb *subscriptionv1alpha1.ClusterBundle) error {
+		return invalidIs(metav1.ConditionFalse, subscriptionv1alpha1.ReasonValid, "")(cb.Status.Conditions)
+	})
+	settledClusterBundle(t, "e2e-idle-invalid", func(cb *subscriptionv1alpha1.ClusterBundle) error {
+		return invalidIs(metav1.ConditionTrue, subscriptionv1alpha1.ReasonMissingReference, "secret "+ns+"/absent not found")(cb.Status.Conditions)
+	})
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		b, err := env.operator.SubscriptionV1alpha1().Bundles(ns).Get(ctx, "idle", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		return invalidIs(metav1.ConditionFalse, subscriptionv1alpha1.ReasonValid, "")(b.Status.Conditions)
+	})
+	time.Sleep(2 * time.Second)
+
+	since := time.Now()
+	p := replaceOperator(t, "operator-bundles-idle")
+	waitLeader(t, p)
+	framework.Eventually(t, 30*time.Second, func(context.Context) error {
+		for _, c := range []string{"ClusterBundle", "Bundle", "ConsoleYAMLSamples"} {
+			if !strings.Contains(p.Log(), "Caches are synced for "+c+" ") {
+				return fmt.Errorf("%s has not started", c)
+			}
+		}
+		return nil
+	})
+	time.Sleep(10 * time.Second)
+
+	writes, err := framework.Writes(env.cp.AuditLogPath, operatorUser, since, "leases", "events", "tokenreviews", "subjectaccessreviews")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := map[string]bool{"clusterbundles": true, "bundles": true, "sharedsecrets": true, "sharedconfigmaps": true, "clusterroles": true, "consoleyamlsamples": true}
+	for _, w := range writes {
+		if w.ObjectRef != nil && ours[w.ObjectRef.Resource] {
+			t.Errorf("unexpected write: %s", w)
+		}
+	}
+
+	// And the check can fail: a deleted share is re-created, and seen.
+	share := "e2e-idle-valid-entitlement-" + ns + "-ent"
+	if err := shareClient(t).SharedresourceV1alpha1().SharedSecrets().Delete(ctx, share, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, func(context.Context) error {
+		writes, err := framework.Writes(env.cp.AuditLogPath, operatorUser, since, "leases", "events", "tokenreviews", "subjectaccessreviews")
+		if err != nil {
+			return err
+		}
+		for _, w := range writes {
+			if w.Verb == "create" && w.ObjectRef != nil && w.ObjectRef.Resource == "sharedsecrets" && w.ObjectRef.Name == share {
+				return nil
+			}
+		}
+		return fmt.Errorf("no re-create of %s among %v", share, writes)
+	})
+}
