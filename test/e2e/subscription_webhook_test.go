@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
@@ -217,12 +218,19 @@ func TestBundlesAreInjectedIntoPods(t *testing.T) {
 	}
 
 	// A debug container added later gets the entitlements too.
-	debug := got.DeepCopy()
-	debug.Spec.EphemeralContainers = append(debug.Spec.EphemeralContainers, corev1.EphemeralContainer{EphemeralContainerCommon: corev1.EphemeralContainerCommon{
-		Name: "debugger", Image: "registry.invalid/e2e/debug:1", SecurityContext: p.Spec.Containers[0].SecurityContext,
-	}})
-	debugged, err := env.kube.CoreV1().Pods(ns).UpdateEphemeralContainers(ctx, got.Name, debug, metav1.UpdateOptions{})
-	if err != nil {
+	// (kwok updates the pod's status meanwhile: read, add, retry on conflict, as kubectl debug does)
+	var debugged *corev1.Pod
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		current, err := env.kube.CoreV1().Pods(ns).Get(ctx, got.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		current.Spec.EphemeralContainers = append(current.Spec.EphemeralContainers, corev1.EphemeralContainer{EphemeralContainerCommon: corev1.EphemeralContainerCommon{
+			Name: "debugger", Image: "registry.invalid/e2e/debug:1", SecurityContext: p.Spec.Containers[0].SecurityContext,
+		}})
+		debugged, err = env.kube.CoreV1().Pods(ns).UpdateEphemeralContainers(ctx, got.Name, current, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	wantDebug := "subscription-entitlements@/run/secrets/etc-pki-entitlement subscription-yum-repos@/run/secrets/subscription/subscription-yum-repos"
