@@ -43,20 +43,14 @@ func (e AuditEvent) code() int {
 	return e.ResponseStatus.Code
 }
 
-// Writes lists the mutating requests username sent after since, except to
-// the resources in ignore (e.g. the leader-election lease and events, which
-// a healthy idle operator writes by design).
-func Writes(auditLog, username string, since time.Time, ignore ...string) ([]AuditEvent, error) {
+// Requests lists every completed request username sent after since.
+func Requests(auditLog, username string, since time.Time) ([]AuditEvent, error) {
 	f, err := os.Open(auditLog)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	skip := map[string]bool{}
-	for _, r := range ignore {
-		skip[r] = true
-	}
-	var writes []AuditEvent
+	var events []AuditEvent
 	scanner := bufio.NewScanner(f)
 	scanner.Buffer(make([]byte, 1<<20), 16<<20)
 	for scanner.Scan() {
@@ -67,15 +61,38 @@ func Writes(auditLog, username string, since time.Time, ignore ...string) ([]Aud
 		if e.Stage != "ResponseComplete" || e.User.Username != username || e.Received.Before(since) {
 			continue
 		}
-		switch e.Verb {
-		case "create", "update", "patch", "delete", "deletecollection", "apply":
-		default:
-			continue
-		}
-		if e.ObjectRef != nil && skip[e.ObjectRef.Resource] {
+		events = append(events, e)
+	}
+	return events, scanner.Err()
+}
+
+// IsWrite reports whether the request changed (or tried to change) state.
+func (e AuditEvent) IsWrite() bool {
+	switch e.Verb {
+	case "create", "update", "patch", "delete", "deletecollection", "apply":
+		return true
+	}
+	return false
+}
+
+// Writes lists the mutating requests username sent after since, except to
+// the resources in ignore (e.g. the leader-election lease and events, which
+// a healthy idle operator writes by design).
+func Writes(auditLog, username string, since time.Time, ignore ...string) ([]AuditEvent, error) {
+	events, err := Requests(auditLog, username, since)
+	if err != nil {
+		return nil, err
+	}
+	skip := map[string]bool{}
+	for _, r := range ignore {
+		skip[r] = true
+	}
+	var writes []AuditEvent
+	for _, e := range events {
+		if !e.IsWrite() || (e.ObjectRef != nil && skip[e.ObjectRef.Resource]) {
 			continue
 		}
 		writes = append(writes, e)
 	}
-	return writes, scanner.Err()
+	return writes, nil
 }

@@ -83,6 +83,9 @@ func startProcess(binary string, args, env []string, logPath, name string) (*Pro
 	return p, nil
 }
 
+// PID is the process id, for reading its memory from /proc.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
 // Stop sends SIGTERM and waits, as a Deployment rollout would.
 func (p *Process) Stop() { p.signal(syscall.SIGTERM) }
 

@@ -1,0 +1,260 @@
+// Package scale measures the operator on the real test control plane with
+// many objects: memory, reconcile time and API traffic. Benchmarks only, run
+// once each by `make bench-scale`; figures go to docs/performance.md.
+package scale
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
+	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
+	"github.com/openshift/cluster-workload-access-operator/test/framework"
+)
+
+const (
+	operatorUser   = "system:serviceaccount:openshift-workload-access-operator:cluster-workload-access-operator"
+	unrelated      = 20000
+	namespaces     = 100
+	clusterBundles = 1000
+	workers        = 16
+)
+
+// rss reads the resident and peak resident memory of a process, in MiB.
+func rss(b *testing.B, pid int) (current, peak float64) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	scanner := bufio.NewScanner(f)
+	for scanner.Scan() {
+		fields := strings.Fields(scanner.Text())
+		if len(fields) < 2 {
+			continue
+		}
+		kib, _ := strconv.ParseFloat(fields[1], 64)
+		switch fields[0] {
+		case "VmRSS:":
+			current = kib / 1024
+		case "VmHWM:":
+			peak = kib / 1024
+		}
+	}
+	return current, peak
+}
+
+// parallel runs n calls of f over workers goroutines and fails on the
+// first error.
+func parallel(b *testing.B, n int, f func(i int) error) {
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := f(i); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		b.Fatal(err)
+	default:
+	}
+}
+
+// count summarises the operator's requests as "verb resource" → n.
+func count(b *testing.B, auditLog string, since time.Time) (map[string]int, int) {
+	events, err := framework.Requests(auditLog, operatorUser, since)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := map[string]int{}
+	writes := 0
+	for _, e := range events {
+		key := e.Verb
+		if e.ObjectRef != nil {
+			key += " " + e.ObjectRef.Resource
+			if e.ObjectRef.Subresource != "" {
+				key += "/" + e.ObjectRef.Subresource
+			}
+		}
+		out[key]++
+		if e.IsWrite() && (e.ObjectRef == nil || (e.ObjectRef.Resource != "events" && e.ObjectRef.Resource != "leases")) {
+			writes++
+		}
+	}
+	return out, writes
+}
+
+func summary(m map[string]int) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// BenchmarkOperatorAtScale: 20,000 unrelated Secrets, then 1,000
+// ClusterBundles over one entitlement Secret and one yum ConfigMap.
+// Reports the operator's RSS before and after each step, the time until
+// every bundle is valid with its shares and role, its API requests, and its
+// writes during a quiet minute afterwards.
+func BenchmarkOperatorAtScale(b *testing.B) {
+	binary := os.Getenv("OPERATOR_BINARY")
+	if binary == "" {
+		b.Fatal("OPERATOR_BINARY must name the operator binary (make bench-scale sets it)")
+	}
+	for b.Loop() {
+		runScale(b, binary)
+	}
+}
+
+func runScale(b *testing.B, binary string) {
+	ctx := context.Background()
+	startCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cluster, err := framework.StartCluster(startCtx, framework.ClusterOptions{
+		ReleaseVersion: "4.99.0-scale",
+		Image:          "registry.invalid/openshift/cluster-workload-access-operator:scale",
+		ControlPlane:   controlplane.Options{AuditLog: true},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cluster.Stop()
+	kube := kubernetes.NewForConfigOrDie(cluster.Config)
+	client := versioned.NewForConfigOrDie(cluster.Config)
+	operator, err := cluster.StartOperator(binary, "operator")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer operator.Stop()
+	defer func() {
+		if b.Failed() {
+			b.Log(operator.Tail(40))
+		}
+	}()
+	if err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(context.Context) (bool, error) {
+		return strings.Contains(operator.Log(), "Caches are synced for ClusterBundle "), nil
+	}); err != nil {
+		b.Fatalf("the ClusterBundle controller never started: %v", err)
+	}
+	time.Sleep(15 * time.Second) // let the operand settle
+	settled, _ := rss(b, operator.PID())
+
+	start := time.Now()
+	for i := 0; i < namespaces; i++ {
+		if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("tenant-%03d", i)}}, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	parallel(b, unrelated, func(i int) error {
+		_, err := kube.CoreV1().Secrets(fmt.Sprintf("tenant-%03d", i%namespaces)).Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("app-%05d", i)},
+			Data:       map[string][]byte{"password": []byte(strings.Repeat("x", 512))},
+		}, metav1.CreateOptions{})
+		return err
+	})
+	b.Logf("created %d Secrets in %s", unrelated, time.Since(start).Round(time.Second))
+	time.Sleep(15 * time.Second)
+	withSecrets, _ := rss(b, operator.PID())
+
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "entitlements"}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := kube.CoreV1().Secrets("entitlements").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "etc-pki-entitlement"},
+		Data: map[string][]byte{"e.pem": []byte("cert"), "e-key.pem": []byte("key")}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := kube.CoreV1().ConfigMaps("entitlements").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "satellite"},
+		Data: map[string]string{"redhat.repo": "[rhel]\n"}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+
+	bundlesStart := time.Now()
+	parallel(b, clusterBundles, func(i int) error {
+		_, err := client.SubscriptionV1alpha1().ClusterBundles().Create(ctx, &subscriptionv1alpha1.ClusterBundle{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bundle-%04d", i)},
+			Spec: subscriptionv1alpha1.ClusterBundleSpec{
+				AggregateToClusterRoles: []string{"edit"},
+				Entitlements:            []subscriptionv1alpha1.ClusterReference{{Namespace: "entitlements", Name: "etc-pki-entitlement"}},
+				YumRepositories:         []subscriptionv1alpha1.ClusterReference{{Namespace: "entitlements", Name: "satellite"}},
+			},
+		}, metav1.CreateOptions{})
+		return err
+	})
+	created := time.Since(bundlesStart)
+	var valid int
+	if err := wait.PollUntilContextTimeout(ctx, time.Second, 15*time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := client.SubscriptionV1alpha1().ClusterBundles().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		valid = 0
+		for _, cb := range list.Items {
+			c := meta.FindStatusCondition(cb.Status.Conditions, subscriptionv1alpha1.ConditionInvalid)
+			if cb.Status.ObservedGeneration == cb.Generation && c != nil && c.Status == metav1.ConditionFalse && len(cb.Status.Shares) == 2 {
+				valid++
+			}
+		}
+		return valid == clusterBundles, nil
+	}); err != nil {
+		b.Fatalf("only %d of %d ClusterBundles became valid: %v", valid, clusterBundles, err)
+	}
+	reconciled := time.Since(bundlesStart)
+	requests, writes := count(b, cluster.AuditLogPath, bundlesStart)
+	withBundles, peak := rss(b, operator.PID())
+
+	quiet := time.Now()
+	time.Sleep(time.Minute)
+	_, idleWrites := count(b, cluster.AuditLogPath, quiet)
+	idle, _ := rss(b, operator.PID())
+
+	b.Logf("ClusterBundles created in %s, all valid after %s", created.Round(time.Millisecond), reconciled.Round(time.Millisecond))
+	b.Logf("operator requests while reconciling: %s", summary(requests))
+	b.Logf("operator RSS MiB: settled %.0f, with %d Secrets %.0f, with %d ClusterBundles %.0f, after a quiet minute %.0f, peak %.0f",
+		settled, unrelated, withSecrets, clusterBundles, withBundles, idle, peak)
+	b.ReportMetric(reconciled.Seconds(), "s-reconcile-1000-bundles")
+	b.ReportMetric(withSecrets-settled, "MiB-rss-growth-20k-secrets")
+	b.ReportMetric(withBundles, "MiB-rss-1000-bundles")
+	b.ReportMetric(peak, "MiB-rss-peak")
+	b.ReportMetric(float64(writes), "writes-reconcile")
+	b.ReportMetric(float64(idleWrites), "writes-quiet-minute")
+	if idleWrites != 0 {
+		b.Errorf("the operator wrote %d times during a quiet minute", idleWrites)
+	}
+}
