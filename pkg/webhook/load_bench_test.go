@@ -16,6 +16,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
@@ -66,6 +67,10 @@ func benchSubscriptionMutator(b *testing.B) mutation.Mutator {
 // loopback: the echo floor, a pod that asks for nothing and one that asks
 // for a bundle, both with the subscription mutator registered.
 func BenchmarkHTTPSLoad(b *testing.B) {
+	// The server's start and stop lines would interleave with the results.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+	defer klog.LogToStderr(true)
 	t := &testing.T{}
 	dir := b.TempDir()
 	ca := newTestCA(t, "bench-ca")
