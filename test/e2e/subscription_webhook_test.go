@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
@@ -74,7 +77,23 @@ func createBundle(t *testing.T, ns, name string, labels map[string]string, spec 
 	if err != nil {
 		t.Fatalf("bundle %s/%s never reached Invalid=%s: %v; status %+v", ns, name, wantInvalid, err, b.Status)
 	}
+	waitWebhookSees(t, ns, v1alpha1.InjectBundleAnnotation, name)
 	return b
+}
+
+// waitWebhookSees waits until the webhook's informer has the bundle's
+// current status, by dry-run pod creations, so a test never races the
+// cache the webhook decides from.
+func waitWebhookSees(t *testing.T, ns, annotation, name string) {
+	t.Helper()
+	waitServiceAccount(t, ns, "default")
+	var last error
+	if err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, last = env.kube.CoreV1().Pods(ns).Create(ctx, testPod(map[string]string{annotation: name}), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return last == nil || !(strings.Contains(last.Error(), "does not exist") || strings.Contains(last.Error(), "has not been validated")), nil
+	}); err != nil {
+		t.Fatalf("the webhook never saw %s %q: %v", annotation, name, last)
+	}
 }
 
 // createClusterBundle creates a uniquely named ClusterBundle, deleted at the
@@ -102,6 +121,7 @@ func createClusterBundle(t *testing.T, prefix string, labels map[string]string, 
 	if err != nil {
 		t.Fatalf("cluster bundle %s never reached Invalid=%s: %v; status %+v", name, wantInvalid, err, cb.Status)
 	}
+	waitWebhookSees(t, "default", v1alpha1.InjectClusterBundleAnnotation, name)
 	return cb
 }
 
@@ -397,11 +417,94 @@ func TestSubscriptionRefusals(t *testing.T) {
 			}
 		})
 	}
-	pods, err := env.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-	if err != nil || len(pods.Items) != 0 {
-		t.Errorf("refused pods must not exist: %d pods (%v)", len(pods.Items), err)
+}
+
+// warnings collects the admission warnings the API server returns.
+type warnings struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (w *warnings) HandleWarningHeader(_ int, _ string, message string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.list = append(w.list, message)
+}
+
+func (w *warnings) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.list
+	w.list = nil
+	return out
+}
+
+// An always-inject ClusterBundle reaches every pod whose service account
+// may get it, unless the pod opts out; a pod that may not get it is admitted
+// without it, and the API server passes the reason on as a warning.
+func TestAlwaysInjectClusterBundle(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t)
+	ctx := context.Background()
+	source := testNamespace(t, "always-source-")
+	createSecret(t, source, "entitlement", "auto.pem")
+	cb := createClusterBundle(t, "e2e-always-", map[string]string{v1alpha1.AlwaysInjectLabel: "true"}, v1alpha1.ClusterBundleSpec{
+		AggregateToClusterRoles: []string{"edit"},
+		Entitlements:            []v1alpha1.ClusterReference{{Namespace: source, Name: "entitlement"}},
+	}, metav1.ConditionFalse)
+
+	ns := testNamespace(t, "always-")
+	waitServiceAccount(t, ns, "default")
+	if _, err := env.kube.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "builder"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(broken.Status.Conditions, func(c metav1.Condition) bool { return c.Type == v1alpha1.ConditionInvalid }) {
-		t.Errorf("broken bundle has no Invalid condition")
+	if _, err := env.kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "builder-edit"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "edit"},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "builder", Namespace: ns}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	collected := &warnings{}
+	config := rest.CopyConfig(env.cp.Config)
+	config.WarningHandler = collected
+	kube := kubernetes.NewForConfigOrDie(config)
+	podFor := func(sa string, annotations map[string]string) *corev1.Pod {
+		p := testPod(annotations)
+		p.Spec.ServiceAccountName = sa
+		return p
+	}
+	want := fmt.Sprintf(`{"clusterBundles":{%q:%d}}`, cb.Name, cb.Generation)
+
+	// Once the kube-controller-manager has aggregated the role into edit.
+	var got *corev1.Pod
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		p, err := kube.CoreV1().Pods(ns).Create(ctx, podFor("builder", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		got = p
+		return err == nil && p.Annotations[v1alpha1.BundleGenerationsAnnotation] == want, nil
+	}); err != nil {
+		t.Fatalf("builder never got the always-inject bundle: %+v", got)
+	}
+	collected.take()
+	if got, err := kube.CoreV1().Pods(ns).Create(ctx, podFor("builder", map[string]string{v1alpha1.DenyClusterBundlesAnnotation: cb.Name}), metav1.CreateOptions{}); err != nil || got.Annotations[v1alpha1.BundleGenerationsAnnotation] != "" {
+		t.Errorf("deny-cluster-bundles: err %v, annotations %v", err, got.Annotations)
+	}
+	if got, err := kube.CoreV1().Pods(ns).Create(ctx, podFor("builder", map[string]string{v1alpha1.AllowClusterBundlesAnnotation: "someone-else"}), metav1.CreateOptions{}); err != nil || got.Annotations[v1alpha1.BundleGenerationsAnnotation] != "" {
+		t.Errorf("allow-cluster-bundles naming another bundle: err %v, annotations %v", err, got.Annotations)
+	}
+	if w := collected.take(); len(w) != 0 {
+		t.Errorf("opting out produced warnings: %q", w)
+	}
+
+	plain, err := kube.CoreV1().Pods(ns).Create(ctx, podFor("default", nil), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("a pod that may not get an always-inject bundle must still be admitted: %v", err)
+	}
+	if plain.Annotations[v1alpha1.BundleGenerationsAnnotation] != "" || len(plain.Spec.Volumes) != 1 {
+		t.Errorf("the default service account's pod was changed: %v %+v", plain.Annotations, plain.Spec.Volumes)
+	}
+	wantWarning := fmt.Sprintf("always-inject cluster bundle %q was not injected: service account %s/default may not get it", cb.Name, ns)
+	if w := collected.take(); !slices.Contains(w, wantWarning) {
+		t.Errorf("warnings = %q, want %q", w, wantWarning)
 	}
 }

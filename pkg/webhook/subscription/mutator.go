@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"path"
 	"reflect"
+	"slices"
 	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -64,9 +65,17 @@ func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 	// spec, or a reinvocation) has its injected volumes and mounts replaced;
 	// anything else already at our names or paths belongs to the user.
 	_, injectedBefore := pod.Annotations[subscriptionv1alpha1.BundleGenerationsAnnotation]
+	// A pod that asked for nothing is never refused: a clash with its own
+	// volumes or mounts leaves it as it is, with a warning.
+	refuse := func(d *denial) mutation.Result {
+		if !p.requested {
+			return mutation.Result{Warnings: append(p.warnings, "automatic subscription injection was skipped: "+d.message)}
+		}
+		return d.result()
+	}
 	volumes, d := mergeVolumes(pod.Spec.Volumes, l.volumes, injectedBefore)
 	if d != nil {
-		return d.result()
+		return refuse(d)
 	}
 	var patch []mutation.PatchOperation
 	if !reflect.DeepEqual(volumes, pod.Spec.Volumes) {
@@ -79,7 +88,7 @@ func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 		for i, c := range group.containers {
 			mounts, d := mergeMounts(c.Name, c.VolumeMounts, l.mounts, injectedBefore)
 			if d != nil {
-				return d.result()
+				return refuse(d)
 			}
 			if !reflect.DeepEqual(mounts, c.VolumeMounts) {
 				patch = append(patch, mutation.PatchOperation{Op: "add", Path: fmt.Sprintf("/spec/%s/%d/volumeMounts", group.field, i), Value: mounts})
@@ -131,7 +140,10 @@ func mergeMounts(container string, existing, injected []corev1.VolumeMount, repl
 	for _, m := range injected {
 		wanted[path.Clean(m.MountPath)] = m
 	}
-	keyByKey := len(injected) > 0 && path.Clean(injected[0].MountPath) != EntitlementDir
+	// Keys mounted one by one need the directory itself free.
+	keyByKey := slices.ContainsFunc(injected, func(m corev1.VolumeMount) bool {
+		return strings.HasPrefix(path.Clean(m.MountPath), EntitlementDir+"/")
+	})
 	out := make([]corev1.VolumeMount, 0, len(existing)+len(injected))
 	present := map[string]bool{}
 	for _, m := range existing {

@@ -468,3 +468,66 @@ func BenchmarkMutateThreeBundles(b *testing.B) {
 		}
 	}
 }
+
+func TestAlwaysInjectNeverRefusesAPod(t *testing.T) {
+	objects := []any{
+		bundle("asked", 1, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "asked", "", "k.pem")}, nil),
+		bundle("auto-clash", 1, always, []v1alpha1.ResolvedReference{ref("secret", ns, "clash", "", "k.pem")}, nil),
+		bundle("auto-repo", 1, always, nil, []v1alpha1.ResolvedReference{ref("configmap", ns, "repo", "", "redhat.repo")}),
+		clusterBundle("auto-flaky", 1, always, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "f", "share-f", "f.pem")}, nil),
+	}
+	a := access{ns + "/builder/error": true}
+
+	// Overlapping a requested bundle: the always-inject one is left out.
+	got, result := admit(t, newMutator(t, objects, a), pod(map[string]string{v1alpha1.InjectBundleAnnotation: "asked"}))
+	if result.Denied != nil {
+		t.Fatalf("denied: %s", result.Denied.Message)
+	}
+	if g := got.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != `{"bundles":{"asked":1,"auto-repo":1}}` {
+		t.Errorf("generations = %s", g)
+	}
+	want := []string{
+		`always-inject bundle "auto-clash" was not injected: entitlement key "k.pem" is in both secret shop/asked (bundle "asked") and secret shop/clash (bundle "auto-clash"); keys must be unique across the injected bundles`,
+		`always-inject cluster bundle "auto-flaky" was not injected: checking whether service account shop/builder may get it failed: the server is currently unable to handle the request`,
+	}
+	if strings.Join(result.Warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings = %q\nwant %q", result.Warnings, want)
+	}
+
+	// Clashing with the pod's own mount: the pod asked for nothing, so it
+	// is admitted unchanged, with the reason.
+	mine := pod(map[string]string{v1alpha1.DenyBundlesAnnotation: "auto-clash"})
+	mine.Spec.Volumes = append(mine.Spec.Volumes, corev1.Volume{Name: "repo", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	mine.Spec.Containers[0].VolumeMounts = append(mine.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "repo", MountPath: "/run/secrets/redhat.repo"})
+	_, result = admit(t, newMutator(t, objects, a), mine)
+	if result.Denied != nil || len(result.Patch) != 0 {
+		t.Fatalf("want the pod admitted unchanged, got %+v", result)
+	}
+	if w := result.Warnings[len(result.Warnings)-1]; w != `automatic subscription injection was skipped: container "build" already mounts volume "repo" at /run/secrets/redhat.repo, where subscription injection mounts a yum repository file; remove that mount or stop requesting bundles` {
+		t.Errorf("last warning = %q", w)
+	}
+}
+
+func TestReposOnlyLeaveTheEntitlementDirectoryToThePod(t *testing.T) {
+	m := newMutator(t, []any{bundle("repos", 1, nil, nil, []v1alpha1.ResolvedReference{ref("configmap", ns, "r", "", "redhat.repo")})}, nil)
+	p := pod(map[string]string{v1alpha1.InjectBundleAnnotation: "repos"})
+	p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "keys", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	p.Spec.Containers[0].VolumeMounts = append(p.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "keys", MountPath: EntitlementDir})
+	got, result := admit(t, m, p)
+	if result.Denied != nil {
+		t.Fatalf("denied: %s", result.Denied.Message)
+	}
+	want := "kube-api-access-x7k2p@/var/run/secrets/kubernetes.io/serviceaccount keys@/run/secrets/etc-pki-entitlement subscription-yum-repos@/run/secrets/redhat.repo:redhat.repo"
+	if g := strings.Join(mountsOf(got.Spec.Containers[0]), " "); g != want {
+		t.Errorf("mounts = %s", g)
+	}
+}
+
+func TestRepoKeyOnAReservedPathIsRefused(t *testing.T) {
+	m := newMutator(t, []any{bundle("bad", 1, nil, nil, []v1alpha1.ResolvedReference{ref("configmap", ns, "r", "", "etc-pki-entitlement")})}, nil)
+	_, result := admit(t, m, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "bad"}))
+	want := `yum repository key "etc-pki-entitlement" of configmap shop/r (bundle "bad") would be mounted at /run/secrets/etc-pki-entitlement, which subscription injection reserves; rename that key`
+	if result.Denied == nil || result.Denied.Message != want {
+		t.Fatalf("result = %+v\nwant denial %s", result, want)
+	}
+}

@@ -50,6 +50,9 @@ type plan struct {
 	repos        []source
 	generations  generations
 	warnings     []string
+	// requested is whether the pod asked for any bundle by annotation: a
+	// pod that did not is never refused.
+	requested bool
 }
 
 // generations is the JSON of the bundle-generations annotation.
@@ -90,7 +93,13 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *corev1.Pod) (
 		return nil, deny(reasonMalformedAnnotation, "%v", err)
 	}
 
-	// Namespaced bundles: asked for by name, then always-inject ones.
+	p.requested = len(requested) > 0 || len(requestedCluster) > 0
+	serviceAccount := pod.Spec.ServiceAccountName
+	if serviceAccount == "" {
+		serviceAccount = "default"
+	}
+
+	// Bundles asked for by name: any problem refuses the pod.
 	for _, name := range requested {
 		b, err := m.bundles.Bundles(namespace).Get(name)
 		if apierrors.IsNotFound(err) {
@@ -102,29 +111,10 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *corev1.Pod) (
 		if why := notReady(b.Generation, b.Status.ObservedGeneration, b.Status.Conditions); why != "" {
 			return nil, deny(reasonBundleNotReady, "bundle %q in namespace %q %s", name, namespace, why)
 		}
-		p.addBundle(b)
+		p.add(bundleSources(b))
+		p.generations.addBundle(b.Name, b.Generation)
 	}
-	always, err := m.bundles.Bundles(namespace).List(alwaysInject)
-	if err != nil {
-		return nil, deny(reasonLookupFailed, "listing always-inject bundles in namespace %q: %v", namespace, err)
-	}
-	slices.SortFunc(always, func(a, b *subscriptionv1alpha1.Bundle) int { return strings.Compare(a.Name, b.Name) })
-	for _, b := range always {
-		if slices.Contains(requested, b.Name) || !bundleFilter.admits(b.Name) {
-			continue
-		}
-		if why := notReady(b.Generation, b.Status.ObservedGeneration, b.Status.Conditions); why != "" {
-			p.warnings = append(p.warnings, fmt.Sprintf("always-inject bundle %q was not injected: it %s", b.Name, why))
-			continue
-		}
-		p.addBundle(b)
-	}
-
-	// Cluster bundles: the pod's service account must be allowed to get each.
-	serviceAccount := pod.Spec.ServiceAccountName
-	if serviceAccount == "" {
-		serviceAccount = "default"
-	}
+	// The pod's service account must be allowed to get each cluster bundle.
 	for _, name := range requestedCluster {
 		cb, err := m.clusterBundles.Get(name)
 		if apierrors.IsNotFound(err) {
@@ -145,7 +135,32 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *corev1.Pod) (
 				"(the bundle's spec.aggregateToClusterRoles aggregates it into those roles), or bind that ClusterRole directly",
 				namespace, serviceAccount, name, clusterRoleName(cb))
 		}
-		p.addClusterBundle(cb)
+		p.add(clusterBundleSources(cb))
+		p.generations.addClusterBundle(cb.Name, cb.Generation)
+	}
+	if d := p.check(); d != nil {
+		return nil, d
+	}
+
+	// Always-inject bundles: the pod did not ask, so it is never refused
+	// for one; a bundle it cannot get is left out with a warning.
+	always, err := m.bundles.Bundles(namespace).List(alwaysInject)
+	if err != nil {
+		return nil, deny(reasonLookupFailed, "listing always-inject bundles in namespace %q: %v", namespace, err)
+	}
+	slices.SortFunc(always, func(a, b *subscriptionv1alpha1.Bundle) int { return strings.Compare(a.Name, b.Name) })
+	for _, b := range always {
+		if slices.Contains(requested, b.Name) || !bundleFilter.admits(b.Name) {
+			continue
+		}
+		what := fmt.Sprintf("always-inject bundle %q", b.Name)
+		if why := notReady(b.Generation, b.Status.ObservedGeneration, b.Status.Conditions); why != "" {
+			p.skip(what, "it "+why)
+			continue
+		}
+		if p.tryAdd(what, bundleSources(b)) {
+			p.generations.addBundle(b.Name, b.Generation)
+		}
 	}
 	alwaysCluster, err := m.clusterBundles.List(alwaysInject)
 	if err != nil {
@@ -156,31 +171,75 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *corev1.Pod) (
 		if slices.Contains(requestedCluster, cb.Name) || !clusterFilter.admits(cb.Name) {
 			continue
 		}
+		what := fmt.Sprintf("always-inject cluster bundle %q", cb.Name)
 		if why := notReady(cb.Generation, cb.Status.ObservedGeneration, cb.Status.Conditions); why != "" {
-			p.warnings = append(p.warnings, fmt.Sprintf("always-inject cluster bundle %q was not injected: it %s", cb.Name, why))
+			p.skip(what, "it "+why)
 			continue
 		}
-		// A pod that did not ask is not refused for a bundle it may not
-		// use: it simply does not get it.
 		allowed, err := m.access.MayGetClusterBundle(ctx, namespace, serviceAccount, cb.Name)
-		if err != nil || !allowed {
-			p.warnings = append(p.warnings, fmt.Sprintf("always-inject cluster bundle %q was not injected: service account %s/%s may not get it",
-				cb.Name, namespace, serviceAccount))
+		switch {
+		case err != nil:
+			p.skip(what, fmt.Sprintf("checking whether service account %s/%s may get it failed: %v", namespace, serviceAccount, err))
+			continue
+		case !allowed:
+			p.skip(what, fmt.Sprintf("service account %s/%s may not get it", namespace, serviceAccount))
 			continue
 		}
-		p.addClusterBundle(cb)
-	}
-
-	p.entitlements = dedupe(p.entitlements)
-	p.repos = dedupe(p.repos)
-	if d := overlap(p.entitlements, "entitlement"); d != nil {
-		return nil, d
-	}
-	if d := overlap(p.repos, "yum repository"); d != nil {
-		return nil, d
+		if p.tryAdd(what, clusterBundleSources(cb)) {
+			p.generations.addClusterBundle(cb.Name, cb.Generation)
+		}
 	}
 	return p, nil
 }
+
+// sources is what one bundle contributes.
+type sources struct{ entitlements, repos []source }
+
+func (p *plan) add(s sources) {
+	p.entitlements = dedupe(append(p.entitlements, s.entitlements...))
+	p.repos = dedupe(append(p.repos, s.repos...))
+}
+
+// tryAdd adds an always-inject bundle unless it would clash with what the
+// pod already gets; then it is skipped with a warning.
+func (p *plan) tryAdd(what string, s sources) bool {
+	before := *p
+	p.add(s)
+	if d := p.check(); d != nil {
+		p.entitlements, p.repos = before.entitlements, before.repos
+		p.skip(what, d.message)
+		return false
+	}
+	return true
+}
+
+func (p *plan) skip(what, why string) {
+	p.warnings = append(p.warnings, fmt.Sprintf("%s was not injected: %s", what, why))
+}
+
+// check refuses keys that would land on the same file, or on a path the
+// injection itself needs.
+func (p *plan) check() *denial {
+	if d := overlap(p.entitlements, "entitlement"); d != nil {
+		return d
+	}
+	if d := overlap(p.repos, "yum repository"); d != nil {
+		return d
+	}
+	for _, s := range p.repos {
+		for _, k := range s.keys {
+			if reservedRepoKeys[k] {
+				return deny(reasonConflict, "yum repository key %q of %s (%s) would be mounted at %s/%s, which subscription injection reserves; rename that key",
+					k, s.object(), s.origin, RepoDir, k)
+			}
+		}
+	}
+	return nil
+}
+
+// reservedRepoKeys are file names in /run/secrets the injection mounts
+// directories at.
+var reservedRepoKeys = map[string]bool{"etc-pki-entitlement": true, "subscription": true}
 
 func requestedNames(annotations map[string]string, key string) ([]string, *denial) {
 	v, ok := annotations[key]
@@ -207,32 +266,42 @@ func notReady(generation, observed int64, conditions []metav1.Condition) string 
 	return ""
 }
 
-func (p *plan) addBundle(b *subscriptionv1alpha1.Bundle) {
+func bundleSources(b *subscriptionv1alpha1.Bundle) sources {
 	origin := fmt.Sprintf("bundle %q", b.Name)
+	var s sources
 	for _, r := range b.Status.Entitlements {
-		p.entitlements = append(p.entitlements, source{origin: origin, kind: "secret", namespace: r.Namespace, name: r.Name, keys: r.Keys})
+		s.entitlements = append(s.entitlements, source{origin: origin, kind: "secret", namespace: r.Namespace, name: r.Name, keys: r.Keys})
 	}
 	for _, r := range b.Status.YumRepositories {
-		p.repos = append(p.repos, source{origin: origin, kind: "configmap", namespace: r.Namespace, name: r.Name, keys: r.Keys})
+		s.repos = append(s.repos, source{origin: origin, kind: "configmap", namespace: r.Namespace, name: r.Name, keys: r.Keys})
 	}
-	if p.generations.Bundles == nil {
-		p.generations.Bundles = map[string]int64{}
-	}
-	p.generations.Bundles[b.Name] = b.Generation
+	return s
 }
 
-func (p *plan) addClusterBundle(cb *subscriptionv1alpha1.ClusterBundle) {
+func clusterBundleSources(cb *subscriptionv1alpha1.ClusterBundle) sources {
 	origin := fmt.Sprintf("cluster bundle %q", cb.Name)
+	var s sources
 	for _, r := range cb.Status.Entitlements {
-		p.entitlements = append(p.entitlements, source{origin: origin, kind: "secret", namespace: r.Namespace, name: r.Name, keys: r.Keys, share: r.Share})
+		s.entitlements = append(s.entitlements, source{origin: origin, kind: "secret", namespace: r.Namespace, name: r.Name, keys: r.Keys, share: r.Share})
 	}
 	for _, r := range cb.Status.YumRepositories {
-		p.repos = append(p.repos, source{origin: origin, kind: "configmap", namespace: r.Namespace, name: r.Name, keys: r.Keys, share: r.Share})
+		s.repos = append(s.repos, source{origin: origin, kind: "configmap", namespace: r.Namespace, name: r.Name, keys: r.Keys, share: r.Share})
 	}
-	if p.generations.ClusterBundles == nil {
-		p.generations.ClusterBundles = map[string]int64{}
+	return s
+}
+
+func (g *generations) addBundle(name string, generation int64) {
+	if g.Bundles == nil {
+		g.Bundles = map[string]int64{}
 	}
-	p.generations.ClusterBundles[cb.Name] = cb.Generation
+	g.Bundles[name] = generation
+}
+
+func (g *generations) addClusterBundle(name string, generation int64) {
+	if g.ClusterBundles == nil {
+		g.ClusterBundles = map[string]int64{}
+	}
+	g.ClusterBundles[name] = generation
 }
 
 func clusterRoleName(cb *subscriptionv1alpha1.ClusterBundle) string {
@@ -245,10 +314,10 @@ func clusterRoleName(cb *subscriptionv1alpha1.ClusterBundle) string {
 // dedupe keeps the first source of each object: two bundles naming the same
 // Secret mount it once rather than conflicting with themselves. A namespaced
 // bundle comes first, so its projected volume wins over a share.
-func dedupe(sources []source) []source {
+func dedupe(list []source) []source {
 	seen := map[string]bool{}
-	out := sources[:0]
-	for _, s := range sources {
+	out := make([]source, 0, len(list))
+	for _, s := range list {
 		if seen[s.object()] {
 			continue
 		}
