@@ -549,3 +549,26 @@ func TestClusterBundleAndBundleResyncWritesNothing(t *testing.T) {
 		return fmt.Errorf("no re-create of %s among %v", share, writes)
 	})
 }
+
+// The bundle's name is the value of the cluster-bundle label on what is
+// generated for it, and a label value is at most 63 characters: the API
+// server refuses a longer name rather than the operator failing forever.
+func TestClusterBundleNameLongerThanALabelValueIsRejected(t *testing.T) {
+	dumpOnFailure(t)
+	name := strings.Repeat("n", 64)
+	_, err := env.operator.SubscriptionV1alpha1().ClusterBundles().Create(context.Background(), &subscriptionv1alpha1.ClusterBundle{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: subscriptionv1alpha1.ClusterBundleSpec{
+			Entitlements: []subscriptionv1alpha1.ClusterReference{{Namespace: "openshift-config", Name: "etc-pki-entitlement"}},
+		},
+	}, metav1.CreateOptions{})
+	if err == nil {
+		_ = env.operator.SubscriptionV1alpha1().ClusterBundles().Delete(context.Background(), name, metav1.DeleteOptions{})
+		t.Fatal("a ClusterBundle with a 64-character name was accepted")
+	}
+	const message = "a ClusterBundle name is at most 63 characters: it is the value of the " +
+		"subscription.openshift.io/cluster-bundle label on the shares and ClusterRole generated for it"
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), message) {
+		t.Fatalf("creating a ClusterBundle with a 64-character name: %v, want Invalid with %q", err, message)
+	}
+}

@@ -42,6 +42,10 @@ const (
 	ReasonDuplicateReference = "DuplicateReference"
 	ReasonOverlappingKeys    = "OverlappingKeys"
 	ReasonConflict           = "Conflict"
+	// ReasonSharedResourceUnavailable: the Shared Resource CSI driver's API
+	// (SharedSecret, SharedConfigMap) is not installed, so no ClusterBundle
+	// can be shared.
+	ReasonSharedResourceUnavailable = "SharedResourceUnavailable"
 )
 
 // Bundle names Secrets with entitlement keys and ConfigMaps with yum
@@ -183,7 +187,7 @@ type BundleList struct {
 // +kubebuilder:printcolumn:name="ClusterRole",type=string,JSONPath=`.status.clusterRole`
 // +kubebuilder:printcolumn:name="Always-Inject",type=string,JSONPath=`.metadata.labels.subscription\.openshift\.io/always-inject`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 200",message="a ClusterBundle name is at most 200 characters: generated ClusterRole and share names extend it"
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="a ClusterBundle name is at most 63 characters: it is the value of the subscription.openshift.io/cluster-bundle label on the shares and ClusterRole generated for it"
 type ClusterBundle struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
