@@ -36,6 +36,8 @@ type controller struct {
 	bundles        subscriptionlisters.BundleLister
 	bundleClient   subscriptionclient.BundlesGetter
 	reader         bundlestatus.Reader
+	sweeps         bundlestatus.Sweeps
+	failures       *bundlestatus.Failures
 }
 
 // New returns the controller.
@@ -46,15 +48,18 @@ func New(bundleInformer subscriptioninformers.BundleInformer, bundleClient subsc
 		bundles:        bundleInformer.Lister(),
 		bundleClient:   bundleClient,
 		reader:         bundlestatus.Reader{Kube: kubeClient},
+		failures:       bundlestatus.NewFailures(ControllerName, "Bundle", operatorClient),
 	}
 	return factory.New().
 		WithInformersQueueKeysFunc(namespacedKey, bundleInformer.Informer()).
 		// A change of management state, and the periodic resync, revisit
 		// every bundle: Secrets are not watched, so a renamed key is found
-		// only then.
+		// only then. Other changes of the operator CR do not (see Sweeps).
 		WithInformers(operatorClient.Informer()).
-		WithSync(c.sync).
-		WithSyncDegradedOnError(operatorClient).
+		// BundleDegraded names every failing bundle (see Failures).
+		WithSync(func(ctx context.Context, syncCtx factory.SyncContext) error {
+			return c.failures.Record(ctx, syncCtx.QueueKey(), c.sync(ctx, syncCtx))
+		}).
 		ResyncEvery(10*time.Minute).
 		ToController(ControllerName, recorder.WithComponentSuffix("bundle"))
 }
@@ -72,10 +77,15 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err != nil {
 		return err
 	}
-	if spec.ManagementState != operatorv1.Managed {
-		return nil
-	}
 	if syncCtx.QueueKey() == factory.DefaultQueueKey {
+		if !c.sweeps.Due(spec.ManagementState) {
+			return nil
+		}
+		if spec.ManagementState != operatorv1.Managed {
+			// Failures of bundles no longer managed are no longer ours.
+			c.sweeps.Done(spec.ManagementState)
+			return c.failures.Clear(ctx)
+		}
 		all, err := c.bundles.List(labels.Everything())
 		if err != nil {
 			return err
@@ -83,6 +93,10 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		for _, bundle := range all {
 			syncCtx.Queue().Add(bundle.Namespace + "/" + bundle.Name)
 		}
+		c.sweeps.Done(spec.ManagementState)
+		return nil
+	}
+	if spec.ManagementState != operatorv1.Managed {
 		return nil
 	}
 	namespace, name, err := cache.SplitMetaNamespaceKey(syncCtx.QueueKey())
@@ -99,10 +113,11 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if bundle.DeletionTimestamp != nil {
 		return nil
 	}
-	return c.syncBundle(ctx, syncCtx.Recorder(), bundle)
+	return c.syncBundle(ctx, syncCtx, bundle)
 }
 
-func (c *controller) syncBundle(ctx context.Context, recorder events.Recorder, bundle *subscriptionv1alpha1.Bundle) error {
+func (c *controller) syncBundle(ctx context.Context, syncCtx factory.SyncContext, bundle *subscriptionv1alpha1.Bundle) error {
+	recorder := syncCtx.Recorder()
 	entitlements, entitlementProblems := refs(bundle, bundlestatus.Secret, "entitlement", bundle.Spec.Entitlements)
 	yumRepositories, yumProblems := refs(bundle, bundlestatus.ConfigMap, "yum repository", bundle.Spec.YumRepositories)
 	problems := entitlementProblems.merge(yumProblems)
@@ -119,6 +134,9 @@ func (c *controller) syncBundle(ctx context.Context, recorder events.Recorder, b
 		return err
 	}
 	if len(missing) > 0 {
+		// Secrets and ConfigMaps are not watched: look again soon rather
+		// than at the next sweep, in case they are being created.
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), bundlestatus.MissingRetry(bundle.Status.Conditions, time.Now()))
 		return c.invalid(ctx, recorder, bundle, subscriptionv1alpha1.ReasonMissingReference, bundlestatus.MissingMessage(missing))
 	}
 	// Entitlements share one directory, yum repositories another.

@@ -45,8 +45,10 @@ func newFixture(t *testing.T, bundle *subscriptionv1alpha1.Bundle, objects ...ru
 		subs:     subscriptionfake.NewSimpleClientset(bundle),
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}),
 	}
+	operatorClient := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
 	f.c = &controller{
-		operatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil),
+		operatorClient: operatorClient,
+		failures:       bundlestatus.NewFailures(ControllerName, "Bundle", operatorClient),
 		bundleClient:   f.subs.SubscriptionV1alpha1(),
 		reader:         bundlestatus.Reader{Kube: f.kube},
 	}
@@ -216,5 +218,41 @@ func TestNotManagedOrAbsentDoesNothing(t *testing.T) {
 	f.sync("ns/rhel")
 	if w := f.writes(); len(w) != 0 {
 		t.Errorf("Unmanaged wrote %v", w)
+	}
+}
+
+// The default key fires on every write of the operator CR's status; only a
+// change of management state or a stale last sweep revisits every bundle.
+func TestDefaultKeySweepsOnlyWhenDue(t *testing.T) {
+	f := newFixture(t, bundle([]subscriptionv1alpha1.LocalReference{local("", "a")}), secret("a", "a.pem"))
+	f.sync("ns/rhel") // fills the lister
+	syncCtx := factory.NewSyncContext("test", f.recorder)
+	sweep := func() int {
+		t.Helper()
+		before := syncCtx.Queue().Len()
+		if err := f.c.sync(context.Background(), keyedContext{syncCtx, factory.DefaultQueueKey}); err != nil {
+			t.Fatal(err)
+		}
+		added := syncCtx.Queue().Len() - before
+		for syncCtx.Queue().Len() > 0 {
+			key, _ := syncCtx.Queue().Get()
+			syncCtx.Queue().Done(key)
+		}
+		return added
+	}
+	if n := sweep(); n != 1 {
+		t.Errorf("the first sweep enqueued %d bundles, want 1", n)
+	}
+	if n := sweep(); n != 0 {
+		t.Errorf("a second sweep right away enqueued %d bundles, want 0", n)
+	}
+	f.c.operatorClient = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Unmanaged}, &operatorv1.OperatorStatus{}, nil)
+	f.c.failures = bundlestatus.NewFailures(ControllerName, "Bundle", f.c.operatorClient)
+	if n := sweep(); n != 0 {
+		t.Errorf("Unmanaged enqueued %d bundles", n)
+	}
+	f.c.operatorClient = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
+	if n := sweep(); n != 1 {
+		t.Errorf("back to Managed enqueued %d bundles, want 1", n)
 	}
 }

@@ -73,6 +73,8 @@ type controller struct {
 	shareClient      sharedresourceclient.Interface
 	kubeClient       kubernetes.Interface
 	reader           bundlestatus.Reader
+	sweeps           bundlestatus.Sweeps
+	failures         *bundlestatus.Failures
 }
 
 // New returns the controller.
@@ -92,16 +94,19 @@ func New(bundleInformer subscriptioninformers.ClusterBundleInformer, bundleClien
 		shareClient:      shareClient,
 		kubeClient:       kubeClient,
 		reader:           bundlestatus.Reader{Kube: kubeClient},
+		failures:         bundlestatus.NewFailures(ControllerName, "ClusterBundle", operatorClient),
 	}
 	return factory.New().
 		WithInformersQueueKeysFunc(nameKey, bundleInformer.Informer()).
 		WithInformersQueueKeysFunc(ownerKey, sharedSecrets.Informer(), sharedConfigMaps.Informer(), roles.Informer()).
 		// A change of management state, and the periodic resync, revisit
 		// every bundle: Secrets are not watched, so a renamed key is found
-		// only then.
+		// only then. Other changes of the operator CR do not (see Sweeps).
 		WithInformers(operatorClient.Informer()).
-		WithSync(c.sync).
-		WithSyncDegradedOnError(operatorClient).
+		// ClusterBundleDegraded names every failing bundle (see Failures).
+		WithSync(func(ctx context.Context, syncCtx factory.SyncContext) error {
+			return c.failures.Record(ctx, syncCtx.QueueKey(), c.sync(ctx, syncCtx))
+		}).
 		ResyncEvery(10*time.Minute).
 		ToController(ControllerName, recorder.WithComponentSuffix("cluster-bundle"))
 }
@@ -126,10 +131,15 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err != nil {
 		return err
 	}
-	if spec.ManagementState != operatorv1.Managed {
-		return nil
-	}
 	if syncCtx.QueueKey() == factory.DefaultQueueKey {
+		if !c.sweeps.Due(spec.ManagementState) {
+			return nil
+		}
+		if spec.ManagementState != operatorv1.Managed {
+			// Failures of bundles no longer managed are no longer ours.
+			c.sweeps.Done(spec.ManagementState)
+			return c.failures.Clear(ctx)
+		}
 		all, err := c.bundles.List(labels.Everything())
 		if err != nil {
 			return err
@@ -137,6 +147,10 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		for _, bundle := range all {
 			syncCtx.Queue().Add(bundle.Name)
 		}
+		c.sweeps.Done(spec.ManagementState)
+		return nil
+	}
+	if spec.ManagementState != operatorv1.Managed {
 		return nil
 	}
 	bundle, err := c.bundles.Get(syncCtx.QueueKey())
@@ -150,10 +164,11 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if bundle.DeletionTimestamp != nil {
 		return nil
 	}
-	return c.syncBundle(ctx, syncCtx.Recorder(), bundle)
+	return c.syncBundle(ctx, syncCtx, bundle)
 }
 
-func (c *controller) syncBundle(ctx context.Context, recorder events.Recorder, bundle *subscriptionv1alpha1.ClusterBundle) error {
+func (c *controller) syncBundle(ctx context.Context, syncCtx factory.SyncContext, bundle *subscriptionv1alpha1.ClusterBundle) error {
+	recorder := syncCtx.Recorder()
 	entitlements := refs(bundlestatus.Secret, bundle.Spec.Entitlements)
 	yumRepositories := refs(bundlestatus.ConfigMap, bundle.Spec.YumRepositories)
 	all := append(append([]bundlestatus.Ref{}, entitlements...), yumRepositories...)
@@ -163,6 +178,9 @@ func (c *controller) syncBundle(ctx context.Context, recorder events.Recorder, b
 		return err
 	}
 	if len(missing) > 0 {
+		// Secrets and ConfigMaps are not watched: look again soon rather
+		// than at the next sweep, in case they are being created.
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), bundlestatus.MissingRetry(bundle.Status.Conditions, time.Now()))
 		return c.invalid(ctx, recorder, bundle, subscriptionv1alpha1.ReasonMissingReference, bundlestatus.MissingMessage(missing))
 	}
 	// Entitlements share one directory, yum repositories another.

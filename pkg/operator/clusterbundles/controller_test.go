@@ -91,8 +91,10 @@ func newFixture(t *testing.T, bundle *subscriptionv1alpha1.ClusterBundle, object
 		subs:     subscriptionfake.NewSimpleClientset(bundle),
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}),
 	}
+	operatorClient := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
 	f.c = &controller{
-		operatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil),
+		operatorClient: operatorClient,
+		failures:       bundlestatus.NewFailures(ControllerName, "ClusterBundle", operatorClient),
 		bundleClient:   f.subs.SubscriptionV1alpha1(),
 		shareClient:    f.shares,
 		kubeClient:     f.kube,

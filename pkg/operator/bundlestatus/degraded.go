@@ -1,0 +1,95 @@
+package bundlestatus
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+)
+
+// maxNamed is how many failing bundles the Degraded message names.
+const maxNamed = 3
+
+// Failures is a bundle controller's <Name>Degraded condition, computed from
+// every bundle rather than from the last sync: library-go's
+// WithSyncDegradedOnError would let one bundle that syncs clear the
+// condition another failing bundle had set.
+type Failures struct {
+	condition      string
+	kind           string
+	operatorClient v1helpers.OperatorClient
+
+	lock    sync.Mutex
+	failing map[string]error
+}
+
+// NewFailures reports on controllerName+"Degraded"; kind (e.g.
+// "ClusterBundle") names the failing bundles in its message.
+func NewFailures(controllerName, kind string, operatorClient v1helpers.OperatorClient) *Failures {
+	return &Failures{
+		condition:      controllerName + operatorv1.OperatorStatusTypeDegraded,
+		kind:           kind,
+		operatorClient: operatorClient,
+		failing:        map[string]error{},
+	}
+}
+
+// Record notes how syncing key ended, updates the condition if that changed
+// it, and returns err so the queue retries key with backoff.
+func (f *Failures) Record(ctx context.Context, key string, err error) error {
+	f.lock.Lock()
+	if err != nil {
+		f.failing[key] = err
+	} else {
+		delete(f.failing, key)
+	}
+	condition := f.conditionLocked()
+	f.lock.Unlock()
+	if _, _, updateErr := v1helpers.UpdateStatus(ctx, f.operatorClient, v1helpers.UpdateConditionFn(condition)); updateErr != nil {
+		if err != nil {
+			return fmt.Errorf("%w (and updating %s: %v)", err, f.condition, updateErr)
+		}
+		return updateErr
+	}
+	return err
+}
+
+// Clear forgets every failure, for when bundles are no longer managed.
+func (f *Failures) Clear(ctx context.Context) error {
+	f.lock.Lock()
+	f.failing = map[string]error{}
+	condition := f.conditionLocked()
+	f.lock.Unlock()
+	_, _, err := v1helpers.UpdateStatus(ctx, f.operatorClient, v1helpers.UpdateConditionFn(condition))
+	return err
+}
+
+func (f *Failures) conditionLocked() operatorv1.OperatorCondition {
+	if len(f.failing) == 0 {
+		return operatorv1.OperatorCondition{Type: f.condition, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
+	}
+	keys := make([]string, 0, len(f.failing))
+	for key := range f.failing {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	named := make([]string, 0, maxNamed)
+	for _, key := range keys[:min(len(keys), maxNamed)] {
+		// API errors name the object and the verb, never the data.
+		named = append(named, fmt.Sprintf("%s %s: %v", f.kind, key, f.failing[key]))
+	}
+	message := strings.Join(named, "; ")
+	if more := len(keys) - len(named); more > 0 {
+		message += fmt.Sprintf("; and %d more", more)
+	}
+	return operatorv1.OperatorCondition{
+		Type:    f.condition,
+		Status:  operatorv1.ConditionTrue,
+		Reason:  "SyncError",
+		Message: fmt.Sprintf("%d %ss fail to sync: %s", len(keys), f.kind, message),
+	}
+}

@@ -1,0 +1,139 @@
+package bundlestatus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
+)
+
+// One bundle failing and another syncing must not flap the condition, and
+// an unchanged condition is not written again.
+func TestFailuresKeepDegradedWhileAnyBundleFails(t *testing.T) {
+	ctx := context.Background()
+	writes := 0
+	client := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{},
+		func(string, *operatorv1.OperatorStatus) error { writes++; return nil })
+	f := NewFailures("ClusterBundle", "ClusterBundle", client)
+	degraded := func() *operatorv1.OperatorCondition {
+		t.Helper()
+		_, status, _, _ := client.GetOperatorState()
+		c := v1helpers.FindOperatorCondition(status.Conditions, "ClusterBundleDegraded")
+		if c == nil {
+			t.Fatalf("no ClusterBundleDegraded in %+v", status.Conditions)
+		}
+		return c
+	}
+	boom := errors.New("secrets \"x\" is forbidden")
+
+	if err := f.Record(ctx, "a", boom); !errors.Is(err, boom) {
+		t.Fatalf("Record returned %v, want the sync error", err)
+	}
+	want := `1 ClusterBundles fail to sync: ClusterBundle a: secrets "x" is forbidden`
+	if c := degraded(); c.Status != operatorv1.ConditionTrue || c.Reason != "SyncError" || c.Message != want {
+		t.Fatalf("after a fails: %+v", c)
+	}
+	if err := f.Record(ctx, "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	if c := degraded(); c.Status != operatorv1.ConditionTrue || c.Message != want {
+		t.Fatalf("b syncing cleared a's failure: %+v", c)
+	}
+	if writes != 1 {
+		t.Errorf("%d status writes, want 1: b syncing changed nothing", writes)
+	}
+	if err := f.Record(ctx, "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	if c := degraded(); c.Status != operatorv1.ConditionFalse || c.Message != "" {
+		t.Fatalf("after a succeeds: %+v", c)
+	}
+	if err := f.Record(ctx, "a", nil); err != nil || writes != 2 {
+		t.Errorf("%d status writes (%v), want 2", writes, err)
+	}
+}
+
+func TestFailuresNameAtMostThreeBundles(t *testing.T) {
+	ctx := context.Background()
+	client := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{}, nil)
+	f := NewFailures("Bundle", "Bundle", client)
+	for _, key := range []string{"ns/e", "ns/d", "ns/c", "ns/b", "ns/a"} {
+		_ = f.Record(ctx, key, fmt.Errorf("failed %s", key))
+	}
+	_, status, _, _ := client.GetOperatorState()
+	c := v1helpers.FindOperatorCondition(status.Conditions, "BundleDegraded")
+	want := "5 Bundles fail to sync: Bundle ns/a: failed ns/a; Bundle ns/b: failed ns/b; Bundle ns/c: failed ns/c; and 2 more"
+	if c == nil || c.Status != operatorv1.ConditionTrue || c.Message != want {
+		t.Errorf("condition %+v, want message %q", c, want)
+	}
+	if err := f.Clear(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, status, _, _ = client.GetOperatorState()
+	if c := v1helpers.FindOperatorCondition(status.Conditions, "BundleDegraded"); c.Status != operatorv1.ConditionFalse {
+		t.Errorf("after Clear: %+v", c)
+	}
+}
+
+type fakeClock struct{ now time.Time }
+
+func (c *fakeClock) Now() time.Time                  { return c.now }
+func (c *fakeClock) Since(t time.Time) time.Duration { return c.now.Sub(t) }
+func (c *fakeClock) SetTime(t time.Time)             { c.now = t }
+
+func TestSweepsOnlyOnStateChangeOrWhenStale(t *testing.T) {
+	clock := &fakeClock{now: time.Now()}
+	s := &Sweeps{Clock: clock}
+	if !s.Due(operatorv1.Managed) {
+		t.Fatal("the first sweep is not due")
+	}
+	s.Done(operatorv1.Managed)
+	clock.SetTime(clock.Now().Add(time.Minute))
+	if s.Due(operatorv1.Managed) {
+		t.Error("a sweep a minute after the last one, same state, is due")
+	}
+	if !s.Due(operatorv1.Unmanaged) {
+		t.Error("a change of management state does not sweep")
+	}
+	s.Done(operatorv1.Unmanaged)
+	if !s.Due(operatorv1.Managed) {
+		t.Error("back to Managed does not sweep")
+	}
+	s.Done(operatorv1.Managed)
+	clock.SetTime(clock.Now().Add(SweepInterval))
+	if !s.Due(operatorv1.Managed) {
+		t.Error("a sweep after SweepInterval is not due")
+	}
+}
+
+func TestMissingRetryBacksOffWithTimeInvalid(t *testing.T) {
+	now := time.Now()
+	invalidSince := func(d time.Duration, reason string) []metav1.Condition {
+		return []metav1.Condition{{Type: subscriptionv1alpha1.ConditionInvalid, Status: metav1.ConditionTrue, Reason: reason,
+			LastTransitionTime: metav1.NewTime(now.Add(-d))}}
+	}
+	for _, tc := range []struct {
+		name       string
+		conditions []metav1.Condition
+		want       time.Duration
+	}{
+		{"new bundle", nil, MinMissingRetry},
+		{"was valid", []metav1.Condition{{Type: subscriptionv1alpha1.ConditionInvalid, Status: metav1.ConditionFalse,
+			Reason: subscriptionv1alpha1.ReasonValid, LastTransitionTime: metav1.NewTime(now.Add(-time.Hour))}}, MinMissingRetry},
+		{"missing for 3s", invalidSince(3*time.Second, subscriptionv1alpha1.ReasonMissingReference), MinMissingRetry},
+		{"missing for 2m", invalidSince(2*time.Minute, subscriptionv1alpha1.ReasonMissingReference), 2 * time.Minute},
+		{"missing for a day", invalidSince(24*time.Hour, subscriptionv1alpha1.ReasonMissingReference), MaxMissingRetry},
+		{"invalid for another reason", invalidSince(time.Hour, subscriptionv1alpha1.ReasonOverlappingKeys), MinMissingRetry},
+	} {
+		if got := MissingRetry(tc.conditions, now); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
