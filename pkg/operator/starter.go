@@ -51,6 +51,10 @@ const degradedInertia = 2 * time.Minute
 // hour; the kube-controller-manager's own defaults are 20/30.
 const clientQPS, clientBurst = 50, 100
 
+// shareAPIRecheck is how often an operator started without the Shared
+// Resource CSI driver's API looks for it again.
+const shareAPIRecheck = time.Minute
+
 func withRate(config *rest.Config) *rest.Config {
 	out := rest.CopyConfig(config)
 	out.QPS, out.Burst = clientQPS, clientBurst
@@ -100,6 +104,14 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	if err != nil {
 		return err
 	}
+	// ClusterBundles need the Shared Resource CSI driver's API, which
+	// OpenShift serves only with TechPreview. Informers on a missing API
+	// never sync, so without it a stand-in controller marks ClusterBundles
+	// Invalid, and the operator restarts once the API appears.
+	shareAPI, err := clusterbundles.SharedResourceAPIInstalled(kubeClient.Discovery())
+	if err != nil {
+		return fmt.Errorf("looking for the sharedresource.openshift.io API: %w", err)
+	}
 
 	// Shared informers: cluster-scoped ("") for namespaces, and the two
 	// namespaces the operator works in.
@@ -112,7 +124,10 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	// ClusterRoles, only those generated for a ClusterBundle (by label).
 	// Never Secrets or ConfigMaps cluster-wide: bundles read them live.
 	subscriptionInformers := subscriptioninformers.NewSharedInformerFactory(subscriptionClient, informerResync)
-	clusterBundleOwned := clusterbundles.NewInformers(kubeClient, shareClient, informerResync)
+	var clusterBundleOwned clusterbundles.Informers
+	if shareAPI {
+		clusterBundleOwned = clusterbundles.NewInformers(kubeClient, shareClient, informerResync)
+	}
 	recorder := cc.EventRecorder
 
 	// Controllers, one job each.
@@ -131,8 +146,14 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	webhookOperand := webhookavailability.NewOperand(o.Image, kubeInformers, webhookConfigs, operatorClient)
 	webhookAvailability := webhookavailability.NewController(webhookOperand, recorder)
 
-	clusterBundles := clusterbundles.New(subscriptionInformers.Subscription().V1alpha1().ClusterBundles(),
-		subscriptionClient.SubscriptionV1alpha1(), clusterBundleOwned, shareClient, kubeClient, operatorClient, recorder)
+	var clusterBundles factory.Controller
+	if shareAPI {
+		clusterBundles = clusterbundles.New(subscriptionInformers.Subscription().V1alpha1().ClusterBundles(),
+			subscriptionClient.SubscriptionV1alpha1(), clusterBundleOwned, shareClient, kubeClient, operatorClient, recorder)
+	} else {
+		clusterBundles = clusterbundles.NewUnavailable(subscriptionInformers.Subscription().V1alpha1().ClusterBundles(),
+			subscriptionClient.SubscriptionV1alpha1(), operatorClient, recorder)
+	}
 	namespacedBundles := bundles.New(subscriptionInformers.Subscription().V1alpha1().Bundles(),
 		subscriptionClient.SubscriptionV1alpha1(), kubeClient, operatorClient, recorder)
 	consoleSamples, err := consolesamples.New(consoleClient, operatorClient, recorder)
@@ -166,7 +187,10 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	// Secrets and ConfigMaps become readable only once the static resources
 	// controller has applied the operator's RoleBinding there.
 	starters := []interface{ Start(<-chan struct{}) }{kubeInformers, configInformers, operatorInformers, webhookConfigInformers,
-		subscriptionInformers, clusterBundleOwned}
+		subscriptionInformers}
+	if shareAPI {
+		starters = append(starters, clusterBundleOwned)
+	}
 	for _, informers := range starters {
 		informers.Start(ctx.Done())
 	}
@@ -186,6 +210,12 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 		go c.Run(ctx, 1)
 	}
 	klog.Infof("%s %s running", operatorclient.OperatorName, o.ReleaseVersion)
-	<-ctx.Done()
-	return nil
+	if shareAPI {
+		<-ctx.Done()
+		return nil
+	}
+	klog.Warningf("the sharedresource.openshift.io API is not served: ClusterBundles are marked Invalid until it is")
+	// Returns ErrSharedResourceAPIAppeared, and the Deployment restarts the
+	// operator with the full ClusterBundle controller, or nil once ctx ends.
+	return clusterbundles.WaitForSharedResourceAPI(ctx, kubeClient.Discovery(), shareAPIRecheck)
 }

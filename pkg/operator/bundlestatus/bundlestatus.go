@@ -1,7 +1,9 @@
 // Package bundlestatus is what the Bundle and ClusterBundle controllers share:
 // reading the key names (never the values) of referenced Secrets and
 // ConfigMaps with live GETs, finding keys that two references would both
-// mount, and building the Invalid condition. The webhook does not import it:
+// mount, building the Invalid condition, deciding when to sweep every bundle
+// or look again at one, and their <Name>Degraded condition. The webhook does
+// not import it:
 // it reads the status these controllers write.
 package bundlestatus
 

@@ -243,15 +243,19 @@ func (c *controller) invalid(ctx context.Context, recorder events.Recorder, bund
 	return c.updateStatus(ctx, bundle, status)
 }
 
+func (c *controller) updateStatus(ctx context.Context, bundle *subscriptionv1alpha1.ClusterBundle, status *subscriptionv1alpha1.ClusterBundleStatus) error {
+	return updateStatus(ctx, c.bundleClient, bundle, status)
+}
+
 // updateStatus writes only a status that changed: a resync of a settled
 // bundle costs the API server reads, not writes.
-func (c *controller) updateStatus(ctx context.Context, bundle *subscriptionv1alpha1.ClusterBundle, status *subscriptionv1alpha1.ClusterBundleStatus) error {
+func updateStatus(ctx context.Context, client subscriptionclient.ClusterBundlesGetter, bundle *subscriptionv1alpha1.ClusterBundle, status *subscriptionv1alpha1.ClusterBundleStatus) error {
 	if equality.Semantic.DeepEqual(&bundle.Status, status) {
 		return nil
 	}
 	updated := bundle.DeepCopy()
 	updated.Status = *status
-	_, err := c.bundleClient.ClusterBundles().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+	_, err := client.ClusterBundles().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
 	return err
 }
 
