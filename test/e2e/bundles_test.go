@@ -15,8 +15,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
+	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
@@ -514,6 +516,25 @@ func TestClusterBundleAndBundleResyncWritesNothing(t *testing.T) {
 		}
 		return nil
 	})
+	// "No writes" means something only once the new operator has revisited
+	// the bundles: it read their Secrets, "ent" once for the valid
+	// ClusterBundle and once for the Bundle, "absent" for the invalid one.
+	framework.Eventually(t, 30*time.Second, func(context.Context) error {
+		requests, err := framework.Requests(env.cp.AuditLogPath, operatorUser, since)
+		if err != nil {
+			return err
+		}
+		gets := map[string]int{}
+		for _, r := range requests {
+			if r.Verb == "get" && r.ObjectRef != nil && r.ObjectRef.Resource == "secrets" && r.ObjectRef.Namespace == ns {
+				gets[r.ObjectRef.Name]++
+			}
+		}
+		if gets["ent"] < 2 || gets["absent"] < 1 {
+			return fmt.Errorf("the new operator has not revisited every bundle: reads of secrets in %s since it started: %v", ns, gets)
+		}
+		return nil
+	})
 	time.Sleep(10 * time.Second)
 
 	writes, err := framework.Writes(env.cp.AuditLogPath, operatorUser, since, "leases", "events", "tokenreviews", "subjectaccessreviews")
@@ -566,5 +587,48 @@ func TestClusterBundleNameLongerThanALabelValueIsRejected(t *testing.T) {
 		"subscription.openshift.io/cluster-bundle label on the shares and ClusterRole generated for it"
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), message) {
 		t.Fatalf("creating a ClusterBundle with a 64-character name: %v, want Invalid with %q", err, message)
+	}
+}
+
+// The payload's workload-access-bundles-edit ClusterRole is aggregated into
+// the built-in edit role: a developer who may edit a namespace may create
+// Bundles there, and nowhere else.
+func TestBundlesCanBeCreatedByNamespaceEditors(t *testing.T) {
+	dumpOnFailure(t)
+	ctx := context.Background()
+	ns := testNamespace(t, "bundle-developer-")
+	other := testNamespace(t, "bundle-elsewhere-")
+	const user = "e2e-developer"
+	if _, err := env.kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "developer-edit"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "edit"},
+		Subjects:   []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	config := rest.CopyConfig(env.cp.Config)
+	config.Impersonate.UserName = user
+	developer, err := operatorclientset.NewForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := func() *subscriptionv1alpha1.Bundle {
+		return &subscriptionv1alpha1.Bundle{
+			ObjectMeta: metav1.ObjectMeta{Name: "mine"},
+			Spec:       subscriptionv1alpha1.BundleSpec{Entitlements: []subscriptionv1alpha1.LocalReference{{Name: "etc-pki-entitlement"}}},
+		}
+	}
+
+	// kube-controller-manager aggregates the payload's role into edit
+	// asynchronously.
+	framework.Eventually(t, 60*time.Second, func(ctx context.Context) error {
+		_, err := developer.SubscriptionV1alpha1().Bundles(ns).Create(ctx, bundle(), metav1.CreateOptions{})
+		return err
+	})
+	if _, err := developer.SubscriptionV1alpha1().Bundles(ns).Get(ctx, "mine", metav1.GetOptions{}); err != nil {
+		t.Errorf("the developer cannot read the Bundle it created: %v", err)
+	}
+	if _, err := developer.SubscriptionV1alpha1().Bundles(other).Create(ctx, bundle(), metav1.CreateOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("creating a Bundle in a namespace the developer may not edit: %v, want Forbidden", err)
 	}
 }

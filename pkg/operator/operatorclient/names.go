@@ -27,6 +27,10 @@ const (
 	// OperandClusterRole is what the operator may do inside OperandNamespace.
 	// It is bound only there, by a RoleBinding the operator applies itself.
 	OperandClusterRole = OperatorName + "-operand"
+	// BundlesEditClusterRole and BundlesViewClusterRole, shipped in the
+	// manifests, aggregate Bundles into the built-in admin, edit and view.
+	BundlesEditClusterRole = "workload-access-bundles-edit"
+	BundlesViewClusterRole = "workload-access-bundles-view"
 )
 
 // The admission webhook's objects, all in OperandNamespace except the

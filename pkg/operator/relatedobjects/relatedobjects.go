@@ -21,6 +21,9 @@ func List() []configv1.ObjectReference {
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.OperatorName},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: operatorclient.OperatorName},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.OperandClusterRole},
+		// Aggregated into admin, edit and view so developers can use Bundles.
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.BundlesEditClusterRole},
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.BundlesViewClusterRole},
 		{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: operatorclient.WebhookName},
 		// Every bundle, and the shares generated for ClusterBundles.
 		{Group: "subscription.openshift.io", Resource: "clusterbundles"},
