@@ -73,6 +73,7 @@ operator issued.
   kubectl get all,sa,role,rolebinding,secret,configmap,pdb -n openshift-workload-access
   kubectl get mutatingwebhookconfiguration workload-access-webhook -o yaml
   kubectl run demo --image=registry.invalid/demo --restart=Never   # admitted by the webhook
+  kubectl get bundles -A; kubectl get clusterbundles   # subscription injection: docs/subscriptions.md
 
 Operator log: %s
 Webhook log:  %s
