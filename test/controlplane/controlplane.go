@@ -200,7 +200,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		return nil, err
 	}
 
-	if err := installCRDs(ctx, cp.Config, opts.CRDs); err != nil {
+	if err := InstallCRDs(ctx, cp.Config, opts.CRDs); err != nil {
 		return nil, err
 	}
 

@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// installCRDs creates each CRD and waits until the API server serves it.
-func installCRDs(ctx context.Context, config *rest.Config, files []string) error {
+// InstallCRDs creates each CRD and waits until the API server serves it.
+func InstallCRDs(ctx context.Context, config *rest.Config, files []string) error {
 	if len(files) == 0 {
 		return nil
 	}
