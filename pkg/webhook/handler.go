@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,7 +27,9 @@ const maxRequestBytes = 4 << 20
 var podResource = metav1.GroupVersionResource{Version: "v1", Resource: "pods"}
 
 // podHandler answers AdmissionReviews for pods by running every mutator in
-// order on one decoded pod and concatenating their patches.
+// order and concatenating their patches. Each mutator sees the pod as the
+// mutators before it left it, so a patch that replaces a whole list (the
+// pod's volumes, a container's mounts) keeps what an earlier one added.
 type podHandler struct {
 	mutators []mutation.Mutator
 	// unclaimed are explicit request annotations no running mutator serves.
@@ -113,7 +116,8 @@ func (h *podHandler) review(ctx context.Context, req *admissionv1.AdmissionReque
 
 	var patch []mutation.PatchOperation
 	var warnings []string
-	for _, m := range h.mutators {
+	podRaw := req.Object.Raw
+	for i, m := range h.mutators {
 		start := time.Now()
 		result := m.Mutate(ctx, mreq)
 		h.metrics.observeMutator(m.Name(), result, time.Since(start))
@@ -123,6 +127,20 @@ func (h *podHandler) review(ctx context.Context, req *admissionv1.AdmissionReque
 		}
 		patch = append(patch, result.Patch...)
 		warnings = append(warnings, result.Warnings...)
+		if len(result.Patch) > 0 && i < len(h.mutators)-1 {
+			var err error
+			if podRaw, err = applyPatch(podRaw, result.Patch); err != nil {
+				klog.ErrorS(err, "A mutator's patch does not apply", "mutator", m.Name(), "namespace", req.Namespace, "pod", podName(pod))
+				return denied(fmt.Sprintf("the %s injection produced a patch that does not apply to the pod: %v", m.Name(), err))
+			}
+			next := &corev1.Pod{}
+			if err := json.Unmarshal(podRaw, next); err != nil {
+				return denied(fmt.Sprintf("the %s injection produced a pod that does not decode: %v", m.Name(), err))
+			}
+			shallow := *mreq
+			shallow.Pod = next
+			mreq = &shallow
+		}
 	}
 	if annotation := h.unclaimedRequest(pod); annotation != "" {
 		h.metrics.observeMutator("unclaimed", mutation.Deny("NotServed", ""), 0)
@@ -141,6 +159,19 @@ func (h *podHandler) review(ctx context.Context, req *admissionv1.AdmissionReque
 	}
 	klog.V(4).InfoS("Admitted pod", "namespace", req.Namespace, "pod", podName(pod), "patchOperations", len(patch))
 	return response
+}
+
+// applyPatch returns the pod as a mutator's patch leaves it.
+func applyPatch(podRaw []byte, ops []mutation.PatchOperation) ([]byte, error) {
+	raw, err := json.Marshal(ops)
+	if err != nil {
+		return nil, err
+	}
+	decoded, err := jsonpatch.DecodePatch(raw)
+	if err != nil {
+		return nil, err
+	}
+	return decoded.Apply(podRaw)
 }
 
 func (h *podHandler) unclaimedRequest(pod *corev1.Pod) string {

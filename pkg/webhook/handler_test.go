@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -264,5 +266,48 @@ func TestPodHandlerPassesOldPodAndReturnsWarnings(t *testing.T) {
 	_, review = post(t, h, body)
 	if review == nil || !review.Response.Allowed || strings.Join(review.Response.Warnings, ",") != "old pod had debugger-1" {
 		t.Fatalf("update: %+v", review)
+	}
+}
+
+// volumeMutator adds one volume the way the subscription mutator does: by
+// writing the pod's whole volume list.
+type volumeMutator struct{ volume string }
+
+func (m volumeMutator) Name() string                 { return m.volume }
+func (m volumeMutator) RequestAnnotations() []string { return nil }
+func (m volumeMutator) Mutate(_ context.Context, req *mutation.Request) mutation.Result {
+	volumes := append(slices.Clone(req.Pod.Spec.Volumes), corev1.Volume{Name: m.volume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	return mutation.Result{Patch: []mutation.PatchOperation{{Op: "add", Path: "/spec/volumes", Value: volumes}}}
+}
+
+func TestPodHandlerChainsMutatorsThatRewriteTheSameList(t *testing.T) {
+	h := newPodHandler([]mutation.Mutator{volumeMutator{"first"}, volumeMutator{"second"}}, newMetrics())
+	pod := realisticPod(nil)
+	_, review := post(t, h, reviewBody(t, pod, podResource, ""))
+	if review == nil || !review.Response.Allowed {
+		t.Fatalf("not allowed: %+v", review)
+	}
+	patch, err := jsonpatch.DecodePatch(review.Response.Patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patched, err := patch.Apply(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out corev1.Pod
+	if err := json.Unmarshal(patched, &out); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range out.Spec.Volumes {
+		names = append(names, v.Name)
+	}
+	if got, want := strings.Join(names, ","), "kube-api-access-x7k2p,first,second"; got != want {
+		t.Fatalf("volumes after both mutators: %s, want %s", got, want)
 	}
 }
