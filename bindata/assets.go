@@ -11,7 +11,7 @@ import (
 //go:embed operand consolesamples
 var files embed.FS
 
-// Asset returns the named manifest, e.g. "operand/namespace.yaml".
+// Asset returns the named manifest, e.g. "operand/webhook-service.yaml".
 func Asset(name string) ([]byte, error) {
 	return files.ReadFile(name)
 }

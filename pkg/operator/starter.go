@@ -113,9 +113,8 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 		return fmt.Errorf("looking for the sharedresource.openshift.io API: %w", err)
 	}
 
-	// Shared informers: cluster-scoped ("") for namespaces, and the two
-	// namespaces the operator works in.
-	kubeInformers := v1helpers.NewKubeInformersForNamespaces(kubeClient, "", operatorclient.OperatorNamespace, operatorclient.OperandNamespace)
+	// Shared informers for the two namespaces the operator works in.
+	kubeInformers := v1helpers.NewKubeInformersForNamespaces(kubeClient, operatorclient.OperatorNamespace, operatorclient.OperandNamespace)
 	// Its own MutatingWebhookConfiguration, watched by name.
 	webhookConfigInformers, webhookConfigs := cabundlesync.NewInformer(kubeClient, informerResync)
 	configInformers := configinformers.NewSharedInformerFactory(configClient, informerResync)
@@ -184,8 +183,8 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 
 	// Start informers. Each controller waits for the caches it reads before
 	// its first sync. There is no global wait: the operand namespace's
-	// Secrets and ConfigMaps become readable only once the static resources
-	// controller has applied the operator's RoleBinding there.
+	// objects are readable only once the CVO has created the namespace and
+	// the operator's RoleBinding in it, and the rest must not wait for that.
 	starters := []interface{ Start(<-chan struct{}) }{kubeInformers, configInformers, operatorInformers, webhookConfigInformers,
 		subscriptionInformers}
 	if shareAPI {

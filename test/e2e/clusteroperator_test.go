@@ -11,9 +11,10 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/relatedobjects"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
@@ -96,17 +97,31 @@ func TestDegradedOnlyForSustainedFailure(t *testing.T) {
 	framework.Eventually(t, time.Minute, operandObjectsPresent)
 	expectClusterOperator(t, time.Minute, healthy, "")
 
-	// A finalizer holds the operand namespace in Terminating: the operator
-	// cannot recreate what the namespace controller deletes in it.
-	hold := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hold", Namespace: operandNS, Finalizers: []string{"e2e.workload-access.openshift.io/hold"}}}
-	if _, err := env.kube.CoreV1().ConfigMaps(operandNS).Create(ctx, hold, metav1.CreateOptions{}); err != nil {
+	// Someone edits the operator's Role in the operand namespace (the CVO
+	// would put it back; here the test plays the CVO, later) and deletes the
+	// webhook's ServiceAccount: the operator cannot restore it.
+	role, err := env.kube.RbacV1().Roles(operandNS).Get(ctx, operatorclient.OperatorName, metav1.GetOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	release := func() {
-		_, _ = env.kube.CoreV1().ConfigMaps(operandNS).Patch(ctx, "hold", "application/merge-patch+json", []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	var kept []rbacv1.PolicyRule
+	for _, rule := range role.Rules {
+		rule.Resources = slices.DeleteFunc(slices.Clone(rule.Resources), func(r string) bool { return r == "serviceaccounts" })
+		if len(rule.Resources) > 0 {
+			kept = append(kept, rule)
+		}
 	}
-	defer release()
-	if err := env.kube.CoreV1().Namespaces().Delete(ctx, operandNS, metav1.DeleteOptions{}); err != nil {
+	role.Rules = kept
+	if _, err := env.kube.RbacV1().Roles(operandNS).Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	restore := func() {
+		if err := env.payload.Apply(ctx, env.cp.Config); err != nil {
+			t.Errorf("reapplying the payload: %v", err)
+		}
+	}
+	defer restore()
+	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, "workload-access-webhook", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
@@ -117,7 +132,7 @@ func TestDegradedOnlyForSustainedFailure(t *testing.T) {
 		if cond.Status != operatorv1.ConditionTrue {
 			return fmt.Errorf("StaticResourcesDegraded is %s", cond.Status)
 		}
-		if !strings.Contains(cond.Message, "being terminated") {
+		if !strings.Contains(cond.Message, "forbidden") {
 			return fmt.Errorf("message does not say why: %q", cond.Message)
 		}
 		return nil
@@ -133,7 +148,7 @@ func TestDegradedOnlyForSustainedFailure(t *testing.T) {
 		return nil
 	})
 
-	release()
+	restore()
 	framework.Eventually(t, 2*time.Minute, operandObjectsPresent)
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
 		cond, err := operatorCondition(ctx, "StaticResourcesDegraded")

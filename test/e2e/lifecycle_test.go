@@ -191,15 +191,59 @@ func TestRemovedDeletesTheOperand(t *testing.T) {
 	defer setManagementState(t, operatorv1.Managed)
 
 	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
-		_, err := env.kube.CoreV1().Namespaces().Get(ctx, operandNS, metav1.GetOptions{})
-		if !apierrors.IsNotFound(err) {
-			return fmt.Errorf("operand namespace still exists (%v)", err)
+		// Everything the operator created goes; the namespace and the
+		// operator's Role in it are the CVO's and stay.
+		gone := map[string]func() error{
+			"deployment": func() error {
+				_, err := env.kube.AppsV1().Deployments(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
+				return err
+			},
+			"service": func() error {
+				_, err := env.kube.CoreV1().Services(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
+				return err
+			},
+			"serviceaccount": func() error {
+				_, err := env.kube.CoreV1().ServiceAccounts(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
+				return err
+			},
+			"role": func() error {
+				_, err := env.kube.RbacV1().Roles(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
+				return err
+			},
+			"rolebinding": func() error {
+				_, err := env.kube.RbacV1().RoleBindings(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
+				return err
+			},
+			"poddisruptionbudget": func() error {
+				_, err := env.kube.PolicyV1().PodDisruptionBudgets(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
+				return err
+			},
+			"signer secret": func() error {
+				_, err := env.kube.CoreV1().Secrets(operandNS).Get(ctx, framework.WebhookName+"-signer", metav1.GetOptions{})
+				return err
+			},
+			"serving certificate secret": func() error {
+				_, err := env.kube.CoreV1().Secrets(operandNS).Get(ctx, framework.WebhookName+"-serving-cert", metav1.GetOptions{})
+				return err
+			},
+			"serving CA configmap": func() error {
+				_, err := env.kube.CoreV1().ConfigMaps(operandNS).Get(ctx, framework.WebhookName+"-serving-ca", metav1.GetOptions{})
+				return err
+			},
+			// The webhook configuration is cluster-scoped: it must go too, or
+			// pods asking for an injection would fail against a missing Service.
+			"mutatingwebhookconfiguration": func() error {
+				_, err := env.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
+				return err
+			},
 		}
-		// The webhook configuration is cluster-scoped: it must go too, or
-		// pods asking for an injection would fail against a missing Service.
-		_, err = env.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
-		if !apierrors.IsNotFound(err) {
-			return fmt.Errorf("mutatingwebhookconfiguration still exists (%v)", err)
+		for what, get := range gone {
+			if err := get(); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("%s still exists (%v)", what, err)
+			}
+		}
+		if _, err := env.kube.CoreV1().Namespaces().Get(ctx, operandNS, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("the CVO's operand namespace went too: %v", err)
 		}
 		return nil
 	})

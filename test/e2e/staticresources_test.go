@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
@@ -70,22 +70,36 @@ func TestStaticResourcesAreAppliedAndRestored(t *testing.T) {
 		}
 		return nil
 	})
+}
 
-	// The whole namespace comes back too.
-	if err := env.kube.CoreV1().Namespaces().Delete(ctx, operandNS, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
-		ns, err := env.kube.CoreV1().Namespaces().Get(ctx, operandNS, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("namespace not recreated yet")
-		}
+// The operator works inside its operand namespace through the Role the CVO
+// binds there, and can neither create namespaces nor grant anything elsewhere.
+func TestOperatorRightsEndAtItsOperandNamespace(t *testing.T) {
+	user := "system:serviceaccount:" + operatorNS + ":cluster-workload-access-operator"
+	for _, c := range []struct {
+		attrs authorizationv1.ResourceAttributes
+		want  bool
+	}{
+		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "create", Resource: "serviceaccounts"}, true},
+		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, true},
+		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "delete", Resource: "secrets"}, true},
+		{authorizationv1.ResourceAttributes{Verb: "create", Resource: "namespaces"}, false},
+		{authorizationv1.ResourceAttributes{Verb: "delete", Resource: "namespaces", Name: operandNS}, false},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, false},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Resource: "serviceaccounts"}, false},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "secrets"}, false},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "update", Resource: "secrets"}, false},
+		{authorizationv1.ResourceAttributes{Verb: "bind", Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "admin"}, false},
+		{authorizationv1.ResourceAttributes{Verb: "escalate", Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}, false},
+	} {
+		review, err := env.kube.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), &authorizationv1.SubjectAccessReview{
+			Spec: authorizationv1.SubjectAccessReviewSpec{User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNS, "system:authenticated"}, ResourceAttributes: &c.attrs},
+		}, metav1.CreateOptions{})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		if ns.DeletionTimestamp != nil {
-			return fmt.Errorf("namespace still terminating")
+		if review.Status.Allowed != c.want {
+			t.Errorf("operator may %s %s %q in %q: %v, want %v", c.attrs.Verb, c.attrs.Resource, c.attrs.Name, c.attrs.Namespace, review.Status.Allowed, c.want)
 		}
-		return operandObjectsPresent(ctx)
-	})
+	}
 }

@@ -15,7 +15,8 @@ const (
 	// OperatorNamespace runs the operator itself; the CVO creates it.
 	OperatorNamespace = "openshift-workload-access-operator"
 	// OperandNamespace runs what the operator manages (the admission webhook);
-	// the operator creates it from bindata.
+	// the CVO creates it, with the Role and RoleBinding that let the operator
+	// work there.
 	OperandNamespace = "openshift-workload-access"
 	// OperatorName is the operator's component name: its binary, Deployment,
 	// ServiceAccount and leader-election lock are named after it.
@@ -24,9 +25,6 @@ const (
 	ConfigName = operatorv1alpha1.WorkloadAccessName
 	// ConfigCRDName is the CRD that serves WorkloadAccess.
 	ConfigCRDName = "workloadaccesses.operator.openshift.io"
-	// OperandClusterRole is what the operator may do inside OperandNamespace.
-	// It is bound only there, by a RoleBinding the operator applies itself.
-	OperandClusterRole = OperatorName + "-operand"
 	// BundlesEditClusterRole and BundlesViewClusterRole, shipped in the
 	// manifests, aggregate Bundles into the built-in admin, edit and view.
 	BundlesEditClusterRole = "workload-access-bundles-edit"

@@ -20,7 +20,9 @@ func List() []configv1.ObjectReference {
 		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: operatorclient.ConfigCRDName},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.OperatorName},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: operatorclient.OperatorName},
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.OperandClusterRole},
+		// The webhook's cluster-wide reads (bundles, SubjectAccessReviews).
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.WebhookName},
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: operatorclient.WebhookName},
 		// Aggregated into admin, edit and view so developers can use Bundles.
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.BundlesEditClusterRole},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.BundlesViewClusterRole},

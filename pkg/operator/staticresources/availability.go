@@ -35,7 +35,6 @@ func NewAvailabilityController(operand *Operand, recorder events.Recorder) facto
 func Informers(kubeInformers v1helpers.KubeInformersForNamespaces) []factory.Informer {
 	operand := kubeInformers.InformersFor(operatorclient.OperandNamespace)
 	return []factory.Informer{
-		kubeInformers.InformersFor("").Core().V1().Namespaces().Informer(),
 		operand.Core().V1().ServiceAccounts().Informer(),
 		operand.Rbac().V1().Roles().Informer(),
 		operand.Rbac().V1().RoleBindings().Informer(),

@@ -1,6 +1,8 @@
 // Package staticresources applies the operand's fixed manifests from bindata
-// (namespace, service accounts, RBAC), restores them when they drift or are
-// deleted, and deletes them when the operator is set to Removed.
+// (the webhook's ServiceAccount, RBAC and Service), restores them when they
+// drift or are deleted, and deletes them when the operator is set to Removed.
+// The operand namespace itself, and the operator's rights in it, come from
+// the CVO.
 package staticresources
 
 import (
@@ -29,12 +31,8 @@ import (
 // ControllerName prefixes the controller's conditions (StaticResourcesDegraded).
 const ControllerName = "StaticResources"
 
-// Files are the operand manifests, in the order they are applied: the
-// namespace first, then the operator's own RoleBinding in it, which grants
-// what the operator needs to write the rest.
+// Files are the operand manifests, in the order they are applied.
 var Files = []string{
-	"operand/namespace.yaml",
-	"operand/operator-rolebinding.yaml",
 	"operand/webhook-serviceaccount.yaml",
 	"operand/webhook-role.yaml",
 	"operand/webhook-rolebinding.yaml",
@@ -46,10 +44,8 @@ var Files = []string{
 const PodDisruptionBudgetFile = "operand/webhook-pdb.yaml"
 
 // NewController returns library-go's static resource controller: it applies
-// Files while managementState is Managed and leaves them alone when it is
-// Unmanaged. Under Removed it deletes only the namespace: everything else
-// goes with it, and deleting them one by one would fail as soon as the
-// operator's RoleBinding in there is gone.
+// Files while managementState is Managed, leaves them alone when it is
+// Unmanaged and deletes them under Removed.
 func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, infrastructures configv1listers.InfrastructureLister, infrastructureInformer cache.SharedIndexInformer, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
 	state := func() operatorv1.ManagementState {
 		spec, _, _, err := operatorClient.GetOperatorState()
@@ -59,7 +55,7 @@ func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.Kube
 		return spec.ManagementState
 	}
 	managed := func() bool { return state() == operatorv1.Managed }
-	never := func() bool { return false }
+	removed := func() bool { return state() == operatorv1.Removed }
 	return staticresourcecontroller.NewStaticResourceController(
 		ControllerName,
 		bindata.Asset,
@@ -67,12 +63,9 @@ func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.Kube
 		resourceapply.NewKubeClientHolder(kubeClient),
 		operatorClient,
 		recorder,
-	).WithConditionalResources(bindata.Asset, Files[:1],
-		managed,
-		func() bool { return state() == operatorv1.Removed },
-	).WithConditionalResources(bindata.Asset, Files[1:], managed, never).WithConditionalResources(bindata.Asset, []string{PodDisruptionBudgetFile},
+	).WithConditionalResources(bindata.Asset, Files, managed, removed).WithConditionalResources(bindata.Asset, []string{PodDisruptionBudgetFile},
 		func() bool { return managed() && !singleReplica(infrastructures) },
-		func() bool { return managed() && singleReplica(infrastructures) },
+		func() bool { return removed() || (managed() && singleReplica(infrastructures)) },
 	).AddKubeInformers(kubeInformers).AddInformer(infrastructureInformer)
 }
 
@@ -148,8 +141,6 @@ func (o *Operand) mismatched(wantPresent bool) ([]string, error) {
 func (o *Operand) exists(obj runtime.Object) (bool, error) {
 	var err error
 	switch t := obj.(type) {
-	case *corev1.Namespace:
-		_, err = o.kubeInformers.InformersFor("").Core().V1().Namespaces().Lister().Get(t.Name)
 	case *corev1.ServiceAccount:
 		_, err = o.kubeInformers.InformersFor(t.Namespace).Core().V1().ServiceAccounts().Lister().ServiceAccounts(t.Namespace).Get(t.Name)
 	case *rbacv1.Role:
@@ -172,8 +163,6 @@ func (o *Operand) exists(obj runtime.Object) (bool, error) {
 
 func describe(obj runtime.Object) string {
 	switch t := obj.(type) {
-	case *corev1.Namespace:
-		return "namespace/" + t.Name
 	case *corev1.ServiceAccount:
 		return "serviceaccount/" + t.Namespace + "/" + t.Name
 	case *rbacv1.Role:

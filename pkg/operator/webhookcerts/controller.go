@@ -6,6 +6,7 @@ package webhookcerts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -16,7 +17,10 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	corev1listers "k8s.io/client-go/listers/core/v1"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 )
@@ -47,10 +51,14 @@ func Hostnames() []string {
 type controller struct {
 	rotation       certrotation.CertRotationController
 	operatorClient v1helpers.OperatorClient
+	kubeClient     kubernetes.Interface
+	secrets        corev1listers.SecretLister
+	configMaps     corev1listers.ConfigMapLister
 }
 
 // New returns the controller. It rotates only while the operator is
-// Managed: under Removed the namespace and everything in it are going away.
+// Managed, and under Removed deletes the signer, the serving certificate and
+// the CA bundle: a removed webhook leaves no key behind.
 func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
 	ns := operatorclient.OperandNamespace
 	informers := kubeInformers.InformersFor(ns)
@@ -61,6 +69,9 @@ func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersF
 
 	c := &controller{
 		operatorClient: operatorClient,
+		kubeClient:     kubeClient,
+		secrets:        secrets.Lister(),
+		configMaps:     configMaps.Lister(),
 		rotation: certrotation.CertRotationController{
 			Name: ControllerName,
 			RotatedSigningCASecret: certrotation.RotatedSigningCASecret{
@@ -113,10 +124,43 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err != nil {
 		return err
 	}
-	if spec.ManagementState != operatorv1.Managed {
-		return nil
+	switch spec.ManagementState {
+	case operatorv1.Managed:
+		return c.rotation.Sync(ctx, syncCtx)
+	case operatorv1.Removed:
+		return c.deleteAll(ctx, syncCtx.Recorder())
 	}
-	return c.rotation.Sync(ctx, syncCtx)
+	return nil
+}
+
+// deleteAll deletes what rotation created, reading the listers first so a
+// resync after removal costs no API call.
+func (c *controller) deleteAll(ctx context.Context, recorder events.Recorder) error {
+	ns := operatorclient.OperandNamespace
+	var errs []error
+	for _, name := range []string{operatorclient.WebhookSignerSecret, operatorclient.WebhookServingCertSecret} {
+		if _, err := c.secrets.Secrets(ns).Get(name); apierrors.IsNotFound(err) {
+			continue
+		}
+		err := c.kubeClient.CoreV1().Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{})
+		if err == nil {
+			recorder.Eventf("SecretDeleted", "Deleted Secret %s/%s: the operator is Removed", ns, name)
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	name := operatorclient.WebhookServingCAConfigMap
+	if _, err := c.configMaps.ConfigMaps(ns).Get(name); !apierrors.IsNotFound(err) {
+		err := c.kubeClient.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{})
+		if err == nil {
+			recorder.Eventf("ConfigMapDeleted", "Deleted ConfigMap %s/%s: the operator is Removed", ns, name)
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // conditionReporter is certrotation's StatusReporter for a non-static-pod

@@ -7,9 +7,17 @@ import (
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 )
@@ -79,5 +87,65 @@ func TestRotationTimingKeepsTrustAheadOfUse(t *testing.T) {
 	}
 	if ServingCertRefresh >= ServingCertValidity || SignerRefresh >= SignerValidity {
 		t.Errorf("refresh periods must be shorter than validity")
+	}
+}
+
+func TestRemovedDeletesTheKeysOnceAndThenWritesNothing(t *testing.T) {
+	ns := operatorclient.OperandNamespace
+	objects := []runtime.Object{
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: operatorclient.WebhookSignerSecret}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: operatorclient.WebhookServingCertSecret}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: operatorclient.WebhookServingCAConfigMap}},
+		// Not the controller's: left alone.
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "unrelated"}},
+	}
+	client := fake.NewClientset(objects...)
+	secrets := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	configMaps := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, obj := range objects {
+		if _, ok := obj.(*corev1.Secret); ok {
+			_ = secrets.Add(obj)
+		} else {
+			_ = configMaps.Add(obj)
+		}
+	}
+	c := &controller{
+		operatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Removed}, &operatorv1.OperatorStatus{}, nil),
+		kubeClient:     client,
+		secrets:        corev1listers.NewSecretLister(secrets),
+		configMaps:     corev1listers.NewConfigMapLister(configMaps),
+	}
+	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
+	syncCtx := factory.NewSyncContext("test", recorder)
+	if err := c.sync(context.Background(), syncCtx); err != nil {
+		t.Fatal(err)
+	}
+	var deleted []string
+	for _, a := range client.Actions() {
+		if d, ok := a.(clienttesting.DeleteAction); ok {
+			deleted = append(deleted, d.GetResource().Resource+"/"+d.GetName())
+		} else {
+			t.Errorf("unexpected %s %s", a.GetVerb(), a.GetResource().Resource)
+		}
+	}
+	want := "secrets/" + operatorclient.WebhookSignerSecret + ",secrets/" + operatorclient.WebhookServingCertSecret + ",configmaps/" + operatorclient.WebhookServingCAConfigMap
+	if got := strings.Join(deleted, ","); got != want {
+		t.Fatalf("deleted %s, want %s", got, want)
+	}
+	if _, err := client.CoreV1().Secrets(ns).Get(context.Background(), "unrelated", metav1.GetOptions{}); err != nil {
+		t.Errorf("an unrelated Secret went too: %v", err)
+	}
+
+	// The informers catch up; a resync then costs nothing.
+	for _, obj := range objects {
+		_ = secrets.Delete(obj)
+		_ = configMaps.Delete(obj)
+	}
+	client.ClearActions()
+	if err := c.sync(context.Background(), syncCtx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(client.Actions()); n != 0 {
+		t.Errorf("resync after removal made %d API calls: %v", n, client.Actions())
 	}
 }
