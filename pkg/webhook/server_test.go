@@ -36,8 +36,10 @@ func newTestCA(t *testing.T, name string) *testCA {
 }
 
 // issue writes a serving pair for 127.0.0.1 into dir the way the kubelet
-// updates a Secret volume: new files, then a rename over the old ones.
-func (c *testCA) issue(t *testing.T, dir string) *x509.Certificate {
+// updates a Secret volume: both files into a fresh directory, then one atomic
+// rename of the ..data symlink that tls.crt and tls.key point through, so a
+// reader never sees a new certificate with an old key.
+func (c *testCA) issue(t testing.TB, dir string) *x509.Certificate {
 	t.Helper()
 	cert, err := c.ca.MakeServerCert(sets.New("127.0.0.1"), time.Hour)
 	if err != nil {
@@ -47,14 +49,27 @@ func (c *testCA) issue(t *testing.T, dir string) *x509.Certificate {
 	if err != nil {
 		t.Fatal(err)
 	}
+	version, err := os.MkdirTemp(dir, "..version-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, data := range map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM} {
-		tmp := filepath.Join(dir, "."+name+".tmp")
-		if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(version, name), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
+		link := filepath.Join(dir, name)
+		if _, err := os.Lstat(link); os.IsNotExist(err) {
+			if err := os.Symlink(filepath.Join("..data", name), link); err != nil {
+				t.Fatal(err)
+			}
 		}
+	}
+	tmp := filepath.Join(dir, "..data_tmp")
+	if err := os.Symlink(filepath.Base(version), tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, "..data")); err != nil {
+		t.Fatal(err)
 	}
 	return cert.Certs[0]
 }

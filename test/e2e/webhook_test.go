@@ -69,6 +69,12 @@ func testNamespace(t *testing.T, prefix string) string {
 	t.Cleanup(func() {
 		_ = env.kube.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
 	})
+	// The ServiceAccount admission plugin refuses pods until the
+	// kube-controller-manager has created the namespace's default account.
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		_, err := env.kube.CoreV1().ServiceAccounts(ns.Name).Get(ctx, "default", metav1.GetOptions{})
+		return err
+	})
 	return ns.Name
 }
 
