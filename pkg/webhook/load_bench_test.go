@@ -106,7 +106,7 @@ func BenchmarkHTTPSLoad(b *testing.B) {
 				go func() { done <- srv.ServeTLS(listener, "", "") }()
 				defer func() { _ = srv.Close(); <-done }()
 			} else {
-				server, err := New(Config{CertFile: certFile, KeyFile: keyFile, CertReloadInterval: time.Hour,
+				server, err := New(Config{CertFile: certFile, KeyFile: keyFile, CertReloadInterval: time.Hour, MetricsGuard: testMetricsGuard,
 					Mutators: []mutation.Mutator{benchSubscriptionMutator(b)}, CachesSynced: []cache.InformerSynced{func() bool { return true }}})
 				if err != nil {
 					b.Fatal(err)

@@ -41,6 +41,10 @@ type Config struct {
 	// ShutdownTimeout bounds the wait for in-flight admissions to finish.
 	ShutdownTimeout time.Duration
 
+	// MetricsGuard decides who reads /metrics; required, so metrics are
+	// never served to anyone who asks.
+	MetricsGuard MetricsGuard
+
 	Mutators []mutation.Mutator
 	// CachesSynced are the informers the mutators read; the server is not
 	// ready until all have synced.
@@ -63,6 +67,9 @@ func New(config Config) (*Server, error) {
 	}
 	if config.CertReloadInterval <= 0 {
 		return nil, errors.New("the certificate reload interval must be positive")
+	}
+	if config.MetricsGuard == nil {
+		return nil, errors.New("a metrics guard is required")
 	}
 	m := newMetrics()
 	return &Server{
@@ -87,7 +94,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		_, _ = w.Write([]byte("ok"))
 	})
-	mux.Handle(MetricsPath, s.metrics.handler())
+	mux.Handle(MetricsPath, s.config.MetricsGuard(s.metrics.handler()))
 	return mux
 }
 

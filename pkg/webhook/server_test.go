@@ -91,6 +91,9 @@ type runningServer struct {
 
 func startServer(t *testing.T, config Config) *runningServer {
 	t.Helper()
+	if config.MetricsGuard == nil {
+		config.MetricsGuard = testMetricsGuard
+	}
 	server, err := New(config)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +113,18 @@ func startServer(t *testing.T, config Config) *runningServer {
 }
 
 func get(client *http.Client, url string) (int, string, error) {
-	resp, err := client.Get(url)
+	return getWithToken(client, url, scraperToken)
+}
+
+func getWithToken(client *http.Client, url, token string) (int, string, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return 0, "", err
 	}
@@ -277,7 +291,7 @@ func BenchmarkNoOpAdmissionHTTPS(b *testing.B) {
 	dir := b.TempDir()
 	ca := newTestCA(t, "bench-ca")
 	ca.issue(t, dir)
-	server, err := New(Config{CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour})
+	server, err := New(Config{CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour, MetricsGuard: testMetricsGuard})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -612,5 +614,43 @@ func TestWebhookObjectsAreRestored(t *testing.T) {
 	expectClusterOperator(t, time.Minute, healthy, "")
 	if bytes.Contains([]byte(w.Log()), []byte("BEGIN")) {
 		t.Error("the webhook logged PEM material")
+	}
+}
+
+// /metrics answers only callers the API server authenticates and allows to
+// get it, as OpenShift's Prometheus is; health stays open for the kubelet.
+func TestWebhookMetricsNeedAuthorization(t *testing.T) {
+	dumpOnFailure(t)
+	expectWebhookAvailable(t)
+	w := ensureWebhook(t)
+	ctx := context.Background()
+	ns := testNamespace(t, "metrics-")
+	stranger, err := env.kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "default", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prometheus, err := framework.PrometheusToken(ctx, env.kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		who, token string
+		code       int
+	}{
+		{"nobody", "", http.StatusUnauthorized},
+		{"a forged token", "not-a-token", http.StatusUnauthorized},
+		{"a ServiceAccount without the right", stranger.Status.Token, http.StatusForbidden},
+		{"Prometheus", prometheus, http.StatusOK},
+	} {
+		code, body, err := w.MetricsWithToken(ctx, c.token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.code {
+			t.Errorf("%s: /metrics answered %d, want %d", c.who, code, c.code)
+		}
+		if readMetrics := strings.Contains(body, "workload_access_webhook_"); readMetrics != (c.code == http.StatusOK) {
+			t.Errorf("%s: read the metrics: %v", c.who, readMetrics)
+		}
 	}
 }

@@ -47,8 +47,10 @@ type WebhookProcess struct {
 
 	kube    kubernetes.Interface
 	certDir string
-	stop    context.CancelFunc
-	synced  sync.WaitGroup
+	// prometheusToken scrapes /metrics as OpenShift's Prometheus does.
+	prometheusToken string
+	stop            context.CancelFunc
+	synced          sync.WaitGroup
 }
 
 // StartWebhook starts the webhook once the operator has created its
@@ -107,6 +109,9 @@ func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*Webho
 		return nil, fmt.Errorf("no token for the webhook's ServiceAccount: %w", err)
 	}
 	args = append(args, "--kubeconfig="+kubeconfig)
+	if w.prometheusToken, err = PrometheusToken(ctx, kube); err != nil {
+		return nil, err
+	}
 	if w.Process, err = startProcess(binary, args, nil, filepath.Join(c.Dir, "logs", name+".log"), name); err != nil {
 		return nil, err
 	}
@@ -210,7 +215,16 @@ func (w *WebhookProcess) CAPool(ctx context.Context) (*x509.CertPool, error) {
 }
 
 // get fetches path over TLS, verifying the server as the API server does.
+// get reads path, as Prometheus for /metrics.
 func (w *WebhookProcess) get(ctx context.Context, path string) (int, string, error) {
+	token := ""
+	if path == "/metrics" {
+		token = w.prometheusToken
+	}
+	return w.getAs(ctx, path, token)
+}
+
+func (w *WebhookProcess) getAs(ctx context.Context, path, token string) (int, string, error) {
 	pool, err := w.CAPool(ctx)
 	if err != nil {
 		return 0, "", err
@@ -222,6 +236,9 @@ func (w *WebhookProcess) get(ctx context.Context, path string) (int, string, err
 	if err != nil {
 		return 0, "", err
 	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, "", err
@@ -229,6 +246,12 @@ func (w *WebhookProcess) get(ctx context.Context, path string) (int, string, err
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(body), err
+}
+
+// MetricsWithToken is GET /metrics with the given bearer token ("" for none):
+// the status code and body.
+func (w *WebhookProcess) MetricsWithToken(ctx context.Context, token string) (int, string, error) {
+	return w.getAs(ctx, "/metrics", token)
 }
 
 func (w *WebhookProcess) waitReady(ctx context.Context) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -50,7 +51,7 @@ func NewOptions() *Options {
 // AddFlags binds the options to flags.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig file; empty uses the pod's service account.")
-	fs.StringVar(&o.ListenAddress, "listen", o.ListenAddress, "host:port to serve HTTPS on (admission, /healthz, /readyz, /metrics).")
+	fs.StringVar(&o.ListenAddress, "listen", o.ListenAddress, "host:port to serve HTTPS on (admission, /healthz, /readyz, and /metrics for callers allowed to get it).")
 	fs.StringVar(&o.CertFile, "tls-cert-file", o.CertFile, "Serving certificate (PEM); re-read when it changes.")
 	fs.StringVar(&o.KeyFile, "tls-private-key-file", o.KeyFile, "Serving key (PEM); re-read when it changes.")
 	fs.DurationVar(&o.CertReloadInterval, "cert-reload-interval", o.CertReloadInterval, "How often to check the serving pair for a rotation.")
@@ -76,11 +77,25 @@ func NewCommand(ctx context.Context) *cobra.Command {
 
 // Run serves until ctx ends and the server has drained.
 func (o *Options) Run(ctx context.Context) error {
-	mutators, synced, err := o.mutators(ctx)
+	config, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	config.UserAgent = "workload-access-webhook"
+	kube, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	mutators, synced, err := o.mutators(ctx, config, kube)
+	if err != nil {
+		return err
+	}
+	guard, err := webhook.DelegatedMetricsGuard(kube)
 	if err != nil {
 		return err
 	}
 	server, err := webhook.New(webhook.Config{
+		MetricsGuard:       guard,
 		ListenAddress:      o.ListenAddress,
 		CertFile:           o.CertFile,
 		KeyFile:            o.KeyFile,
@@ -98,16 +113,7 @@ func (o *Options) Run(ctx context.Context) error {
 
 // mutators builds every mutator over informers started on ctx. The server
 // reports ready once their caches have synced.
-func (o *Options) mutators(ctx context.Context) ([]mutation.Mutator, []cache.InformerSynced, error) {
-	config, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
-	if err != nil {
-		return nil, nil, err
-	}
-	config.UserAgent = "workload-access-webhook"
-	kube, err := kubernetes.NewForConfig(config)
-	if err != nil {
-		return nil, nil, err
-	}
+func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubernetes.Interface) ([]mutation.Mutator, []cache.InformerSynced, error) {
 	client, err := versioned.NewForConfig(config)
 	if err != nil {
 		return nil, nil, err
