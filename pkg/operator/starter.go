@@ -119,6 +119,7 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	webhookConfigInformers, webhookConfigs := cabundlesync.NewInformer(kubeClient, informerResync)
 	configInformers := configinformers.NewSharedInformerFactory(configClient, informerResync)
 	infrastructures := configInformers.Config().V1().Infrastructures()
+	apiservers := configInformers.Config().V1().APIServers()
 	// Bundles in every namespace and ClusterBundles; of the shares and
 	// ClusterRoles, only those generated for a ClusterBundle (by label).
 	// Never Secrets or ConfigMaps cluster-wide: bundles read them live.
@@ -138,7 +139,7 @@ func (o Options) RunOperator(ctx context.Context, cc *controllercmd.ControllerCo
 	webhookCerts := webhookcerts.New(kubeClient, kubeInformers, operatorClient, recorder)
 	webhookCABundle := cabundlesync.New(kubeClient, kubeInformers, webhookConfigs, operatorClient, recorder)
 	webhookDeployment, err := webhookdeployment.New(o.Image, kubeClient, kubeInformers,
-		infrastructures.Lister(), infrastructures.Informer(), operatorClient, recorder)
+		infrastructures.Lister(), infrastructures.Informer(), apiservers.Lister(), apiservers.Informer(), operatorClient, recorder)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -40,6 +41,10 @@ type Config struct {
 	ShutdownDelay time.Duration
 	// ShutdownTimeout bounds the wait for in-flight admissions to finish.
 	ShutdownTimeout time.Duration
+	// MinTLSVersion and CipherSuites follow the cluster's TLS security
+	// profile; zero and nil mean TLS 1.2 and Go's defaults.
+	MinTLSVersion uint16
+	CipherSuites  []uint16
 
 	// MetricsGuard decides who reads /metrics; required, so metrics are
 	// never served to anyone who asks.
@@ -98,6 +103,22 @@ func (s *Server) Handler() http.Handler {
 	return mux
 }
 
+func (s *Server) tlsConfig() *tls.Config {
+	config := &tls.Config{
+		MinVersion:     max(s.config.MinTLSVersion, tls.VersionTLS12),
+		CipherSuites:   s.config.CipherSuites,
+		GetCertificate: s.cert.getCertificate,
+		NextProtos:     []string{"h2", "http/1.1"},
+	}
+	// HTTP/2 refuses to start without one of its required suites; a custom
+	// profile may leave them out, and then HTTP/1.1 it is.
+	if len(config.CipherSuites) > 0 && !slices.Contains(config.CipherSuites, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256) &&
+		!slices.Contains(config.CipherSuites, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256) {
+		config.NextProtos = []string{"http/1.1"}
+	}
+	return config
+}
+
 // notReady says why the server should not get traffic, or "" when it should.
 func (s *Server) notReady() string {
 	switch {
@@ -143,11 +164,10 @@ func (s *Server) Serve(ctx context.Context, listener net.Listener) error {
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       90 * time.Second,
-		TLSConfig: &tls.Config{
-			MinVersion:     tls.VersionTLS12,
-			GetCertificate: s.cert.getCertificate,
-			NextProtos:     []string{"h2", "http/1.1"},
-		},
+		TLSConfig:         s.tlsConfig(),
+	}
+	if !slices.Contains(server.TLSConfig.NextProtos, "h2") {
+		server.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
 	}
 	served := make(chan error, 1)
 	go func() {

@@ -322,3 +322,37 @@ func BenchmarkNoOpAdmissionHTTPS(b *testing.B) {
 		}
 	}
 }
+
+func TestServerHonoursTheTLSProfile(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t, "ca")
+	ca.issue(t, dir)
+	srv := startServer(t, Config{CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour,
+		MinTLSVersion: tls.VersionTLS13})
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.ca.Config.Certs[0])
+	address := strings.TrimPrefix(srv.url, "https://")
+	if conn, err := tls.Dial("tcp", address, &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12, MaxVersion: tls.VersionTLS12}); err == nil {
+		conn.Close()
+		t.Fatal("a TLS 1.2 client was served under a TLS 1.3 minimum")
+	}
+	conn, err := tls.Dial("tcp", address, &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13})
+	if err != nil {
+		t.Fatalf("a TLS 1.3 client: %v", err)
+	}
+	conn.Close()
+
+	// TLS 1.2 with the profile's suites only.
+	srv = startServer(t, Config{CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour,
+		CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}})
+	address = strings.TrimPrefix(srv.url, "https://")
+	only128 := &tls.Config{RootCAs: pool, MaxVersion: tls.VersionTLS12,
+		CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}
+	if conn, err := tls.Dial("tcp", address, only128); err == nil {
+		conn.Close()
+		t.Fatal("a suite outside the profile was negotiated")
+	}
+	if code, _, err := get(&http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MaxVersion: tls.VersionTLS12}}}, srv.url+HealthzPath); err != nil || code != http.StatusOK {
+		t.Fatalf("a TLS 1.2 client with the profile's suites: %d %v", code, err)
+	}
+}

@@ -654,3 +654,51 @@ func TestWebhookMetricsNeedAuthorization(t *testing.T) {
 		}
 	}
 }
+
+// The webhook serves with the cluster's TLS security profile: Intermediate
+// while none is set, and whatever apiservers/cluster asks for after.
+func TestWebhookFollowsTheClusterTLSProfile(t *testing.T) {
+	dumpOnFailure(t)
+	expectWebhookAvailable(t)
+	ctx := context.Background()
+	expectArgs := func(want string, unwanted string) {
+		t.Helper()
+		framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+			deploy, err := env.kube.AppsV1().Deployments(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			args := strings.Join(deploy.Spec.Template.Spec.Containers[0].Args, " ")
+			if !strings.Contains(args, want) || (unwanted != "" && strings.Contains(args, unwanted)) {
+				return fmt.Errorf("webhook args %q, want %q and not %q", args, want, unwanted)
+			}
+			return nil
+		})
+	}
+	expectArgs("--tls-min-version=VersionTLS12 --tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,", "")
+
+	apiserver, err := env.config.ConfigV1().APIServers().Get(ctx, "cluster", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		apiserver, err = env.config.ConfigV1().APIServers().Create(ctx, &configv1.APIServer{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}, metav1.CreateOptions{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiserver.Spec.TLSSecurityProfile = &configv1.TLSSecurityProfile{Type: configv1.TLSProfileModernType, Modern: &configv1.ModernTLSProfile{}}
+	if _, err := env.config.ConfigV1().APIServers().Update(ctx, apiserver, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		apiserver, err := env.config.ConfigV1().APIServers().Get(ctx, "cluster", metav1.GetOptions{})
+		if err == nil {
+			apiserver.Spec.TLSSecurityProfile = nil
+			_, err = env.config.ConfigV1().APIServers().Update(ctx, apiserver, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			t.Errorf("restoring the TLS profile: %v", err)
+		}
+		expectArgs("--tls-min-version=VersionTLS12", "")
+		expectWebhookAvailable(t)
+	}()
+	expectArgs("--tls-min-version=VersionTLS13", "--tls-cipher-suites")
+}

@@ -18,6 +18,7 @@ func OpenShiftCRDs(root string) []string {
 		filepath.Join(api, "config/v1/zz_generated.crd-manifests/0000_00_cluster-version-operator_01_clusteroperators.crd.yaml"),
 		filepath.Join(api, "config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_infrastructures-Default.crd.yaml"),
 		filepath.Join(api, "config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_authentications-Default.crd.yaml"),
+		filepath.Join(api, "config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_apiservers-Default.crd.yaml"),
 		filepath.Join(api, "console/v1/zz_generated.crd-manifests/00_consoleyamlsamples.crd.yaml"),
 		filepath.Join(api, "sharedresource/v1alpha1/zz_generated.crd-manifests/sharedsecrets.crd.yaml"),
 		filepath.Join(api, "sharedresource/v1alpha1/zz_generated.crd-manifests/sharedconfigmaps.crd.yaml"),

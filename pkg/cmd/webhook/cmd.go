@@ -4,10 +4,12 @@ package webhook
 
 import (
 	"context"
+	"fmt"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/openshift/library-go/pkg/crypto"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
@@ -34,6 +36,8 @@ type Options struct {
 	CertReloadInterval time.Duration
 	ShutdownDelay      time.Duration
 	ShutdownTimeout    time.Duration
+	TLSMinVersion      string
+	TLSCipherSuites    []string
 }
 
 // NewOptions returns the defaults the operator's Deployment relies on.
@@ -45,6 +49,7 @@ func NewOptions() *Options {
 		CertReloadInterval: 10 * time.Second,
 		ShutdownDelay:      5 * time.Second,
 		ShutdownTimeout:    30 * time.Second,
+		TLSMinVersion:      "VersionTLS12",
 	}
 }
 
@@ -56,6 +61,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.KeyFile, "tls-private-key-file", o.KeyFile, "Serving key (PEM); re-read when it changes.")
 	fs.DurationVar(&o.CertReloadInterval, "cert-reload-interval", o.CertReloadInterval, "How often to check the serving pair for a rotation.")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "How long /readyz fails before the listener closes on SIGTERM.")
+	fs.StringVar(&o.TLSMinVersion, "tls-min-version", o.TLSMinVersion, "Minimum TLS version (VersionTLS12 or VersionTLS13); the operator sets it from the cluster's TLS security profile.")
+	fs.StringSliceVar(&o.TLSCipherSuites, "tls-cipher-suites", o.TLSCipherSuites, "TLS 1.2 cipher suites (IANA names); empty uses Go's defaults.")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "How long in-flight admissions may take to finish on SIGTERM.")
 }
 
@@ -77,6 +84,18 @@ func NewCommand(ctx context.Context) *cobra.Command {
 
 // Run serves until ctx ends and the server has drained.
 func (o *Options) Run(ctx context.Context) error {
+	minVersion, err := crypto.TLSVersion(o.TLSMinVersion)
+	if err != nil {
+		return fmt.Errorf("--tls-min-version: %w", err)
+	}
+	var ciphers []uint16
+	for _, name := range o.TLSCipherSuites {
+		cipher, err := crypto.CipherSuite(name)
+		if err != nil {
+			return fmt.Errorf("--tls-cipher-suites: %w", err)
+		}
+		ciphers = append(ciphers, cipher)
+	}
 	config, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
 	if err != nil {
 		return err
@@ -96,6 +115,8 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	server, err := webhook.New(webhook.Config{
 		MetricsGuard:       guard,
+		MinTLSVersion:      minVersion,
+		CipherSuites:       ciphers,
 		ListenAddress:      o.ListenAddress,
 		CertFile:           o.CertFile,
 		KeyFile:            o.KeyFile,

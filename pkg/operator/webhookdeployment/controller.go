@@ -1,8 +1,9 @@
 // Package webhookdeployment runs the admission webhook's Deployment through
 // library-go's deployment controller: the manifest from bindata, the image
 // from the operator's environment, replicas and anti-affinity from the
-// control-plane topology, and a hash of the serving certificate so that a
-// rotation rolls the pods.
+// control-plane topology, TLS settings from the cluster's TLS security
+// profile, and a hash of the serving certificate so that a rotation rolls the
+// pods.
 package webhookdeployment
 
 import (
@@ -47,6 +48,7 @@ const ServingCertHashAnnotation = "workload-access.openshift.io/serving-cert-has
 // is a subcommand of the same binary.
 func New(image string, kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces,
 	infrastructures configv1listers.InfrastructureLister, infrastructureInformer factory.Informer,
+	apiservers configv1listers.APIServerLister, apiserverInformer factory.Informer,
 	operatorClient v1helpers.OperatorClientWithFinalizers, recorder events.Recorder) (factory.Controller, error) {
 	operand := kubeInformers.InformersFor(operatorclient.OperandNamespace)
 	secrets := operand.Core().V1().Secrets()
@@ -61,11 +63,12 @@ func New(image string, kubeClient kubernetes.Interface, kubeInformers v1helpers.
 		operatorv1.OperatorStatusTypeProgressing,
 		operatorv1.OperatorStatusTypeDegraded,
 	).WithExtraInformers(
-		secrets.Informer(), infrastructureInformer,
+		secrets.Informer(), infrastructureInformer, apiserverInformer,
 	).WithManifestHooks(
 		ReplacePlaceholders(image),
 	).WithDeploymentHooks(
 		TopologyHook(infrastructures),
+		TLSProfileHook(apiservers),
 		ServingCertHashHook(secrets.Lister()),
 	).ToController()
 }
