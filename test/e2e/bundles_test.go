@@ -10,7 +10,6 @@ import (
 
 	consolev1client "github.com/openshift/client-go/console/clientset/versioned/typed/console/v1"
 	sharedresourceclient "github.com/openshift/client-go/sharedresource/clientset/versioned"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -31,31 +30,6 @@ func shareClient(t *testing.T) sharedresourceclient.Interface {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// bundleSource creates a Secret or ConfigMap (when configMap) with the given
-// key names in ns.
-func bundleSource(t *testing.T, ns, name string, configMap bool, keys ...string) {
-	t.Helper()
-	var err error
-	if configMap {
-		data := map[string]string{}
-		for _, k := range keys {
-			data[k] = "[repo]\n"
-		}
-		_, err = env.kube.CoreV1().ConfigMaps(ns).Create(context.Background(),
-			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data}, metav1.CreateOptions{})
-	} else {
-		data := map[string][]byte{}
-		for _, k := range keys {
-			data[k] = []byte("not a real key")
-		}
-		_, err = env.kube.CoreV1().Secrets(ns).Create(context.Background(),
-			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data}, metav1.CreateOptions{})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // settledClusterBundle waits until the operator has described the bundle's
@@ -110,9 +84,9 @@ func TestClusterBundleSharesRoleAggregationAndGarbageCollection(t *testing.T) {
 	ctx := context.Background()
 	shares := shareClient(t)
 	ns := testNamespace(t, "cluster-bundle-src-")
-	bundleSource(t, ns, "ent-a", false, "a.pem", "a-key.pem")
-	bundleSource(t, ns, "ent-b", false, "b.pem")
-	bundleSource(t, ns, "satellite", true, "redhat.repo")
+	createSecret(t, ns, "ent-a", "a.pem", "a-key.pem")
+	createSecret(t, ns, "ent-b", "b.pem")
+	createConfigMap(t, ns, "satellite", "redhat.repo")
 
 	// The control plane's kube-apiserver creates the bootstrap roles, so the
 	// built-in edit and view roles exist and aggregate by label.
@@ -326,7 +300,7 @@ func TestClusterBundleWithMissingSecretIsInvalidAndCreatesNothing(t *testing.T) 
 	ctx := context.Background()
 	shares := shareClient(t)
 	ns := testNamespace(t, "cluster-bundle-missing-")
-	bundleSource(t, ns, "present", false, "p.pem")
+	createSecret(t, ns, "present", "p.pem")
 
 	const name = "e2e-missing"
 	if _, err := env.operator.SubscriptionV1alpha1().ClusterBundles().Create(ctx, &subscriptionv1alpha1.ClusterBundle{
@@ -369,8 +343,8 @@ func TestClusterBundleWithMissingSecretIsInvalidAndCreatesNothing(t *testing.T) 
 	// Creating what was missing makes it valid without touching the bundle:
 	// Secrets are not watched, but a bundle missing a reference is looked
 	// at again within seconds, not at the 10-minute resync.
-	bundleSource(t, ns, "etc-pki-entitlement", false, "e.pem")
-	bundleSource(t, ns, "satellite", true, "redhat.repo")
+	createSecret(t, ns, "etc-pki-entitlement", "e.pem")
+	createConfigMap(t, ns, "satellite", "redhat.repo")
 	framework.Eventually(t, 45*time.Second, func(ctx context.Context) error {
 		cb, err := env.operator.SubscriptionV1alpha1().ClusterBundles().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -384,7 +358,7 @@ func TestBundleCrossNamespaceReferenceIsInvalid(t *testing.T) {
 	dumpOnFailure(t)
 	ctx := context.Background()
 	ns := testNamespace(t, "bundle-cross-")
-	bundleSource(t, ns, "local", false, "l.pem")
+	createSecret(t, ns, "local", "l.pem")
 
 	if _, err := env.operator.SubscriptionV1alpha1().Bundles(ns).Create(ctx, &subscriptionv1alpha1.Bundle{
 		ObjectMeta: metav1.ObjectMeta{Name: "cross"},
@@ -462,8 +436,8 @@ func TestClusterBundleAndBundleResyncWritesNothing(t *testing.T) {
 	dumpOnFailure(t)
 	ctx := context.Background()
 	ns := testNamespace(t, "bundle-idle-")
-	bundleSource(t, ns, "ent", false, "e.pem")
-	bundleSource(t, ns, "repos", true, "redhat.repo")
+	createSecret(t, ns, "ent", "e.pem")
+	createConfigMap(t, ns, "repos", "redhat.repo")
 
 	for _, cb := range []*subscriptionv1alpha1.ClusterBundle{{
 		ObjectMeta: metav1.ObjectMeta{Name: "e2e-idle-valid"},
@@ -520,7 +494,7 @@ func TestClusterBundleAndBundleResyncWritesNothing(t *testing.T) {
 	// the bundles: it read their Secrets, "ent" once for the valid
 	// ClusterBundle and once for the Bundle, "absent" for the invalid one.
 	framework.Eventually(t, 30*time.Second, func(context.Context) error {
-		requests, err := framework.Requests(env.cp.AuditLogPath, operatorUser, since)
+		requests, err := framework.Requests(env.cp.AuditLogPath, framework.OperatorUser, since)
 		if err != nil {
 			return err
 		}
@@ -537,7 +511,7 @@ func TestClusterBundleAndBundleResyncWritesNothing(t *testing.T) {
 	})
 	time.Sleep(10 * time.Second)
 
-	writes, err := framework.Writes(env.cp.AuditLogPath, operatorUser, since, "leases", "events", "tokenreviews", "subjectaccessreviews")
+	writes, err := operatorWrites(since)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,18 +527,7 @@ func TestClusterBundleAndBundleResyncWritesNothing(t *testing.T) {
 	if err := shareClient(t).SharedresourceV1alpha1().SharedSecrets().Delete(ctx, share, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	framework.Eventually(t, 30*time.Second, func(context.Context) error {
-		writes, err := framework.Writes(env.cp.AuditLogPath, operatorUser, since, "leases", "events", "tokenreviews", "subjectaccessreviews")
-		if err != nil {
-			return err
-		}
-		for _, w := range writes {
-			if w.Verb == "create" && w.ObjectRef != nil && w.ObjectRef.Resource == "sharedsecrets" && w.ObjectRef.Name == share {
-				return nil
-			}
-		}
-		return fmt.Errorf("no re-create of %s among %v", share, writes)
-	})
+	expectOperatorCreated(t, since, "sharedsecrets", share)
 }
 
 // The bundle's name is the value of the cluster-bundle label on what is
@@ -599,13 +562,7 @@ func TestBundlesCanBeCreatedByNamespaceEditors(t *testing.T) {
 	ns := testNamespace(t, "bundle-developer-")
 	other := testNamespace(t, "bundle-elsewhere-")
 	const user = "e2e-developer"
-	if _, err := env.kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "developer-edit"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "edit"},
-		Subjects:   []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	grantEdit(t, ns, "developer-edit", rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: "User", Name: user})
 	config := rest.CopyConfig(env.cp.Config)
 	config.Impersonate.UserName = user
 	developer, err := operatorclientset.NewForConfig(config)

@@ -121,7 +121,7 @@ func TestDegradedOnlyForSustainedFailure(t *testing.T) {
 		}
 	}
 	defer restore()
-	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, "workload-access-webhook", metav1.DeleteOptions{}); err != nil {
+	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
@@ -171,7 +171,7 @@ func TestPayloadDeploymentRunsOnControlPlane(t *testing.T) {
 	var deploy *appsv1.Deployment
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
 		var err error
-		deploy, err = env.kube.AppsV1().Deployments(operatorNS).Get(ctx, "cluster-workload-access-operator", metav1.GetOptions{})
+		deploy, err = env.kube.AppsV1().Deployments(operatorNS).Get(ctx, framework.OperatorName, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -180,7 +180,7 @@ func TestPayloadDeploymentRunsOnControlPlane(t *testing.T) {
 		}
 		return nil
 	})
-	pods, err := env.kube.CoreV1().Pods(operatorNS).List(ctx, metav1.ListOptions{LabelSelector: "app=cluster-workload-access-operator"})
+	pods, err := env.kube.CoreV1().Pods(operatorNS).List(ctx, metav1.ListOptions{LabelSelector: "app=" + framework.OperatorName})
 	if err != nil {
 		t.Fatal(err)
 	}

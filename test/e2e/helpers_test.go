@@ -9,6 +9,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
@@ -93,6 +94,45 @@ func setManagementState(t *testing.T, state operatorv1.ManagementState) {
 	t.Helper()
 	patch := fmt.Sprintf(`{"spec":{"managementState":%q}}`, state)
 	if _, err := env.operator.OperatorV1alpha1().WorkloadAccesses().Patch(context.Background(), "cluster", "application/merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// operatorWrites lists what the operator wrote after since, except what a
+// healthy idle operator writes by design: its lease, events, and the token
+// and access reviews with which its HTTPS endpoints check their callers.
+func operatorWrites(since time.Time) ([]framework.AuditEvent, error) {
+	return framework.Writes(env.cp.AuditLogPath, framework.OperatorUser, since, "leases", "events", "tokenreviews", "subjectaccessreviews")
+}
+
+// expectOperatorCreated waits until operatorWrites shows a create of
+// resource, named name unless name is empty: proof that a "writes nothing"
+// check can fail.
+func expectOperatorCreated(t *testing.T, since time.Time, resource, name string) {
+	t.Helper()
+	framework.Eventually(t, 30*time.Second, func(context.Context) error {
+		writes, err := operatorWrites(since)
+		if err != nil {
+			return err
+		}
+		for _, w := range writes {
+			if w.Verb == "create" && w.ObjectRef != nil && w.ObjectRef.Resource == resource && (name == "" || w.ObjectRef.Name == name) {
+				return nil
+			}
+		}
+		return fmt.Errorf("the audit log shows no create of %s %q among %v", resource, name, writes)
+	})
+}
+
+// grantEdit binds the built-in edit ClusterRole to subject in ns, in a
+// RoleBinding called name.
+func grantEdit(t *testing.T, ns, name string, subject rbacv1.Subject) {
+	t.Helper()
+	if _, err := env.kube.RbacV1().RoleBindings(ns).Create(context.Background(), &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
+		Subjects:   []rbacv1.Subject{subject},
+	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -15,7 +15,8 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
-const leaseName = "cluster-workload-access-operator-lock"
+// leaseName is library-go's leader-election lock, named after the operator.
+const leaseName = framework.OperatorName + "-lock"
 
 // replaceOperator stops the shared operator and starts a new process in its place.
 func replaceOperator(t *testing.T, name string) *framework.Process {
@@ -77,7 +78,7 @@ func TestResyncWithNothingChangedWritesNothing(t *testing.T) {
 	})
 	time.Sleep(15 * time.Second)
 
-	writes, err := framework.Writes(env.cp.AuditLogPath, operatorUser, since, "leases", "events", "tokenreviews", "subjectaccessreviews")
+	writes, err := operatorWrites(since)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,21 +86,10 @@ func TestResyncWithNothingChangedWritesNothing(t *testing.T) {
 		t.Errorf("unexpected write: %s", w)
 	}
 	// And the check can fail: the same filter sees the writes a real change causes.
-	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(context.Background(), "workload-access-webhook", metav1.DeleteOptions{}); err != nil {
+	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(context.Background(), framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	framework.Eventually(t, 30*time.Second, func(context.Context) error {
-		writes, err := framework.Writes(env.cp.AuditLogPath, operatorUser, since, "leases", "events", "tokenreviews", "subjectaccessreviews")
-		if err != nil {
-			return err
-		}
-		for _, w := range writes {
-			if w.Verb == "create" && w.ObjectRef != nil && w.ObjectRef.Resource == "serviceaccounts" {
-				return nil
-			}
-		}
-		return fmt.Errorf("the audit log shows no re-creation of the deleted ServiceAccount: %v", writes)
-	})
+	expectOperatorCreated(t, since, "serviceaccounts", "")
 }
 
 // Two operator processes: one leads, the other waits; killing the leader
@@ -146,7 +136,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 		t.Fatalf("lease holder after fail-over is %q (was %q)", holderB, holderA)
 	}
 	// The new leader does the work.
-	if err := env.kube.RbacV1().RoleBindings(operandNS).Delete(ctx, "workload-access-webhook", metav1.DeleteOptions{}); err != nil {
+	if err := env.kube.RbacV1().RoleBindings(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, 30*time.Second, operandObjectsPresent)
@@ -165,11 +155,11 @@ func TestUnmanagedLeavesTheOperandAlone(t *testing.T) {
 		configv1.OperatorDegraded:    configv1.ConditionUnknown,
 	}, "Unmanaged")
 
-	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, "workload-access-webhook", metav1.DeleteOptions{}); err != nil {
+	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.Consistently(t, 5*time.Second, func(ctx context.Context) error {
-		_, err := env.kube.CoreV1().ServiceAccounts(operandNS).Get(ctx, "workload-access-webhook", metav1.GetOptions{})
+		_, err := env.kube.CoreV1().ServiceAccounts(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
 		if err == nil {
 			return fmt.Errorf("the operator restored the ServiceAccount while Unmanaged")
 		}
@@ -219,15 +209,15 @@ func TestRemovedDeletesTheOperand(t *testing.T) {
 				return err
 			},
 			"signer secret": func() error {
-				_, err := env.kube.CoreV1().Secrets(operandNS).Get(ctx, framework.WebhookName+"-signer", metav1.GetOptions{})
+				_, err := env.kube.CoreV1().Secrets(operandNS).Get(ctx, framework.WebhookSignerSecret, metav1.GetOptions{})
 				return err
 			},
 			"serving certificate secret": func() error {
-				_, err := env.kube.CoreV1().Secrets(operandNS).Get(ctx, framework.WebhookName+"-serving-cert", metav1.GetOptions{})
+				_, err := env.kube.CoreV1().Secrets(operandNS).Get(ctx, framework.WebhookServingSecret, metav1.GetOptions{})
 				return err
 			},
 			"serving CA configmap": func() error {
-				_, err := env.kube.CoreV1().ConfigMaps(operandNS).Get(ctx, framework.WebhookName+"-serving-ca", metav1.GetOptions{})
+				_, err := env.kube.CoreV1().ConfigMaps(operandNS).Get(ctx, framework.WebhookCAConfigMap, metav1.GetOptions{})
 				return err
 			},
 			// The webhook configuration is cluster-scoped: it must go too, or
@@ -310,7 +300,7 @@ func TestOperatorLogLevelIsHonoured(t *testing.T) {
 	})
 	// Make the operator talk to the API server: at TraceAll client-go logs
 	// every round trip, which it does not at Normal.
-	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(context.Background(), "workload-access-webhook", metav1.DeleteOptions{}); err != nil {
+	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(context.Background(), framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, 30*time.Second, func(context.Context) error {

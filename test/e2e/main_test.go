@@ -22,13 +22,12 @@ import (
 )
 
 const (
-	releaseVersion  = "4.99.0-e2e"
-	operatorImage   = "registry.invalid/openshift/cluster-workload-access-operator:e2e"
-	operatorNS      = "openshift-workload-access-operator"
-	operandNS       = "openshift-workload-access"
-	operatorSA      = "cluster-workload-access-operator"
-	operatorUser    = "system:serviceaccount:" + operatorNS + ":" + operatorSA
-	clusterOperator = "workload-access"
+	releaseVersion = "4.99.0-e2e"
+	operatorImage  = "registry.invalid/openshift/cluster-workload-access-operator:e2e"
+	// Short names for what nearly every test reads.
+	operatorNS      = framework.OperatorNamespace
+	operandNS       = framework.OperandNamespace
+	clusterOperator = framework.ClusterOperatorName
 )
 
 // env is the package's shared cluster and the operator running against it.

@@ -17,13 +17,13 @@ func operandObjectsPresent(ctx context.Context) error {
 	if _, err := env.kube.CoreV1().Namespaces().Get(ctx, operandNS, metav1.GetOptions{}); err != nil {
 		return err
 	}
-	if _, err := env.kube.CoreV1().ServiceAccounts(operandNS).Get(ctx, "workload-access-webhook", metav1.GetOptions{}); err != nil {
+	if _, err := env.kube.CoreV1().ServiceAccounts(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{}); err != nil {
 		return err
 	}
-	if _, err := env.kube.RbacV1().Roles(operandNS).Get(ctx, "workload-access-webhook", metav1.GetOptions{}); err != nil {
+	if _, err := env.kube.RbacV1().Roles(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{}); err != nil {
 		return err
 	}
-	_, err := env.kube.RbacV1().RoleBindings(operandNS).Get(ctx, "workload-access-webhook", metav1.GetOptions{})
+	_, err := env.kube.RbacV1().RoleBindings(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
 	return err
 }
 
@@ -41,16 +41,16 @@ func TestStaticResourcesAreAppliedAndRestored(t *testing.T) {
 	}
 
 	// Deleted objects come back.
-	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, "workload-access-webhook", metav1.DeleteOptions{}); err != nil {
+	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.kube.RbacV1().RoleBindings(operandNS).Delete(ctx, "workload-access-webhook", metav1.DeleteOptions{}); err != nil {
+	if err := env.kube.RbacV1().RoleBindings(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, 30*time.Second, operandObjectsPresent)
 
 	// Drift is reverted: a rule an admin slips into the webhook's Role goes.
-	role, err := env.kube.RbacV1().Roles(operandNS).Get(ctx, "workload-access-webhook", metav1.GetOptions{})
+	role, err := env.kube.RbacV1().Roles(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestStaticResourcesAreAppliedAndRestored(t *testing.T) {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
-		role, err := env.kube.RbacV1().Roles(operandNS).Get(ctx, "workload-access-webhook", metav1.GetOptions{})
+		role, err := env.kube.RbacV1().Roles(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -75,7 +75,6 @@ func TestStaticResourcesAreAppliedAndRestored(t *testing.T) {
 // The operator works inside its operand namespace through the Role the CVO
 // binds there, and can neither create namespaces nor grant anything elsewhere.
 func TestOperatorRightsEndAtItsOperandNamespace(t *testing.T) {
-	user := "system:serviceaccount:" + operatorNS + ":cluster-workload-access-operator"
 	for _, c := range []struct {
 		attrs authorizationv1.ResourceAttributes
 		want  bool
@@ -93,7 +92,7 @@ func TestOperatorRightsEndAtItsOperandNamespace(t *testing.T) {
 		{authorizationv1.ResourceAttributes{Verb: "escalate", Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}, false},
 	} {
 		review, err := env.kube.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), &authorizationv1.SubjectAccessReview{
-			Spec: authorizationv1.SubjectAccessReviewSpec{User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNS, "system:authenticated"}, ResourceAttributes: &c.attrs},
+			Spec: authorizationv1.SubjectAccessReviewSpec{User: framework.OperatorUser, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNS, "system:authenticated"}, ResourceAttributes: &c.attrs},
 		}, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)

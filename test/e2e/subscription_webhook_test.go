@@ -24,6 +24,7 @@ import (
 
 const deniedPrefix = `admission webhook "` + requestedWebhook + `" denied the request: `
 
+// createSecret creates a Secret in ns with the given key names.
 func createSecret(t *testing.T, ns, name string, keys ...string) {
 	t.Helper()
 	data := map[string][]byte{}
@@ -36,6 +37,8 @@ func createSecret(t *testing.T, ns, name string, keys ...string) {
 	}
 }
 
+// createConfigMap creates a ConfigMap in ns with a yum repository file for
+// each key name.
 func createConfigMap(t *testing.T, ns, name string, keys ...string) {
 	t.Helper()
 	data := map[string]string{}
@@ -162,8 +165,10 @@ func podVolume(p *corev1.Pod, name string) *corev1.Volume {
 	return nil
 }
 
-func tokenMount(p *corev1.Pod) string {
-	for _, m := range p.Spec.Containers[0].VolumeMounts {
+// tokenMount is c's service account token mount, in mountList's form, or
+// "" when it has none.
+func tokenMount(c corev1.Container) string {
+	for _, m := range c.VolumeMounts {
 		if strings.HasPrefix(m.Name, "kube-api-access-") {
 			return m.Name + "@" + m.MountPath
 		}
@@ -209,10 +214,10 @@ func TestBundlesAreInjectedIntoPods(t *testing.T) {
 		t.Errorf("repo volume = %+v", repo)
 	}
 	injected := "subscription-entitlements@/run/secrets/etc-pki-entitlement subscription-yum-repos@/run/secrets/redhat.repo:redhat.repo"
-	if m := mountList(got.Spec.InitContainers[0].VolumeMounts); m != tokenMountOf(got.Spec.InitContainers[0])+injected {
+	if m := mountList(got.Spec.InitContainers[0].VolumeMounts); m != strings.TrimSpace(tokenMount(got.Spec.InitContainers[0])+" "+injected) {
 		t.Errorf("init container mounts = %s", m)
 	}
-	if m := mountList(got.Spec.Containers[0].VolumeMounts); m != tokenMount(got)+" "+injected {
+	if m := mountList(got.Spec.Containers[0].VolumeMounts); m != tokenMount(got.Spec.Containers[0])+" "+injected {
 		t.Errorf("container mounts = %s, want token + %s", m, injected)
 	}
 	want := fmt.Sprintf(`{"bundles":{"auto":%d,"driver":%d,"rhel":%d}}`, auto.Generation, driver.Generation, rhel.Generation)
@@ -271,15 +276,6 @@ func TestBundlesAreInjectedIntoPods(t *testing.T) {
 	}
 }
 
-func tokenMountOf(c corev1.Container) string {
-	for _, m := range c.VolumeMounts {
-		if strings.HasPrefix(m.Name, "kube-api-access-") {
-			return m.Name + "@" + m.MountPath + " "
-		}
-	}
-	return ""
-}
-
 // A ClusterBundle is mounted through the Shared Resource CSI driver, only
 // into pods whose service account may get it: here through the built-in
 // edit role, into which the operator's ClusterRole aggregates.
@@ -301,13 +297,7 @@ func TestClusterBundleAccessThroughAggregatedEdit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := env.kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "builder-edit"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "edit"},
-		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "builder", Namespace: ns}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	grantEdit(t, ns, "builder-edit", rbacv1.Subject{Kind: "ServiceAccount", Name: "builder", Namespace: ns})
 	podFor := func(sa string) *corev1.Pod {
 		p := testPod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: cb.Name})
 		p.Spec.ServiceAccountName = sa
@@ -343,7 +333,7 @@ func TestClusterBundleAccessThroughAggregatedEdit(t *testing.T) {
 			wantMounts = append(wantMounts, volume.Name+"@/run/secrets/etc-pki-entitlement/"+k+":"+k)
 		}
 	}
-	if m := mountList(got.Spec.Containers[0].VolumeMounts); m != tokenMount(got)+" "+strings.Join(wantMounts, " ") {
+	if m := mountList(got.Spec.Containers[0].VolumeMounts); m != tokenMount(got.Spec.Containers[0])+" "+strings.Join(wantMounts, " ") {
 		t.Errorf("mounts = %s, want token + %v", m, wantMounts)
 	}
 	if g := got.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != fmt.Sprintf(`{"clusterBundles":{%q:%d}}`, cb.Name, cb.Generation) {
@@ -458,13 +448,7 @@ func TestAlwaysInjectClusterBundle(t *testing.T) {
 	if _, err := env.kube.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "builder"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "builder-edit"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "edit"},
-		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "builder", Namespace: ns}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	grantEdit(t, ns, "builder-edit", rbacv1.Subject{Kind: "ServiceAccount", Name: "builder", Namespace: ns})
 	collected := &warnings{}
 	config := rest.CopyConfig(env.cp.Config)
 	config.WarningHandler = collected

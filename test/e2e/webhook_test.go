@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
+	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
@@ -31,7 +32,6 @@ import (
 const (
 	requestedWebhook     = "requested.workload-access.openshift.io"
 	opportunisticWebhook = "opportunistic.workload-access.openshift.io"
-	injectBundle         = "subscription.openshift.io/inject-bundle"
 	// admittedSeries counts AdmissionReviews the webhook answered.
 	admittedSeries = `workload_access_webhook_http_requests_total{code="200",path="/mutate-pods",verb="POST"}`
 )
@@ -71,12 +71,7 @@ func testNamespace(t *testing.T, prefix string) string {
 	t.Cleanup(func() {
 		_ = env.kube.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
 	})
-	// The ServiceAccount admission plugin refuses pods until the
-	// kube-controller-manager has created the namespace's default account.
-	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
-		_, err := env.kube.CoreV1().ServiceAccounts(ns.Name).Get(ctx, "default", metav1.GetOptions{})
-		return err
-	})
+	waitServiceAccount(t, ns.Name, "default")
 	return ns.Name
 }
 
@@ -123,7 +118,7 @@ func caBundle(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return cm.Data["ca-bundle.crt"], nil
+	return cm.Data[framework.WebhookCABundleKey], nil
 }
 
 // webhookTrustsBundle checks that every webhook carries the CA bundle and,
@@ -250,8 +245,8 @@ func TestAPIServerCallsWebhookThroughService(t *testing.T) {
 	// which refuses it with the reason when it cannot be served.
 	deniedSeries := `workload_access_webhook_admission_denials_total{mutator="subscription",reason="BundleNotFound"}`
 	deniedBefore := metric(t, w, deniedSeries)
-	_, err = env.kube.CoreV1().Pods(ns).Create(ctx, testPod(map[string]string{injectBundle: "rhel"}), metav1.CreateOptions{})
-	if err == nil || !strings.Contains(err.Error(), `admission webhook "`+requestedWebhook+`" denied the request: bundle "rhel" requested by annotation `+injectBundle+` does not exist in namespace "`+ns+`"`) {
+	_, err = env.kube.CoreV1().Pods(ns).Create(ctx, testPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}), metav1.CreateOptions{})
+	if err == nil || !strings.Contains(err.Error(), deniedPrefix+`bundle "rhel" requested by annotation `+v1alpha1.InjectBundleAnnotation+` does not exist in namespace "`+ns+`"`) {
 		t.Fatalf("a pod asking for a bundle that does not exist: err = %v", err)
 	}
 	expectMetric(t, w, deniedSeries, deniedBefore+1)
@@ -525,7 +520,7 @@ func TestWebhookDownFailsOnlyRequestedPods(t *testing.T) {
 	if _, err := env.kube.CoreV1().Pods(ns).Create(ctx, testPod(nil), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("a pod that asks for nothing was blocked by the webhook being down: %v", err)
 	}
-	_, err := env.kube.CoreV1().Pods(ns).Create(ctx, testPod(map[string]string{injectBundle: "rhel"}), metav1.CreateOptions{})
+	_, err := env.kube.CoreV1().Pods(ns).Create(ctx, testPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}), metav1.CreateOptions{})
 	if err == nil || !strings.Contains(err.Error(), `failed calling webhook "`+requestedWebhook+`"`) {
 		t.Fatalf("a pod that asks for an injection must fail closed, naming the webhook: err = %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 )
 
@@ -76,23 +77,41 @@ func (e AuditEvent) IsWrite() bool {
 }
 
 // Writes lists the mutating requests username sent after since, except to
-// the resources in ignore (e.g. the leader-election lease and events, which
-// a healthy idle operator writes by design).
+// the resources in ignore (see WritesExcept).
 func Writes(auditLog, username string, since time.Time, ignore ...string) ([]AuditEvent, error) {
 	events, err := Requests(auditLog, username, since)
 	if err != nil {
 		return nil, err
 	}
-	skip := map[string]bool{}
-	for _, r := range ignore {
-		skip[r] = true
-	}
+	return WritesExcept(events, ignore...), nil
+}
+
+// WritesExcept keeps the mutating requests among events, except those to the
+// resources in ignore (e.g. the leader-election lease and events, which a
+// healthy idle operator writes by design).
+func WritesExcept(events []AuditEvent, ignore ...string) []AuditEvent {
 	var writes []AuditEvent
 	for _, e := range events {
-		if !e.IsWrite() || (e.ObjectRef != nil && skip[e.ObjectRef.Resource]) {
+		if !e.IsWrite() || (e.ObjectRef != nil && slices.Contains(ignore, e.ObjectRef.Resource)) {
 			continue
 		}
 		writes = append(writes, e)
 	}
-	return writes, nil
+	return writes
+}
+
+// CountByResource summarises events as "verb resource[/subresource]" → n.
+func CountByResource(events []AuditEvent) map[string]int {
+	counts := map[string]int{}
+	for _, e := range events {
+		key := e.Verb
+		if e.ObjectRef != nil {
+			key += " " + e.ObjectRef.Resource
+			if e.ObjectRef.Subresource != "" {
+				key += "/" + e.ObjectRef.Subresource
+			}
+		}
+		counts[key]++
+	}
+	return counts
 }

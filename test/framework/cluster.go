@@ -75,7 +75,7 @@ func (c *Cluster) install(ctx context.Context) error {
 	}
 	var err error
 	c.OperatorKubeconfig, err = c.serviceAccountKubeconfig(ctx, kubernetes.NewForConfigOrDie(c.Config),
-		"openshift-workload-access-operator", "cluster-workload-access-operator", "operator")
+		OperatorNamespace, OperatorName, "operator")
 	return err
 }
 

@@ -49,7 +49,7 @@ func StartOperator(opts OperatorOptions) (*Process, error) {
 	logPath := filepath.Join(opts.LogDir, opts.Name+".log")
 	args := append([]string{"operator",
 		"--kubeconfig=" + opts.Kubeconfig,
-		"--namespace=openshift-workload-access-operator",
+		"--namespace=" + OperatorNamespace,
 		"--listen=" + listen,
 		"--leader-election-lease-duration=10s",
 		"--leader-election-renew-deadline=6s",

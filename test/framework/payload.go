@@ -98,7 +98,7 @@ func LoadPayload(dir, releaseVersion, image string) (*Payload, error) {
 // a test process runs with what the pod would get.
 func (p *Payload) OperatorEnv() ([]string, error) {
 	for _, obj := range p.Objects {
-		if obj.GetKind() != "Deployment" || obj.GetName() != "cluster-workload-access-operator" {
+		if obj.GetKind() != "Deployment" || obj.GetName() != OperatorName {
 			continue
 		}
 		containers, _, err := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")

@@ -24,15 +24,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// The webhook's objects, as the operator names them.
-const (
-	WebhookNamespace     = "openshift-workload-access"
-	WebhookName          = "workload-access-webhook"
-	WebhookServingSecret = "workload-access-webhook-serving-cert"
-	WebhookCAConfigMap   = "workload-access-webhook-serving-ca"
-	WebhookSignerSecret  = "workload-access-webhook-signer"
-)
-
 // WebhookProcess is the webhook binary run the way the kubelet runs one pod
 // of the operator's Deployment: its container args, the serving-cert Secret
 // mounted as files that follow the Secret, and the Service's address. With
@@ -67,13 +58,13 @@ func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*Webho
 	)
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		var err error
-		if deployment, err = kube.AppsV1().Deployments(WebhookNamespace).Get(ctx, WebhookName, metav1.GetOptions{}); err != nil {
+		if deployment, err = kube.AppsV1().Deployments(OperandNamespace).Get(ctx, WebhookName, metav1.GetOptions{}); err != nil {
 			return false, nil
 		}
-		if service, err = kube.CoreV1().Services(WebhookNamespace).Get(ctx, WebhookName, metav1.GetOptions{}); err != nil {
+		if service, err = kube.CoreV1().Services(OperandNamespace).Get(ctx, WebhookName, metav1.GetOptions{}); err != nil {
 			return false, nil
 		}
-		if secret, err = kube.CoreV1().Secrets(WebhookNamespace).Get(ctx, WebhookServingSecret, metav1.GetOptions{}); err != nil {
+		if secret, err = kube.CoreV1().Secrets(OperandNamespace).Get(ctx, WebhookServingSecret, metav1.GetOptions{}); err != nil {
 			return false, nil
 		}
 		return true, nil
@@ -85,7 +76,7 @@ func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*Webho
 	w := &WebhookProcess{
 		kube:       kube,
 		certDir:    filepath.Join(c.Dir, "webhook-"+name, "serving-cert"),
-		ServerName: WebhookName + "." + WebhookNamespace + ".svc",
+		ServerName: WebhookName + "." + OperandNamespace + ".svc",
 		Address:    net.JoinHostPort(service.Spec.ClusterIP, strconv.Itoa(int(service.Spec.Ports[0].Port))),
 	}
 	if err := os.MkdirAll(w.certDir, 0o700); err != nil {
@@ -102,7 +93,7 @@ func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*Webho
 	// a token of the same account, so RBAC is what production has.
 	var kubeconfig string
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		kubeconfig, err = c.serviceAccountKubeconfig(ctx, kube, WebhookNamespace, deployment.Spec.Template.Spec.ServiceAccountName, "webhook-"+name)
+		kubeconfig, err = c.serviceAccountKubeconfig(ctx, kube, OperandNamespace, deployment.Spec.Template.Spec.ServiceAccountName, "webhook-"+name)
 		return err == nil, nil
 	})
 	if err != nil {
@@ -183,7 +174,7 @@ func (w *WebhookProcess) writeSecret(secret *corev1.Secret) error {
 func (w *WebhookProcess) followSecret(ctx context.Context, resourceVersion string) {
 	defer w.synced.Done()
 	_ = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, false, func(ctx context.Context) (bool, error) {
-		secret, err := w.kube.CoreV1().Secrets(WebhookNamespace).Get(ctx, WebhookServingSecret, metav1.GetOptions{})
+		secret, err := w.kube.CoreV1().Secrets(OperandNamespace).Get(ctx, WebhookServingSecret, metav1.GetOptions{})
 		if err != nil || secret.ResourceVersion == resourceVersion {
 			return false, nil
 		}
@@ -203,12 +194,12 @@ func (w *WebhookProcess) Stop() {
 
 // CAPool is the serving-CA ConfigMap's bundle, what the API server trusts.
 func (w *WebhookProcess) CAPool(ctx context.Context) (*x509.CertPool, error) {
-	cm, err := w.kube.CoreV1().ConfigMaps(WebhookNamespace).Get(ctx, WebhookCAConfigMap, metav1.GetOptions{})
+	cm, err := w.kube.CoreV1().ConfigMaps(OperandNamespace).Get(ctx, WebhookCAConfigMap, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
 	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM([]byte(cm.Data["ca-bundle.crt"])) {
+	if !pool.AppendCertsFromPEM([]byte(cm.Data[WebhookCABundleKey])) {
 		return nil, fmt.Errorf("configmap %s has no CA certificates", WebhookCAConfigMap)
 	}
 	return pool, nil

@@ -29,7 +29,6 @@ import (
 )
 
 const (
-	operatorUser   = "system:serviceaccount:openshift-workload-access-operator:cluster-workload-access-operator"
 	unrelated      = 20000
 	namespaces     = 100
 	clusterBundles = 1000
@@ -95,28 +94,14 @@ func parallel(b *testing.B, n int, f func(i int) error) {
 	}
 }
 
-// count summarises the operator's requests as "verb resource" → n.
+// count summarises the operator's requests as "verb resource" → n, and
+// counts its writes other than events and its lease.
 func count(b *testing.B, auditLog string, since time.Time) (map[string]int, int) {
-	events, err := framework.Requests(auditLog, operatorUser, since)
+	events, err := framework.Requests(auditLog, framework.OperatorUser, since)
 	if err != nil {
 		b.Fatal(err)
 	}
-	out := map[string]int{}
-	writes := 0
-	for _, e := range events {
-		key := e.Verb
-		if e.ObjectRef != nil {
-			key += " " + e.ObjectRef.Resource
-			if e.ObjectRef.Subresource != "" {
-				key += "/" + e.ObjectRef.Subresource
-			}
-		}
-		out[key]++
-		if e.IsWrite() && (e.ObjectRef == nil || (e.ObjectRef.Resource != "events" && e.ObjectRef.Resource != "leases")) {
-			writes++
-		}
-	}
-	return out, writes
+	return framework.CountByResource(events), len(framework.WritesExcept(events, "events", "leases"))
 }
 
 func summary(m map[string]int) string {

@@ -68,10 +68,10 @@ and the webhook serves the API server on %s with the certificate the
 operator issued.
 
   export KUBECONFIG=%s
-  kubectl get clusteroperator workload-access -o yaml
+  kubectl get clusteroperator %s -o yaml
   kubectl get workloadaccess cluster -o yaml     # per-controller conditions
-  kubectl get all,sa,role,rolebinding,secret,configmap,pdb -n openshift-workload-access
-  kubectl get mutatingwebhookconfiguration workload-access-webhook -o yaml
+  kubectl get all,sa,role,rolebinding,secret,configmap,pdb -n %s
+  kubectl get mutatingwebhookconfiguration %s -o yaml
   kubectl run demo --image=registry.invalid/demo --restart=Never   # admitted by the webhook
   kubectl get bundles -A; kubectl get clusterbundles   # subscription injection: docs/subscriptions.md
 
@@ -79,7 +79,9 @@ Operator log: %s
 Webhook log:  %s
 Component logs: %s
 Press Ctrl-C to stop everything.
-`, webhook.Address, cluster.AdminKubeconfig, operator.LogPath, webhook.LogPath, filepath.Join(dir, "logs"))
+`, webhook.Address, cluster.AdminKubeconfig,
+		framework.ClusterOperatorName, framework.OperandNamespace, framework.WebhookName,
+		operator.LogPath, webhook.LogPath, filepath.Join(dir, "logs"))
 
 	select {
 	case <-ctx.Done():
