@@ -147,6 +147,6 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 
 	return []mutation.Mutator{
 		subscription.New(bundles.Lister(), clusterBundles.Lister(),
-			subscription.SubjectAccessReviewer{Client: kube.AuthorizationV1().SubjectAccessReviews()}),
+			webhook.SubjectAccessReviewer{Client: kube.AuthorizationV1().SubjectAccessReviews()}),
 	}, synced, nil
 }

@@ -20,7 +20,8 @@ import (
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	subscriptionfake "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
 	subscriptionlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlestatus"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlereconcile"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlerefs"
 )
 
 type keyedContext struct {
@@ -35,7 +36,11 @@ type fixture struct {
 	kube     *kubefake.Clientset
 	subs     *subscriptionfake.Clientset
 	recorder events.InMemoryRecorder
-	c        *controller
+	// spec is the operator's; tests change its management state.
+	spec *operatorv1.OperatorSpec
+	// bundles is the informer's cache, refilled from subs before each sync.
+	bundles cache.Indexer
+	loop    *bundlereconcile.Loop[*subscriptionv1alpha1.Bundle]
 }
 
 func newFixture(t *testing.T, bundle *subscriptionv1alpha1.Bundle, objects ...runtime.Object) *fixture {
@@ -45,32 +50,30 @@ func newFixture(t *testing.T, bundle *subscriptionv1alpha1.Bundle, objects ...ru
 		subs:     subscriptionfake.NewSimpleClientset(bundle),
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}),
 	}
-	operatorClient := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
-	f.c = &controller{
-		operatorClient: operatorClient,
-		failures:       bundlestatus.NewFailures(ControllerName, "Bundle", operatorClient),
-		bundleClient:   f.subs.SubscriptionV1alpha1(),
-		reader:         bundlestatus.Reader{Kube: f.kube},
-	}
+	f.spec = &operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}
+	operatorClient := v1helpers.NewFakeOperatorClient(f.spec, &operatorv1.OperatorStatus{}, nil)
+	f.bundles = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	c := &controller{bundleClient: f.subs.SubscriptionV1alpha1(), reader: bundlerefs.Reader{Kube: f.kube}}
+	f.loop = bundlereconcile.NewLoop(ControllerName, source(nil, subscriptionlisters.NewBundleLister(f.bundles)), c.syncBundle, operatorClient)
 	return f
 }
 
 func (f *fixture) sync(key string) {
 	f.t.Helper()
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	list, err := f.subs.SubscriptionV1alpha1().Bundles("").List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	items := make([]any, 0, len(list.Items))
 	for i := range list.Items {
-		if err := indexer.Add(&list.Items[i]); err != nil {
-			f.t.Fatal(err)
-		}
+		items = append(items, &list.Items[i])
 	}
-	f.c.bundles = subscriptionlisters.NewBundleLister(indexer)
+	if err := f.bundles.Replace(items, ""); err != nil {
+		f.t.Fatal(err)
+	}
 	f.kube.ClearActions()
 	f.subs.ClearActions()
-	if err := f.c.sync(context.Background(), keyedContext{factory.NewSyncContext("test", f.recorder), key}); err != nil {
+	if err := f.loop.Sync(context.Background(), keyedContext{factory.NewSyncContext("test", f.recorder), key}); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -214,7 +217,7 @@ func TestNotManagedOrAbsentDoesNothing(t *testing.T) {
 	if w := f.writes(); len(w) != 0 {
 		t.Errorf("wrote %v for an absent bundle", w)
 	}
-	f.c.operatorClient = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Unmanaged}, &operatorv1.OperatorStatus{}, nil)
+	f.spec.ManagementState = operatorv1.Unmanaged
 	f.sync("ns/rhel")
 	if w := f.writes(); len(w) != 0 {
 		t.Errorf("Unmanaged wrote %v", w)
@@ -230,7 +233,7 @@ func TestDefaultKeySweepsOnlyWhenDue(t *testing.T) {
 	sweep := func() int {
 		t.Helper()
 		before := syncCtx.Queue().Len()
-		if err := f.c.sync(context.Background(), keyedContext{syncCtx, factory.DefaultQueueKey}); err != nil {
+		if err := f.loop.Sync(context.Background(), keyedContext{syncCtx, factory.DefaultQueueKey}); err != nil {
 			t.Fatal(err)
 		}
 		added := syncCtx.Queue().Len() - before
@@ -246,12 +249,11 @@ func TestDefaultKeySweepsOnlyWhenDue(t *testing.T) {
 	if n := sweep(); n != 0 {
 		t.Errorf("a second sweep right away enqueued %d bundles, want 0", n)
 	}
-	f.c.operatorClient = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Unmanaged}, &operatorv1.OperatorStatus{}, nil)
-	f.c.failures = bundlestatus.NewFailures(ControllerName, "Bundle", f.c.operatorClient)
+	f.spec.ManagementState = operatorv1.Unmanaged
 	if n := sweep(); n != 0 {
 		t.Errorf("Unmanaged enqueued %d bundles", n)
 	}
-	f.c.operatorClient = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
+	f.spec.ManagementState = operatorv1.Managed
 	if n := sweep(); n != 1 {
 		t.Errorf("back to Managed enqueued %d bundles, want 1", n)
 	}

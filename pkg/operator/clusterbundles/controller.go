@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	operatorv1 "github.com/openshift/api/operator/v1"
 	sharedresourcev1alpha1 "github.com/openshift/api/sharedresource/v1alpha1"
 	sharedresourceclient "github.com/openshift/client-go/sharedresource/clientset/versioned"
 	sharedresourceinformers "github.com/openshift/client-go/sharedresource/informers/externalversions"
@@ -22,100 +21,149 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
+	"k8s.io/klog/v2"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	subscriptionclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/subscription/v1alpha1"
 	subscriptioninformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/subscription/v1alpha1"
 	subscriptionlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlestatus"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlereconcile"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlerefs"
 )
 
 // ControllerName owns the ClusterBundleDegraded condition.
 const ControllerName = "ClusterBundle"
 
-// Informers watch only what the controller generated, by label: the
-// cluster's other ClusterRoles and shares are none of its business.
-type Informers struct {
-	Kube   informers.SharedInformerFactory
-	Shares sharedresourceinformers.SharedInformerFactory
+// Inputs are what the ClusterBundle controllers need.
+type Inputs struct {
+	ClusterBundles subscriptioninformers.ClusterBundleInformer
+	BundleClient   subscriptionclient.ClusterBundlesGetter
+	ShareClient    sharedresourceclient.Interface
+	KubeClient     kubernetes.Interface
+	OperatorClient v1helpers.OperatorClient
+	Recorder       events.Recorder
+	// Restart ends the operator so that its Deployment starts it again.
+	Restart func(cause error)
 }
 
-// NewInformers returns the label-filtered informer factories; start them
-// with the others.
-func NewInformers(kube kubernetes.Interface, shares sharedresourceclient.Interface, resync time.Duration) Informers {
-	byLabel := func(options *metav1.ListOptions) { options.LabelSelector = BundleLabel }
-	return Informers{
-		Kube:   informers.NewSharedInformerFactoryWithOptions(kube, resync, informers.WithTweakListOptions(byLabel)),
-		Shares: sharedresourceinformers.NewSharedInformerFactoryWithOptions(shares, resync, sharedresourceinformers.WithTweakListOptions(byLabel)),
+// New returns the ClusterBundle controllers that fit this cluster. With the
+// Shared Resource CSI driver's API (OpenShift serves it only with
+// TechPreview): the controller that generates shares and roles. Without it:
+// a stand-in that marks every ClusterBundle Invalid, and a watch that
+// restarts the operator once the API appears; informers on a missing API
+// would never sync, and library-go would exit the process.
+func New(in Inputs) ([]factory.Controller, error) {
+	installed, err := SharedResourceAPIInstalled(in.KubeClient.Discovery())
+	if err != nil {
+		return nil, fmt.Errorf("looking for the sharedresource.openshift.io API: %w", err)
 	}
+	if !installed {
+		klog.Warningf("the sharedresource.openshift.io API is not served: ClusterBundles are marked Invalid until it is")
+		return []factory.Controller{
+			newUnavailable(in),
+			newAPIWatch(in.KubeClient.Discovery(), in.Restart, in.Recorder),
+		}, nil
+	}
+	return []factory.Controller{newController(in)}, nil
 }
 
-// Start starts both factories.
-func (i Informers) Start(stop <-chan struct{}) {
-	i.Kube.Start(stop)
-	i.Shares.Start(stop)
-}
+// informerResync is the safety-net relist of the controller's own informers.
+const informerResync = 10 * time.Minute
 
 type controller struct {
-	operatorClient   v1helpers.OperatorClient
-	bundles          subscriptionlisters.ClusterBundleLister
-	bundleClient     subscriptionclient.ClusterBundlesGetter
-	sharedSecrets    sharedresourcelisters.SharedSecretLister
-	sharedConfigMaps sharedresourcelisters.SharedConfigMapLister
-	roles            rbacv1listers.ClusterRoleLister
-	shareClient      sharedresourceclient.Interface
-	kubeClient       kubernetes.Interface
-	reader           bundlestatus.Reader
-	sweeps           bundlestatus.Sweeps
-	failures         *bundlestatus.Failures
+	bundleClient subscriptionclient.ClusterBundlesGetter
+	reader       bundlerefs.Reader
+	secrets      generated[*sharedresourcev1alpha1.SharedSecret]
+	configMaps   generated[*sharedresourcev1alpha1.SharedConfigMap]
+	roles        generated[*rbacv1.ClusterRole]
 }
 
-// New returns the controller.
-func New(bundleInformer subscriptioninformers.ClusterBundleInformer, bundleClient subscriptionclient.ClusterBundlesGetter,
-	owned Informers, shareClient sharedresourceclient.Interface, kubeClient kubernetes.Interface,
-	operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
-	sharedSecrets := owned.Shares.Sharedresource().V1alpha1().SharedSecrets()
-	sharedConfigMaps := owned.Shares.Sharedresource().V1alpha1().SharedConfigMaps()
-	roles := owned.Kube.Rbac().V1().ClusterRoles()
-	c := &controller{
-		operatorClient:   operatorClient,
-		bundles:          bundleInformer.Lister(),
-		bundleClient:     bundleClient,
-		sharedSecrets:    sharedSecrets.Lister(),
-		sharedConfigMaps: sharedConfigMaps.Lister(),
-		roles:            roles.Lister(),
-		shareClient:      shareClient,
-		kubeClient:       kubeClient,
-		reader:           bundlestatus.Reader{Kube: kubeClient},
-		failures:         bundlestatus.NewFailures(ControllerName, "ClusterBundle", operatorClient),
-	}
-	return factory.New().
-		WithInformersQueueKeysFunc(nameKey, bundleInformer.Informer()).
-		WithInformersQueueKeysFunc(ownerKey, sharedSecrets.Informer(), sharedConfigMaps.Informer(), roles.Informer()).
-		// A change of management state, and the periodic resync, revisit
-		// every bundle: Secrets are not watched, so a renamed key is found
-		// only then. Other changes of the operator CR do not (see Sweeps).
-		WithInformers(operatorClient.Informer()).
-		// ClusterBundleDegraded names every failing bundle (see Failures).
-		WithSync(func(ctx context.Context, syncCtx factory.SyncContext) error {
-			return c.failures.Record(ctx, syncCtx.QueueKey(), c.sync(ctx, syncCtx))
-		}).
-		ResyncEvery(10*time.Minute).
-		ToController(ControllerName, recorder.WithComponentSuffix("cluster-bundle"))
+// newController watches only what it generated, by label: the cluster's
+// other ClusterRoles and shares are none of its business. It starts those
+// informers itself, when it runs.
+func newController(in Inputs) factory.Controller {
+	byLabel := func(options *metav1.ListOptions) { options.LabelSelector = BundleLabel }
+	kubeInformers := informers.NewSharedInformerFactoryWithOptions(in.KubeClient, informerResync, informers.WithTweakListOptions(byLabel))
+	shareInformers := sharedresourceinformers.NewSharedInformerFactoryWithOptions(in.ShareClient, informerResync, sharedresourceinformers.WithTweakListOptions(byLabel))
+	sharedSecrets := shareInformers.Sharedresource().V1alpha1().SharedSecrets()
+	sharedConfigMaps := shareInformers.Sharedresource().V1alpha1().SharedConfigMaps()
+	roles := kubeInformers.Rbac().V1().ClusterRoles()
+
+	c := newGenerator(in.BundleClient, in.KubeClient, in.ShareClient, sharedSecrets.Lister(), sharedConfigMaps.Lister(), roles.Lister())
+	controller := bundlereconcile.New(ControllerName, Source(in.ClusterBundles),
+		bundlereconcile.Owned{
+			Informers: []factory.Informer{sharedSecrets.Informer(), sharedConfigMaps.Informer(), roles.Informer()},
+			Key:       ownerKey,
+		},
+		c.syncBundle, in.OperatorClient, in.Recorder, "cluster-bundle")
+	return startingInformers{Controller: controller, start: func(stop <-chan struct{}) {
+		kubeInformers.Start(stop)
+		shareInformers.Start(stop)
+	}}
 }
 
-func nameKey(obj runtime.Object) []string {
-	if bundle, ok := obj.(metav1.Object); ok {
-		return []string{bundle.GetName()}
+func newGenerator(bundleClient subscriptionclient.ClusterBundlesGetter, kubeClient kubernetes.Interface, shareClient sharedresourceclient.Interface,
+	sharedSecrets sharedresourcelisters.SharedSecretLister, sharedConfigMaps sharedresourcelisters.SharedConfigMapLister, roles rbacv1listers.ClusterRoleLister) *controller {
+	return &controller{
+		bundleClient: bundleClient,
+		reader:       bundlerefs.Reader{Kube: kubeClient},
+		secrets: generated[*sharedresourcev1alpha1.SharedSecret]{
+			kind: KindSharedSecret, lister: sharedSecrets, client: shareClient.SharedresourceV1alpha1().SharedSecrets(),
+			content: func(existing, desired *sharedresourcev1alpha1.SharedSecret) (*sharedresourcev1alpha1.SharedSecret, bool) {
+				out := existing.DeepCopy()
+				out.Spec = desired.Spec
+				return out, !equality.Semantic.DeepEqual(existing.Spec, desired.Spec)
+			},
+		},
+		configMaps: generated[*sharedresourcev1alpha1.SharedConfigMap]{
+			kind: KindSharedConfigMap, lister: sharedConfigMaps, client: shareClient.SharedresourceV1alpha1().SharedConfigMaps(),
+			content: func(existing, desired *sharedresourcev1alpha1.SharedConfigMap) (*sharedresourcev1alpha1.SharedConfigMap, bool) {
+				out := existing.DeepCopy()
+				out.Spec = desired.Spec
+				return out, !equality.Semantic.DeepEqual(existing.Spec, desired.Spec)
+			},
+		},
+		roles: generated[*rbacv1.ClusterRole]{
+			kind: "ClusterRole", lister: roles, client: kubeClient.RbacV1().ClusterRoles(),
+			content: func(existing, desired *rbacv1.ClusterRole) (*rbacv1.ClusterRole, bool) {
+				out := existing.DeepCopy()
+				out.Rules, out.AggregationRule = desired.Rules, nil
+				return out, !equality.Semantic.DeepEqual(existing.Rules, desired.Rules) || existing.AggregationRule != nil
+			},
+		},
 	}
-	return nil
+}
+
+// startingInformers starts the controller's own informers when it runs;
+// library-go's controller then waits for them to sync before the first sync.
+type startingInformers struct {
+	factory.Controller
+	start func(stop <-chan struct{})
+}
+
+func (s startingInformers) Run(ctx context.Context, workers int) {
+	s.start(ctx.Done())
+	s.Controller.Run(ctx, workers)
+}
+
+// Source reads ClusterBundles from their informer.
+func Source(informer subscriptioninformers.ClusterBundleInformer) bundlereconcile.Source[*subscriptionv1alpha1.ClusterBundle] {
+	return source(informer.Informer(), informer.Lister())
+}
+
+func source(informer factory.Informer, lister subscriptionlisters.ClusterBundleLister) bundlereconcile.Source[*subscriptionv1alpha1.ClusterBundle] {
+	return bundlereconcile.Source[*subscriptionv1alpha1.ClusterBundle]{
+		Kind:     "ClusterBundle",
+		Informer: informer,
+		Get:      lister.Get,
+		List:     func() ([]*subscriptionv1alpha1.ClusterBundle, error) { return lister.List(labels.Everything()) },
+	}
 }
 
 // ownerKey enqueues the bundle a generated object was made for.
@@ -126,52 +174,11 @@ func ownerKey(obj runtime.Object) []string {
 	return nil
 }
 
-func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	spec, _, _, err := c.operatorClient.GetOperatorState()
-	if err != nil {
-		return err
-	}
-	if syncCtx.QueueKey() == factory.DefaultQueueKey {
-		if !c.sweeps.Due(spec.ManagementState) {
-			return nil
-		}
-		if spec.ManagementState != operatorv1.Managed {
-			// Failures of bundles no longer managed are no longer ours.
-			c.sweeps.Done(spec.ManagementState)
-			return c.failures.Clear(ctx)
-		}
-		all, err := c.bundles.List(labels.Everything())
-		if err != nil {
-			return err
-		}
-		for _, bundle := range all {
-			syncCtx.Queue().Add(bundle.Name)
-		}
-		c.sweeps.Done(spec.ManagementState)
-		return nil
-	}
-	if spec.ManagementState != operatorv1.Managed {
-		return nil
-	}
-	bundle, err := c.bundles.Get(syncCtx.QueueKey())
-	if apierrors.IsNotFound(err) {
-		// Owner references let the garbage collector delete what was generated.
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if bundle.DeletionTimestamp != nil {
-		return nil
-	}
-	return c.syncBundle(ctx, syncCtx, bundle)
-}
-
 func (c *controller) syncBundle(ctx context.Context, syncCtx factory.SyncContext, bundle *subscriptionv1alpha1.ClusterBundle) error {
 	recorder := syncCtx.Recorder()
-	entitlements := refs(bundlestatus.Secret, bundle.Spec.Entitlements)
-	yumRepositories := refs(bundlestatus.ConfigMap, bundle.Spec.YumRepositories)
-	all := append(append([]bundlestatus.Ref{}, entitlements...), yumRepositories...)
+	entitlements := refs(bundlerefs.Secret, bundle.Spec.Entitlements)
+	yumRepositories := refs(bundlerefs.ConfigMap, bundle.Spec.YumRepositories)
+	all := append(append([]bundlerefs.Ref{}, entitlements...), yumRepositories...)
 
 	keys, missing, err := c.reader.Resolve(ctx, all)
 	if err != nil {
@@ -180,40 +187,39 @@ func (c *controller) syncBundle(ctx context.Context, syncCtx factory.SyncContext
 	if len(missing) > 0 {
 		// Secrets and ConfigMaps are not watched: look again soon rather
 		// than at the next sweep, in case they are being created.
-		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), bundlestatus.MissingRetry(bundle.Status.Conditions, time.Now()))
-		return c.invalid(ctx, recorder, bundle, subscriptionv1alpha1.ReasonMissingReference, bundlestatus.MissingMessage(missing))
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), bundlereconcile.MissingRetry(bundle.Status.Conditions, time.Now()))
+		return c.invalid(ctx, recorder, bundle, subscriptionv1alpha1.ReasonMissingReference, bundlerefs.MissingMessage(missing))
 	}
 	// Entitlements share one directory, yum repositories another.
-	overlaps := append(bundlestatus.Overlaps(entitlements, keys), bundlestatus.Overlaps(yumRepositories, keys)...)
+	overlaps := append(bundlerefs.Overlaps(entitlements, keys), bundlerefs.Overlaps(yumRepositories, keys)...)
 	if len(overlaps) > 0 {
 		return c.invalid(ctx, recorder, bundle, subscriptionv1alpha1.ReasonOverlappingKeys, strings.Join(overlaps, "; "))
 	}
 
 	wanted := shares(bundle.Name, all)
-	role := desiredClusterRole(bundle, wanted)
 	// Decide everything before writing anything: a conflict found halfway
 	// would leave a bundle half-created.
-	plan, conflicts, err := c.plan(ctx, bundle, wanted, role)
+	p, conflicts, err := c.plan(ctx, bundle, wanted)
 	if err != nil {
 		return err
 	}
 	if len(conflicts) > 0 {
 		return c.invalid(ctx, recorder, bundle, subscriptionv1alpha1.ReasonConflict, strings.Join(conflicts, "; "))
 	}
-	if err := c.apply(ctx, recorder, bundle, plan); err != nil {
+	if err := c.apply(ctx, recorder, bundle, p); err != nil {
 		return err
 	}
 
 	status := bundle.Status.DeepCopy()
 	status.ObservedGeneration = bundle.Generation
-	bundlestatus.SetValid(&status.Conditions, bundle.Generation)
-	status.ClusterRole = role.Name
+	bundlereconcile.SetValid(&status.Conditions, bundle.Generation)
+	status.ClusterRole = p.role.desired.Name
 	status.Shares = shareReferences(wanted)
-	shareOf := map[bundlestatus.Ref]string{}
+	shareOf := map[bundlerefs.Ref]string{}
 	for _, s := range wanted {
 		shareOf[s.ref] = s.name
 	}
-	resolve := func(refs []bundlestatus.Ref) []subscriptionv1alpha1.ResolvedReference {
+	resolve := func(refs []bundlerefs.Ref) []subscriptionv1alpha1.ResolvedReference {
 		var out []subscriptionv1alpha1.ResolvedReference
 		for _, ref := range refs {
 			out = append(out, subscriptionv1alpha1.ResolvedReference{Name: ref.Name, Namespace: ref.Namespace, Keys: keys[ref], Share: shareOf[ref]})
@@ -222,29 +228,27 @@ func (c *controller) syncBundle(ctx context.Context, syncCtx factory.SyncContext
 	}
 	status.Entitlements = resolve(entitlements)
 	status.YumRepositories = resolve(yumRepositories)
-	return c.updateStatus(ctx, bundle, status)
+	return updateStatus(ctx, c.bundleClient, bundle, status)
 }
 
-func refs(kind bundlestatus.Kind, in []subscriptionv1alpha1.ClusterReference) []bundlestatus.Ref {
-	out := make([]bundlestatus.Ref, 0, len(in))
+func refs(kind bundlerefs.Kind, in []subscriptionv1alpha1.ClusterReference) []bundlerefs.Ref {
+	out := make([]bundlerefs.Ref, 0, len(in))
 	for _, r := range in {
-		out = append(out, bundlestatus.Ref{Kind: kind, Namespace: r.Namespace, Name: r.Name})
+		out = append(out, bundlerefs.Ref{Kind: kind, Namespace: r.Namespace, Name: r.Name})
 	}
 	return out
 }
 
 // invalid records why the bundle cannot be injected and touches nothing else.
 func (c *controller) invalid(ctx context.Context, recorder events.Recorder, bundle *subscriptionv1alpha1.ClusterBundle, reason, message string) error {
-	status := bundle.Status.DeepCopy()
-	status.ObservedGeneration = bundle.Generation
-	if bundlestatus.SetInvalid(&status.Conditions, bundle.Generation, reason, message) {
-		recorder.Warningf("ClusterBundleInvalid", "ClusterBundle %s is invalid (%s): %s", bundle.Name, reason, message)
-	}
-	return c.updateStatus(ctx, bundle, status)
+	return markInvalid(ctx, c.bundleClient, recorder, bundle, reason, message)
 }
 
-func (c *controller) updateStatus(ctx context.Context, bundle *subscriptionv1alpha1.ClusterBundle, status *subscriptionv1alpha1.ClusterBundleStatus) error {
-	return updateStatus(ctx, c.bundleClient, bundle, status)
+func markInvalid(ctx context.Context, client subscriptionclient.ClusterBundlesGetter, recorder events.Recorder, bundle *subscriptionv1alpha1.ClusterBundle, reason, message string) error {
+	status := bundle.Status.DeepCopy()
+	status.ObservedGeneration = bundle.Generation
+	bundlereconcile.MarkInvalid(recorder, "ClusterBundle", bundle, &status.Conditions, reason, message)
+	return updateStatus(ctx, client, bundle, status)
 }
 
 // updateStatus writes only a status that changed: a resync of a settled
@@ -259,74 +263,50 @@ func updateStatus(ctx context.Context, client subscriptionclient.ClusterBundlesG
 	return err
 }
 
-// plan is what exists of each generated object, or nil when it must be created.
+// plan is every generated object a bundle needs, with what exists of it.
 type plan struct {
-	secrets    []*sharedresourcev1alpha1.SharedSecret
-	secretsNow []*sharedresourcev1alpha1.SharedSecret
-	configMaps []*sharedresourcev1alpha1.SharedConfigMap
-	cmsNow     []*sharedresourcev1alpha1.SharedConfigMap
-	role       *rbacv1.ClusterRole
-	roleNow    *rbacv1.ClusterRole
+	secrets    []planned[*sharedresourcev1alpha1.SharedSecret]
+	configMaps []planned[*sharedresourcev1alpha1.SharedConfigMap]
+	role       planned[*rbacv1.ClusterRole]
 }
 
 // plan finds the existing object of every desired one and names those that
-// belong to someone else. The informers only see labelled objects, so one
-// not in the cache is looked up live before it is called absent.
-func (c *controller) plan(ctx context.Context, bundle *subscriptionv1alpha1.ClusterBundle, wanted []share, role *rbacv1.ClusterRole) (*plan, []string, error) {
-	p := &plan{role: role}
+// belong to someone else.
+func (c *controller) plan(ctx context.Context, bundle *subscriptionv1alpha1.ClusterBundle, wanted []share) (*plan, []string, error) {
+	p := &plan{}
 	var conflicts []string
 	conflict := func(kind, name string) {
 		conflicts = append(conflicts, fmt.Sprintf("%s %s already exists and is not owned by ClusterBundle %s", kind, name, bundle.Name))
 	}
 	for _, s := range wanted {
 		if s.kind() == KindSharedSecret {
-			existing, err := c.sharedSecrets.Get(s.name)
-			if apierrors.IsNotFound(err) {
-				existing, err = c.shareClient.SharedresourceV1alpha1().SharedSecrets().Get(ctx, s.name, metav1.GetOptions{})
-			}
-			if apierrors.IsNotFound(err) {
-				existing, err = nil, nil
-			}
+			found, conflicting, err := c.secrets.find(ctx, bundle, desiredSharedSecret(bundle, s))
 			if err != nil {
 				return nil, nil, err
 			}
-			if existing != nil && !ownedBy(existing, bundle) {
+			if conflicting {
 				conflict(KindSharedSecret, s.name)
 			}
-			p.secrets = append(p.secrets, desiredSharedSecret(bundle, s))
-			p.secretsNow = append(p.secretsNow, existing)
+			p.secrets = append(p.secrets, found)
 			continue
 		}
-		existing, err := c.sharedConfigMaps.Get(s.name)
-		if apierrors.IsNotFound(err) {
-			existing, err = c.shareClient.SharedresourceV1alpha1().SharedConfigMaps().Get(ctx, s.name, metav1.GetOptions{})
-		}
-		if apierrors.IsNotFound(err) {
-			existing, err = nil, nil
-		}
+		found, conflicting, err := c.configMaps.find(ctx, bundle, desiredSharedConfigMap(bundle, s))
 		if err != nil {
 			return nil, nil, err
 		}
-		if existing != nil && !ownedBy(existing, bundle) {
+		if conflicting {
 			conflict(KindSharedConfigMap, s.name)
 		}
-		p.configMaps = append(p.configMaps, desiredSharedConfigMap(bundle, s))
-		p.cmsNow = append(p.cmsNow, existing)
+		p.configMaps = append(p.configMaps, found)
 	}
-	existing, err := c.roles.Get(role.Name)
-	if apierrors.IsNotFound(err) {
-		existing, err = c.kubeClient.RbacV1().ClusterRoles().Get(ctx, role.Name, metav1.GetOptions{})
-	}
-	if apierrors.IsNotFound(err) {
-		existing, err = nil, nil
-	}
+	role, conflicting, err := c.roles.find(ctx, bundle, desiredClusterRole(bundle, wanted))
 	if err != nil {
 		return nil, nil, err
 	}
-	if existing != nil && !ownedBy(existing, bundle) {
-		conflict("ClusterRole", role.Name)
+	if conflicting {
+		conflict("ClusterRole", role.desired.Name)
 	}
-	p.roleNow = existing
+	p.role = role
 	return p, conflicts, nil
 }
 
@@ -335,120 +315,26 @@ func (c *controller) plan(ctx context.Context, bundle *subscriptionv1alpha1.Clus
 // yet to exist for longer than necessary, and a removed share is gone
 // before anything else.
 func (c *controller) apply(ctx context.Context, recorder events.Recorder, bundle *subscriptionv1alpha1.ClusterBundle, p *plan) error {
-	secrets := c.shareClient.SharedresourceV1alpha1().SharedSecrets()
-	configMaps := c.shareClient.SharedresourceV1alpha1().SharedConfigMaps()
-	wanted := map[string]bool{}
-	for i, desired := range p.secrets {
-		wanted[KindSharedSecret+"/"+desired.Name] = true
-		existing := p.secretsNow[i]
-		switch {
-		case existing == nil:
-			if _, err := secrets.Create(ctx, desired, metav1.CreateOptions{}); err != nil {
-				return err
-			}
-			recorder.Eventf("SharedSecretCreated", "Created SharedSecret %s for ClusterBundle %s", desired.Name, bundle.Name)
-		case !equality.Semantic.DeepEqual(existing.Spec, desired.Spec) || !metaInSync(existing, desired):
-			updated := existing.DeepCopy()
-			updated.Spec = desired.Spec
-			syncMeta(updated, desired)
-			if _, err := secrets.Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
-				return err
-			}
-			recorder.Eventf("SharedSecretUpdated", "Updated SharedSecret %s for ClusterBundle %s", desired.Name, bundle.Name)
-		}
-	}
-	for i, desired := range p.configMaps {
-		wanted[KindSharedConfigMap+"/"+desired.Name] = true
-		existing := p.cmsNow[i]
-		switch {
-		case existing == nil:
-			if _, err := configMaps.Create(ctx, desired, metav1.CreateOptions{}); err != nil {
-				return err
-			}
-			recorder.Eventf("SharedConfigMapCreated", "Created SharedConfigMap %s for ClusterBundle %s", desired.Name, bundle.Name)
-		case !equality.Semantic.DeepEqual(existing.Spec, desired.Spec) || !metaInSync(existing, desired):
-			updated := existing.DeepCopy()
-			updated.Spec = desired.Spec
-			syncMeta(updated, desired)
-			if _, err := configMaps.Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
-				return err
-			}
-			recorder.Eventf("SharedConfigMapUpdated", "Updated SharedConfigMap %s for ClusterBundle %s", desired.Name, bundle.Name)
-		}
-	}
-
-	roles := c.kubeClient.RbacV1().ClusterRoles()
-	switch existing := p.roleNow; {
-	case existing == nil:
-		if _, err := roles.Create(ctx, p.role, metav1.CreateOptions{}); err != nil {
+	wantedSecrets, wantedConfigMaps := map[string]bool{}, map[string]bool{}
+	for _, s := range p.secrets {
+		wantedSecrets[s.desired.Name] = true
+		if err := c.secrets.ensure(ctx, recorder, bundle, s); err != nil {
 			return err
 		}
-		recorder.Eventf("ClusterRoleCreated", "Created ClusterRole %s for ClusterBundle %s", p.role.Name, bundle.Name)
-	case !equality.Semantic.DeepEqual(existing.Rules, p.role.Rules) || existing.AggregationRule != nil || !metaInSync(existing, p.role):
-		updated := existing.DeepCopy()
-		updated.Rules = p.role.Rules
-		updated.AggregationRule = nil
-		syncMeta(updated, p.role)
-		if _, err := roles.Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
+	}
+	for _, s := range p.configMaps {
+		wantedConfigMaps[s.desired.Name] = true
+		if err := c.configMaps.ensure(ctx, recorder, bundle, s); err != nil {
 			return err
 		}
-		recorder.Eventf("ClusterRoleUpdated", "Updated ClusterRole %s for ClusterBundle %s", p.role.Name, bundle.Name)
 	}
-
-	return c.deleteUnwanted(ctx, recorder, bundle, wanted)
-}
-
-// metaInSync says whether existing carries desired's labels and owner.
-// Labels others added stay, except aggregation labels, which are ours.
-func metaInSync(existing, desired metav1.Object) bool {
-	return equality.Semantic.DeepEqual(existing.GetLabels(), withLabels(existing.GetLabels(), desired.GetLabels())) &&
-		equality.Semantic.DeepEqual(existing.GetOwnerReferences(), desired.GetOwnerReferences())
-}
-
-// syncMeta gives existing desired's labels and owner.
-func syncMeta(existing, desired metav1.Object) {
-	existing.SetLabels(withLabels(existing.GetLabels(), desired.GetLabels()))
-	existing.SetOwnerReferences(desired.GetOwnerReferences())
-}
-
-// deleteUnwanted deletes this bundle's shares that its spec no longer
-// names. The UID precondition spares a share re-created meanwhile.
-func (c *controller) deleteUnwanted(ctx context.Context, recorder events.Recorder, bundle *subscriptionv1alpha1.ClusterBundle, wanted map[string]bool) error {
-	selector := labels.SelectorFromSet(labels.Set{BundleLabel: bundle.Name})
-	secrets, err := c.sharedSecrets.List(selector)
-	if err != nil {
+	// The role is never deleted here: the garbage collector does that with
+	// the bundle, so the operator holds no delete on ClusterRoles.
+	if err := c.roles.ensure(ctx, recorder, bundle, p.role); err != nil {
 		return err
 	}
-	configMaps, err := c.sharedConfigMaps.List(selector)
-	if err != nil {
+	if err := c.secrets.deleteUnwanted(ctx, recorder, bundle, wantedSecrets); err != nil {
 		return err
 	}
-	deleted := func(kind, name string, err error) error {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err == nil {
-			recorder.Eventf(kind+"Deleted", "Deleted %s %s: ClusterBundle %s no longer references it", kind, name, bundle.Name)
-		}
-		return err
-	}
-	for _, s := range secrets {
-		if wanted[KindSharedSecret+"/"+s.Name] || !ownedBy(s, bundle) {
-			continue
-		}
-		err := c.shareClient.SharedresourceV1alpha1().SharedSecrets().Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(s.UID))})
-		if err := deleted(KindSharedSecret, s.Name, err); err != nil {
-			return err
-		}
-	}
-	for _, s := range configMaps {
-		if wanted[KindSharedConfigMap+"/"+s.Name] || !ownedBy(s, bundle) {
-			continue
-		}
-		err := c.shareClient.SharedresourceV1alpha1().SharedConfigMaps().Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(s.UID))})
-		if err := deleted(KindSharedConfigMap, s.Name, err); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.configMaps.deleteUnwanted(ctx, recorder, bundle, wantedConfigMaps)
 }

@@ -28,7 +28,8 @@ import (
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	subscriptionfake "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
 	subscriptionlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlestatus"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlereconcile"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlerefs"
 )
 
 func secret(namespace, name string, keys ...string) *corev1.Secret {
@@ -70,7 +71,11 @@ type fixture struct {
 	shares   *sharedresourcefake.Clientset
 	subs     *subscriptionfake.Clientset
 	recorder events.InMemoryRecorder
-	c        *controller
+	// spec is the operator's; tests change its management state.
+	spec *operatorv1.OperatorSpec
+	// The informers' caches, refilled from the clients before each sync.
+	bundles, sharedSecrets, sharedConfigMaps, roles cache.Indexer
+	loop                                            *bundlereconcile.Loop[*subscriptionv1alpha1.ClusterBundle]
 }
 
 func newFixture(t *testing.T, bundle *subscriptionv1alpha1.ClusterBundle, objects ...runtime.Object) *fixture {
@@ -91,16 +96,22 @@ func newFixture(t *testing.T, bundle *subscriptionv1alpha1.ClusterBundle, object
 		subs:     subscriptionfake.NewSimpleClientset(bundle),
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}),
 	}
-	operatorClient := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
-	f.c = &controller{
-		operatorClient: operatorClient,
-		failures:       bundlestatus.NewFailures(ControllerName, "ClusterBundle", operatorClient),
-		bundleClient:   f.subs.SubscriptionV1alpha1(),
-		shareClient:    f.shares,
-		kubeClient:     f.kube,
-		reader:         bundlestatus.Reader{Kube: f.kube},
-	}
+	f.spec = &operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}
+	operatorClient := v1helpers.NewFakeOperatorClient(f.spec, &operatorv1.OperatorStatus{}, nil)
+	f.bundles, f.sharedSecrets, f.sharedConfigMaps, f.roles = indexer(t), indexer(t), indexer(t), indexer(t)
+	c := newGenerator(f.subs.SubscriptionV1alpha1(), f.kube, f.shares,
+		sharedresourcelisters.NewSharedSecretLister(f.sharedSecrets),
+		sharedresourcelisters.NewSharedConfigMapLister(f.sharedConfigMaps),
+		rbacv1listers.NewClusterRoleLister(f.roles))
+	f.loop = bundlereconcile.NewLoop(ControllerName, source(nil, subscriptionlisters.NewClusterBundleLister(f.bundles)), c.syncBundle, operatorClient)
 	return f
+}
+
+func replace(t *testing.T, i cache.Indexer, items []interface{}) {
+	t.Helper()
+	if err := i.Replace(items, ""); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func indexer(t *testing.T, objects ...interface{}) cache.Indexer {
@@ -125,7 +136,7 @@ func (f *fixture) refresh() {
 	for i := range bundles.Items {
 		items = append(items, &bundles.Items[i])
 	}
-	f.c.bundles = subscriptionlisters.NewClusterBundleLister(indexer(f.t, items...))
+	replace(f.t, f.bundles, items)
 
 	labelled := func(o metav1.Object) bool { _, ok := o.GetLabels()[BundleLabel]; return ok }
 	secrets, _ := f.shares.SharedresourceV1alpha1().SharedSecrets().List(ctx, metav1.ListOptions{})
@@ -135,7 +146,7 @@ func (f *fixture) refresh() {
 			items = append(items, &secrets.Items[i])
 		}
 	}
-	f.c.sharedSecrets = sharedresourcelisters.NewSharedSecretLister(indexer(f.t, items...))
+	replace(f.t, f.sharedSecrets, items)
 	cms, _ := f.shares.SharedresourceV1alpha1().SharedConfigMaps().List(ctx, metav1.ListOptions{})
 	items = nil
 	for i := range cms.Items {
@@ -143,7 +154,7 @@ func (f *fixture) refresh() {
 			items = append(items, &cms.Items[i])
 		}
 	}
-	f.c.sharedConfigMaps = sharedresourcelisters.NewSharedConfigMapLister(indexer(f.t, items...))
+	replace(f.t, f.sharedConfigMaps, items)
 	roles, _ := f.kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
 	items = nil
 	for i := range roles.Items {
@@ -151,7 +162,7 @@ func (f *fixture) refresh() {
 			items = append(items, &roles.Items[i])
 		}
 	}
-	f.c.roles = rbacv1listers.NewClusterRoleLister(indexer(f.t, items...))
+	replace(f.t, f.roles, items)
 }
 
 type keyedContext struct {
@@ -167,7 +178,7 @@ func (f *fixture) sync(name string) {
 	f.kube.ClearActions()
 	f.shares.ClearActions()
 	f.subs.ClearActions()
-	if err := f.c.sync(context.Background(), keyedContext{factory.NewSyncContext("test", f.recorder), name}); err != nil {
+	if err := f.loop.Sync(context.Background(), keyedContext{factory.NewSyncContext("test", f.recorder), name}); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -430,7 +441,7 @@ func TestOnlyManagedActs(t *testing.T) {
 	b := clusterBundle("rhel", nil, []subscriptionv1alpha1.ClusterReference{ref("certs", "a")})
 	for _, state := range []operatorv1.ManagementState{operatorv1.Unmanaged, operatorv1.Removed} {
 		f := newFixture(t, b, secret("certs", "a", "a.pem"))
-		f.c.operatorClient = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: state}, &operatorv1.OperatorStatus{}, nil)
+		f.spec.ManagementState = state
 		f.sync("rhel")
 		if w := f.writes(); len(w) != 0 {
 			t.Errorf("%s: wrote %v", state, w)
@@ -451,16 +462,16 @@ func TestShareNames(t *testing.T) {
 	long := strings.Repeat("n", 200)
 	for _, tc := range []struct {
 		name string
-		refs []bundlestatus.Ref
+		refs []bundlerefs.Ref
 		want []string
 	}{{
 		name: "readable",
-		refs: []bundlestatus.Ref{{Kind: bundlestatus.Secret, Namespace: "ns", Name: "s"}, {Kind: bundlestatus.ConfigMap, Namespace: "ns", Name: "s"}},
+		refs: []bundlerefs.Ref{{Kind: bundlerefs.Secret, Namespace: "ns", Name: "s"}, {Kind: bundlerefs.ConfigMap, Namespace: "ns", Name: "s"}},
 		want: []string{"b-entitlement-ns-s", "b-yum-ns-s"},
 	}, {
 		name: "too long ends in a hash",
-		refs: []bundlestatus.Ref{{Kind: bundlestatus.Secret, Namespace: "ns", Name: long + ".x"}},
-		want: []string{ShareName("b", bundlestatus.Ref{Kind: bundlestatus.Secret, Namespace: "ns", Name: long + ".x"})},
+		refs: []bundlerefs.Ref{{Kind: bundlerefs.Secret, Namespace: "ns", Name: long + ".x"}},
+		want: []string{ShareName("b", bundlerefs.Ref{Kind: bundlerefs.Secret, Namespace: "ns", Name: long + ".x"})},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := shares("b", tc.refs)
@@ -475,14 +486,14 @@ func TestShareNames(t *testing.T) {
 		})
 	}
 
-	long1 := ShareName(strings.Repeat("b", 200), bundlestatus.Ref{Kind: bundlestatus.Secret, Namespace: "ns", Name: long + "1"})
-	long2 := ShareName(strings.Repeat("b", 200), bundlestatus.Ref{Kind: bundlestatus.Secret, Namespace: "ns", Name: long + "2"})
+	long1 := ShareName(strings.Repeat("b", 200), bundlerefs.Ref{Kind: bundlerefs.Secret, Namespace: "ns", Name: long + "1"})
+	long2 := ShareName(strings.Repeat("b", 200), bundlerefs.Ref{Kind: bundlerefs.Secret, Namespace: "ns", Name: long + "2"})
 	if len(long1) != maxNameLength || long1 == long2 || strings.Contains(long1, "--") {
 		t.Errorf("truncated names %q and %q", long1, long2)
 	}
 
 	// "a-b"/"c" and "a"/"b-c" read the same: both get a hash.
-	colliding := shares("b", []bundlestatus.Ref{{Kind: bundlestatus.Secret, Namespace: "a-b", Name: "c"}, {Kind: bundlestatus.Secret, Namespace: "a", Name: "b-c"}})
+	colliding := shares("b", []bundlerefs.Ref{{Kind: bundlerefs.Secret, Namespace: "a-b", Name: "c"}, {Kind: bundlerefs.Secret, Namespace: "a", Name: "b-c"}})
 	if colliding[0].name == colliding[1].name || !strings.HasPrefix(colliding[0].name, "b-entitlement-a-b-c-") {
 		t.Errorf("colliding names %q, %q", colliding[0].name, colliding[1].name)
 	}

@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlestatus"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlerefs"
 )
 
 const (
@@ -38,12 +38,12 @@ func ClusterRoleName(bundle string) string { return bundle + ClusterRoleSuffix }
 
 // share is one SharedSecret or SharedConfigMap a bundle needs.
 type share struct {
-	ref  bundlestatus.Ref
+	ref  bundlerefs.Ref
 	name string
 }
 
 func (s share) kind() string {
-	if s.ref.Kind == bundlestatus.Secret {
+	if s.ref.Kind == bundlerefs.Secret {
 		return KindSharedSecret
 	}
 	return KindSharedConfigMap
@@ -52,7 +52,7 @@ func (s share) kind() string {
 // ShareName is <bundle>-entitlement-<namespace>-<name> for a Secret and
 // <bundle>-yum-<namespace>-<name> for a ConfigMap: readable, and the same on
 // every sync. A name too long for the API ends in a short hash instead.
-func ShareName(bundle string, ref bundlestatus.Ref) string {
+func ShareName(bundle string, ref bundlerefs.Ref) string {
 	name := fmt.Sprintf("%s-%s-%s-%s", bundle, purpose(ref.Kind), ref.Namespace, ref.Name)
 	if len(name) <= maxNameLength {
 		return name
@@ -60,8 +60,8 @@ func ShareName(bundle string, ref bundlestatus.Ref) string {
 	return withHash(name, name)
 }
 
-func purpose(kind bundlestatus.Kind) string {
-	if kind == bundlestatus.Secret {
+func purpose(kind bundlerefs.Kind) string {
+	if kind == bundlerefs.Secret {
 		return "entitlement"
 	}
 	return "yum"
@@ -80,7 +80,7 @@ func withHash(name, input string) string {
 
 // shares names one share per reference. "a-b"/"c" and "a"/"b-c" would read
 // the same, so names that collide get a hash of what they point at.
-func shares(bundle string, refs []bundlestatus.Ref) []share {
+func shares(bundle string, refs []bundlerefs.Ref) []share {
 	out := make([]share, 0, len(refs))
 	count := map[string]int{}
 	for _, ref := range refs {

@@ -5,20 +5,15 @@ import (
 	"errors"
 	"time"
 
-	operatorv1 "github.com/openshift/api/operator/v1"
 	sharedresourcev1alpha1 "github.com/openshift/api/sharedresource/v1alpha1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/discovery"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	subscriptionclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/subscription/v1alpha1"
-	subscriptioninformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/subscription/v1alpha1"
-	subscriptionlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlestatus"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlereconcile"
 )
 
 // UnavailableMessage is the Invalid message of every ClusterBundle while the
@@ -48,95 +43,41 @@ func SharedResourceAPIInstalled(client discovery.DiscoveryInterface) (bool, erro
 // restarts it with the full ClusterBundle controller.
 var ErrSharedResourceAPIAppeared = errors.New("the sharedresource.openshift.io API appeared; restarting to start the ClusterBundle controller")
 
-// WaitForSharedResourceAPI checks every interval until the API is served,
-// then returns ErrSharedResourceAPIAppeared; it returns nil when ctx ends.
-func WaitForSharedResourceAPI(ctx context.Context, client discovery.DiscoveryInterface, interval time.Duration) error {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
+// APIWatchControllerName names the controller that waits for the API.
+const APIWatchControllerName = "SharedResourceAPIWatch"
+
+// apiRecheck is how often the stand-in looks for the API again.
+const apiRecheck = time.Minute
+
+// newAPIWatch checks discovery every minute and, once the API is served,
+// asks for a restart. An error is a failed check, not an answer: it tries
+// again next time.
+func newAPIWatch(client discovery.DiscoveryInterface, restart func(error), recorder events.Recorder) factory.Controller {
+	return factory.New().
+		WithSync(func(context.Context, factory.SyncContext) error {
+			if installed, err := SharedResourceAPIInstalled(client); err == nil && installed {
+				restart(ErrSharedResourceAPIAppeared)
+			}
 			return nil
-		case <-ticker.C:
-		}
-		// An error is a failed check, not an answer: try again next time.
-		if installed, err := SharedResourceAPIInstalled(client); err == nil && installed {
-			return ErrSharedResourceAPIAppeared
-		}
-	}
+		}).
+		ResyncEvery(apiRecheck).
+		ToController(APIWatchControllerName, recorder.WithComponentSuffix("shared-resource-api-watch"))
 }
 
-type unavailable struct {
-	operatorClient v1helpers.OperatorClient
-	bundles        subscriptionlisters.ClusterBundleLister
-	bundleClient   subscriptionclient.ClusterBundlesGetter
-	sweeps         bundlestatus.Sweeps
-	failures       *bundlestatus.Failures
-}
-
-// NewUnavailable replaces the ClusterBundle controller when the Shared
+// newUnavailable replaces the ClusterBundle controller when the Shared
 // Resource CSI driver's API is not installed: it marks every ClusterBundle
 // Invalid with reason SharedResourceUnavailable and generates nothing.
 // Namespaced Bundles need no shares and keep working.
-func NewUnavailable(bundleInformer subscriptioninformers.ClusterBundleInformer, bundleClient subscriptionclient.ClusterBundlesGetter,
-	operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
-	c := &unavailable{
-		operatorClient: operatorClient,
-		bundles:        bundleInformer.Lister(),
-		bundleClient:   bundleClient,
-		failures:       bundlestatus.NewFailures(ControllerName, "ClusterBundle", operatorClient),
-	}
-	return factory.New().
-		WithInformersQueueKeysFunc(nameKey, bundleInformer.Informer()).
-		// A return to Managed revisits every bundle.
-		WithInformers(operatorClient.Informer()).
-		WithSync(func(ctx context.Context, syncCtx factory.SyncContext) error {
-			return c.failures.Record(ctx, syncCtx.QueueKey(), c.sync(ctx, syncCtx))
-		}).
-		ToController(ControllerName, recorder.WithComponentSuffix("cluster-bundle"))
+func newUnavailable(in Inputs) factory.Controller {
+	return bundlereconcile.New(ControllerName, Source(in.ClusterBundles), bundlereconcile.Owned{},
+		markUnavailable(in.BundleClient), in.OperatorClient, in.Recorder, "cluster-bundle")
 }
 
-func (c *unavailable) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	spec, _, _, err := c.operatorClient.GetOperatorState()
-	if err != nil {
-		return err
+// markUnavailable is the stand-in's reconcile. The status of a bundle once
+// valid stays, stale but harmless: without the API, the webhook cannot
+// mount its shares anyway.
+func markUnavailable(client subscriptionclient.ClusterBundlesGetter) bundlereconcile.Reconcile[*subscriptionv1alpha1.ClusterBundle] {
+	return func(ctx context.Context, syncCtx factory.SyncContext, bundle *subscriptionv1alpha1.ClusterBundle) error {
+		return markInvalid(ctx, client, syncCtx.Recorder(), bundle, subscriptionv1alpha1.ReasonSharedResourceUnavailable, UnavailableMessage)
 	}
-	if syncCtx.QueueKey() == factory.DefaultQueueKey {
-		if !c.sweeps.Due(spec.ManagementState) {
-			return nil
-		}
-		if spec.ManagementState == operatorv1.Managed {
-			all, err := c.bundles.List(labels.Everything())
-			if err != nil {
-				return err
-			}
-			for _, bundle := range all {
-				syncCtx.Queue().Add(bundle.Name)
-			}
-		}
-		c.sweeps.Done(spec.ManagementState)
-		return nil
-	}
-	if spec.ManagementState != operatorv1.Managed {
-		return nil
-	}
-	bundle, err := c.bundles.Get(syncCtx.QueueKey())
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if bundle.DeletionTimestamp != nil {
-		return nil
-	}
-	status := bundle.Status.DeepCopy()
-	status.ObservedGeneration = bundle.Generation
-	if bundlestatus.SetInvalid(&status.Conditions, bundle.Generation, subscriptionv1alpha1.ReasonSharedResourceUnavailable, UnavailableMessage) {
-		syncCtx.Recorder().Warningf("ClusterBundleInvalid", "ClusterBundle %s is invalid (%s): %s",
-			bundle.Name, subscriptionv1alpha1.ReasonSharedResourceUnavailable, UnavailableMessage)
-	}
-	// The status of a bundle once valid stays, stale but harmless: without
-	// the API, the webhook cannot mount its shares anyway.
-	return updateStatus(ctx, c.bundleClient, bundle, status)
 }

@@ -2,6 +2,7 @@ package clusterbundles
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -18,18 +19,16 @@ import (
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	subscriptionfake "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
 	subscriptionlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlestatus"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlereconcile"
 )
 
 func TestUnavailableMarksEveryBundleInvalidOnce(t *testing.T) {
 	ctx := context.Background()
 	subs := subscriptionfake.NewSimpleClientset(clusterBundle("rhel", nil, []subscriptionv1alpha1.ClusterReference{ref("ns", "ent")}))
 	operatorClient := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
-	c := &unavailable{
-		operatorClient: operatorClient,
-		bundleClient:   subs.SubscriptionV1alpha1(),
-		failures:       bundlestatus.NewFailures(ControllerName, "ClusterBundle", operatorClient),
-	}
+	bundles := indexer(t)
+	loop := bundlereconcile.NewLoop(ControllerName, source(nil, subscriptionlisters.NewClusterBundleLister(bundles)),
+		markUnavailable(subs.SubscriptionV1alpha1()), operatorClient)
 	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
 	sync := func() []string {
 		t.Helper()
@@ -41,9 +40,9 @@ func TestUnavailableMarksEveryBundleInvalidOnce(t *testing.T) {
 		for i := range list.Items {
 			items = append(items, &list.Items[i])
 		}
-		c.bundles = subscriptionlisters.NewClusterBundleLister(indexer(t, items...))
+		replace(t, bundles, items)
 		subs.ClearActions()
-		if err := c.sync(ctx, keyedContext{factory.NewSyncContext("test", recorder), "rhel"}); err != nil {
+		if err := loop.Sync(ctx, keyedContext{factory.NewSyncContext("test", recorder), "rhel"}); err != nil {
 			t.Fatal(err)
 		}
 		var writes []string
@@ -93,5 +92,28 @@ func TestSharedResourceAPIInstalled(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("%s: %v (%v), want %v", tc.name, got, err, tc.want)
 		}
+	}
+}
+
+func TestAPIWatchRestartsOnceTheAPIIsServed(t *testing.T) {
+	client := kubefake.NewClientset()
+	var causes []error
+	watch := newAPIWatch(client.Discovery(), func(cause error) { causes = append(causes, cause) },
+		events.NewInMemoryRecorder("test", clock.RealClock{}))
+	sync := func() {
+		t.Helper()
+		if err := watch.Sync(context.Background(), factory.NewSyncContext("test", events.NewInMemoryRecorder("test", clock.RealClock{}))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sync()
+	if len(causes) != 0 {
+		t.Fatalf("restarted without the API: %v", causes)
+	}
+	client.Resources = []*metav1.APIResourceList{{GroupVersion: "sharedresource.openshift.io/v1alpha1",
+		APIResources: []metav1.APIResource{{Name: "sharedsecrets"}, {Name: "sharedconfigmaps"}}}}
+	sync()
+	if len(causes) != 1 || !errors.Is(causes[0], ErrSharedResourceAPIAppeared) {
+		t.Errorf("restart causes %v, want one ErrSharedResourceAPIAppeared", causes)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	consolev1 "github.com/openshift/api/console/v1"
-	operatorv1 "github.com/openshift/api/operator/v1"
 	consoleclient "github.com/openshift/client-go/console/clientset/versioned/typed/console/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -21,16 +20,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstate"
 )
 
 // ControllerName owns the ConsoleYAMLSamplesDegraded condition.
 const ControllerName = "ConsoleYAMLSamples"
-
-// The samples' names, as in bindata.
-const (
-	ClusterBundleSample = "subscription-cluster-bundle-example"
-	BundleSample        = "subscription-namespaced-bundle-example"
-)
 
 // Files are the samples in bindata.
 var Files = []string{
@@ -75,20 +69,11 @@ func New(client consoleclient.ConsoleYAMLSamplesGetter, operatorClient v1helpers
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	spec, _, _, err := c.operatorClient.GetOperatorState()
-	if err != nil {
-		return err
-	}
-	switch spec.ManagementState {
-	case operatorv1.Managed:
-		return c.apply(ctx, syncCtx.Recorder())
-	case operatorv1.Removed:
-		return c.remove(ctx, syncCtx.Recorder())
-	}
-	return nil
+	return managementstate.Syncs{Managed: c.apply, Removed: c.remove}.Sync(c.operatorClient)(ctx, syncCtx)
 }
 
-func (c *controller) apply(ctx context.Context, recorder events.Recorder) error {
+func (c *controller) apply(ctx context.Context, syncCtx factory.SyncContext) error {
+	recorder := syncCtx.Recorder()
 	samples := c.client.ConsoleYAMLSamples()
 	for _, desired := range c.samples {
 		existing, err := samples.Get(ctx, desired.Name, metav1.GetOptions{})
@@ -124,7 +109,8 @@ func (c *controller) apply(ctx context.Context, recorder events.Recorder) error 
 	return nil
 }
 
-func (c *controller) remove(ctx context.Context, recorder events.Recorder) error {
+func (c *controller) remove(ctx context.Context, syncCtx factory.SyncContext) error {
+	recorder := syncCtx.Recorder()
 	for _, sample := range c.samples {
 		err := c.client.ConsoleYAMLSamples().Delete(ctx, sample.Name, metav1.DeleteOptions{})
 		if apierrors.IsNotFound(err) {

@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/clock"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 )
 
 func newController(t *testing.T, state operatorv1.ManagementState, objects ...runtime.Object) (*controller, *consolefake.Clientset) {
@@ -64,7 +66,7 @@ func TestSamplesTargetTheSubscriptionAPI(t *testing.T) {
 			t.Errorf("%s targets %v with\n%s", s.Name, s.Spec.TargetResource, s.Spec.YAML)
 		}
 	}
-	if want := []string{ClusterBundleSample, BundleSample}; !reflect.DeepEqual(names, want) {
+	if want := []string{operatorclient.ClusterBundleSample, operatorclient.BundleSample}; !reflect.DeepEqual(names, want) {
 		t.Errorf("samples %v, want %v", names, want)
 	}
 }

@@ -29,6 +29,10 @@ const (
 	// manifests, aggregate Bundles into the built-in admin, edit and view.
 	BundlesEditClusterRole = "workload-access-bundles-edit"
 	BundlesViewClusterRole = "workload-access-bundles-view"
+	// ClusterBundleSample and BundleSample are the web console's examples
+	// (ConsoleYAMLSamples in bindata/consolesamples).
+	ClusterBundleSample = "subscription-cluster-bundle-example"
+	BundleSample        = "subscription-namespaced-bundle-example"
 )
 
 // The admission webhook's objects, all in OperandNamespace except the

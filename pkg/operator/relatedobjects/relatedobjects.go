@@ -6,7 +6,6 @@ package relatedobjects
 import (
 	configv1 "github.com/openshift/api/config/v1"
 
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/consolesamples"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 )
 
@@ -32,7 +31,7 @@ func List() []configv1.ObjectReference {
 		{Group: "subscription.openshift.io", Resource: "bundles"},
 		{Group: "sharedresource.openshift.io", Resource: "sharedsecrets"},
 		{Group: "sharedresource.openshift.io", Resource: "sharedconfigmaps"},
-		{Group: "console.openshift.io", Resource: "consoleyamlsamples", Name: consolesamples.ClusterBundleSample},
-		{Group: "console.openshift.io", Resource: "consoleyamlsamples", Name: consolesamples.BundleSample},
+		{Group: "console.openshift.io", Resource: "consoleyamlsamples", Name: operatorclient.ClusterBundleSample},
+		{Group: "console.openshift.io", Resource: "consoleyamlsamples", Name: operatorclient.BundleSample},
 	}
 }

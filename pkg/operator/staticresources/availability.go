@@ -1,17 +1,16 @@
 package staticresources
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/conditions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 )
 
@@ -24,9 +23,7 @@ const AvailabilityControllerName = ControllerName + "Availability"
 func NewAvailabilityController(operand *Operand, recorder events.Recorder) factory.Controller {
 	return factory.New().
 		WithInformers(append(Informers(operand.kubeInformers), operand.operatorClient.Informer())...).
-		WithSync(func(ctx context.Context, _ factory.SyncContext) error {
-			return operand.syncAvailability(ctx)
-		}).
+		WithSync(operand.syncAvailability()).
 		ResyncEvery(5*time.Minute).
 		ToController(AvailabilityControllerName, recorder.WithComponentSuffix("static-resources-availability"))
 }
@@ -42,31 +39,15 @@ func Informers(kubeInformers v1helpers.KubeInformersForNamespaces) []factory.Inf
 	}
 }
 
-func (o *Operand) syncAvailability(ctx context.Context) error {
-	spec, _, _, err := o.operatorClient.GetOperatorState()
-	if err != nil {
-		return err
+func (o *Operand) syncAvailability() factory.SyncFunc {
+	return conditions.AvailabilitySync(o.operatorClient, AvailabilityControllerName, ControllerName+operatorv1.OperatorStatusTypeAvailable,
+		"The operand is removed, as managementState Removed asks", o.missing)
+}
+
+func (o *Operand) missing() (conditions.Unavailable, string, error) {
+	missing, err := o.mismatched(true)
+	if err != nil || len(missing) == 0 {
+		return conditions.Unavailable{}, "", err
 	}
-	cond := applyoperatorv1.OperatorCondition().
-		WithType(ControllerName + operatorv1.OperatorStatusTypeAvailable).
-		WithStatus(operatorv1.ConditionTrue)
-	switch spec.ManagementState {
-	case operatorv1.Managed:
-		missing, err := o.mismatched(true)
-		if err != nil {
-			return err
-		}
-		if len(missing) > 0 {
-			cond = cond.WithStatus(operatorv1.ConditionFalse).WithReason("Missing").
-				WithMessage(fmt.Sprintf("Missing %s", strings.Join(missing, ", ")))
-		} else {
-			cond = cond.WithReason("AsExpected").WithMessage("")
-		}
-	case operatorv1.Removed:
-		cond = cond.WithReason("Removed").WithMessage("The operand is removed, as managementState Removed asks")
-	default:
-		// Unmanaged: the last report stands; nobody acts on the operand.
-		return nil
-	}
-	return o.operatorClient.ApplyOperatorStatus(ctx, AvailabilityControllerName, applyoperatorv1.OperatorStatus().WithConditions(cond))
+	return conditions.Unavailable{Reason: "Missing", Message: fmt.Sprintf("Missing %s", strings.Join(missing, ", "))}, "", nil
 }

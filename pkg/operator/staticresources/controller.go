@@ -9,9 +9,8 @@ import (
 	"fmt"
 	"strings"
 
-	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
-	configv1listers "github.com/openshift/client-go/config/listers/config/v1"
+	configv1informers "github.com/openshift/client-go/config/informers/externalversions/config/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
@@ -23,9 +22,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstate"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/topology"
 )
 
 // ControllerName prefixes the controller's conditions (StaticResourcesDegraded).
@@ -46,16 +46,14 @@ const PodDisruptionBudgetFile = "operand/webhook-pdb.yaml"
 // NewController returns library-go's static resource controller: it applies
 // Files while managementState is Managed, leaves them alone when it is
 // Unmanaged and deletes them under Removed.
-func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, infrastructures configv1listers.InfrastructureLister, infrastructureInformer cache.SharedIndexInformer, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
-	state := func() operatorv1.ManagementState {
-		spec, _, _, err := operatorClient.GetOperatorState()
-		if err != nil {
-			return "" // unknown: neither create nor delete
-		}
-		return spec.ManagementState
-	}
+func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, infrastructures configv1informers.InfrastructureInformer, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
+	// An unknown state (an error) neither creates nor deletes.
+	state := func() operatorv1.ManagementState { s, _ := managementstate.Get(operatorClient); return s }
 	managed := func() bool { return state() == operatorv1.Managed }
 	removed := func() bool { return state() == operatorv1.Removed }
+	// Unknown topology counts as highly available: a PDB that should not be
+	// there only slows a drain, a missing one lets it take both replicas.
+	singleReplica := func() bool { single, _ := topology.SingleReplica(infrastructures.Lister()); return single }
 	return staticresourcecontroller.NewStaticResourceController(
 		ControllerName,
 		bindata.Asset,
@@ -64,15 +62,9 @@ func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.Kube
 		operatorClient,
 		recorder,
 	).WithConditionalResources(bindata.Asset, Files, managed, removed).WithConditionalResources(bindata.Asset, []string{PodDisruptionBudgetFile},
-		func() bool { return managed() && !singleReplica(infrastructures) },
-		func() bool { return removed() || (managed() && singleReplica(infrastructures)) },
-	).AddKubeInformers(kubeInformers).AddInformer(infrastructureInformer)
-}
-
-// singleReplica reports a single-replica control plane; unknown counts as not.
-func singleReplica(infrastructures configv1listers.InfrastructureLister) bool {
-	infra, err := infrastructures.Get("cluster")
-	return err == nil && infra.Status.ControlPlaneTopology == configv1.SingleReplicaTopologyMode
+		func() bool { return managed() && !singleReplica() },
+		func() bool { return removed() || (managed() && singleReplica()) },
+	).AddKubeInformers(kubeInformers).AddInformer(infrastructures.Informer())
 }
 
 // Operand tells the version controller whether the static resources are what

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/status"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/conditions"
 )
 
 const (
@@ -61,11 +62,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		return nil
 	}
 
-	cond := applyoperatorv1.OperatorCondition().
-		WithType(ConditionType).
-		WithStatus(operatorv1.ConditionFalse).
-		WithReason("AsExpected").
-		WithMessage(fmt.Sprintf("Version %s is rolled out", c.desired))
+	cond := conditions.Normal(ConditionType, fmt.Sprintf("Version %s is rolled out", c.desired))
 
 	// Versions only move forward within a process: once at level, a later
 	// operand hiccup is the operand controllers' Degraded to report.
@@ -81,13 +78,12 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 			}
 		}
 		if len(waiting) > 0 {
-			cond = cond.WithStatus(operatorv1.ConditionTrue).
-				WithReason("RollingOut").
-				WithMessage(fmt.Sprintf("Rolling out version %s: %s", c.desired, strings.Join(waiting, "; ")))
+			cond = conditions.Abnormal(ConditionType, "RollingOut",
+				fmt.Sprintf("Rolling out version %s: %s", c.desired, strings.Join(waiting, "; ")))
 		} else {
 			c.versions.SetVersion(OperatorVersionName, c.desired)
 			syncCtx.Recorder().Eventf("OperatorVersionChanged", "Operator reached version %s", c.desired)
 		}
 	}
-	return c.operatorClient.ApplyOperatorStatus(ctx, ControllerName, applyoperatorv1.OperatorStatus().WithConditions(cond))
+	return conditions.Apply(ctx, c.operatorClient, ControllerName, cond)
 }

@@ -6,12 +6,10 @@
 package webhookavailability
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
@@ -22,8 +20,9 @@ import (
 	appsv1listers "k8s.io/client-go/listers/apps/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/cabundlesync"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/conditions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhooktrust"
 )
 
 // ControllerName owns the WebhookAvailable condition.
@@ -67,54 +66,35 @@ func (o *Operand) Informers() []factory.Informer { return o.informers }
 func NewController(operand *Operand, recorder events.Recorder) factory.Controller {
 	return factory.New().
 		WithInformers(append(operand.Informers(), operand.operatorClient.Informer())...).
-		WithSync(operand.syncAvailability).
+		WithSync(operand.syncAvailability()).
 		ResyncEvery(5*time.Minute).
 		ToController(ControllerName, recorder.WithComponentSuffix("webhook-availability"))
 }
 
-func (o *Operand) syncAvailability(ctx context.Context, _ factory.SyncContext) error {
-	spec, _, _, err := o.operatorClient.GetOperatorState()
-	if err != nil {
-		return err
-	}
-	cond := applyoperatorv1.OperatorCondition().WithType(ConditionType)
-	switch spec.ManagementState {
-	case operatorv1.Managed:
-		reason, message, err := o.unavailable()
-		if err != nil {
-			return err
-		}
-		if reason != "" {
-			cond = cond.WithStatus(operatorv1.ConditionFalse).WithReason(reason).WithMessage(message)
-		} else {
-			cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason("AsExpected").WithMessage(message)
-		}
-	case operatorv1.Removed:
-		cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason("Removed").
-			WithMessage("The webhook is removed, as managementState Removed asks")
-	default:
-		return nil
-	}
-	return o.operatorClient.ApplyOperatorStatus(ctx, ControllerName, applyoperatorv1.OperatorStatus().WithConditions(cond))
+func (o *Operand) syncAvailability() factory.SyncFunc {
+	return conditions.AvailabilitySync(o.operatorClient, ControllerName, ConditionType,
+		"The webhook is removed, as managementState Removed asks", o.unavailable)
 }
 
-// unavailable returns why the API server cannot call the webhook, or an
-// empty reason and a short description of what serves it.
-func (o *Operand) unavailable() (reason, message string, err error) {
+// unavailable says why the API server cannot call the webhook, or else
+// describes what serves it.
+func (o *Operand) unavailable() (conditions.Unavailable, string, error) {
 	deployment, err := o.deployment()
 	if err != nil {
-		return "", "", err
+		return conditions.Unavailable{}, "", err
 	}
 	if deployment == nil {
-		return "DeploymentMissing", fmt.Sprintf("Deployment %s/%s does not exist yet", operatorclient.OperandNamespace, operatorclient.WebhookName), nil
+		return conditions.Unavailable{Reason: "DeploymentMissing",
+			Message: fmt.Sprintf("Deployment %s/%s does not exist yet", operatorclient.OperandNamespace, operatorclient.WebhookName)}, "", nil
 	}
 	if deployment.Status.AvailableReplicas == 0 {
-		return "NoAvailableReplicas", fmt.Sprintf("Deployment %s/%s has no available replica", deployment.Namespace, deployment.Name), nil
+		return conditions.Unavailable{Reason: "NoAvailableReplicas",
+			Message: fmt.Sprintf("Deployment %s/%s has no available replica", deployment.Namespace, deployment.Name)}, "", nil
 	}
 	if reason, message, err := o.caBundleNotSynced(); err != nil || reason != "" {
-		return reason, message, err
+		return conditions.Unavailable{Reason: reason, Message: message}, "", err
 	}
-	return "", fmt.Sprintf("%d of %d webhook replicas available", deployment.Status.AvailableReplicas, ptrValue(deployment.Spec.Replicas)), nil
+	return conditions.Unavailable{}, fmt.Sprintf("%d of %d webhook replicas available", deployment.Status.AvailableReplicas, ptrValue(deployment.Spec.Replicas)), nil
 }
 
 func (o *Operand) caBundleNotSynced() (reason, message string, err error) {
@@ -132,7 +112,7 @@ func (o *Operand) caBundleNotSynced() (reason, message string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if !cabundlesync.InSync(config, []byte(cm.Data[operatorclient.CABundleKey])) {
+	if !webhooktrust.Trusts(config, []byte(cm.Data[operatorclient.CABundleKey])) {
 		return "CABundleNotSynced", fmt.Sprintf("MutatingWebhookConfiguration %s does not trust the current serving CA yet", operatorclient.WebhookName), nil
 	}
 	return "", "", nil

@@ -1,6 +1,7 @@
 package webhookavailability
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -17,8 +18,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/cabundlesync"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhooktrust"
 )
 
 const (
@@ -48,10 +49,20 @@ func caConfigMap() *corev1.ConfigMap {
 }
 
 func webhookConfig(caBundle string) *admissionregistrationv1.MutatingWebhookConfiguration {
-	return cabundlesync.WithCABundle(cabundlesync.Manifest(), []byte(caBundle))
+	// The shipped configuration's two webhooks, as far as trust goes.
+	shipped := &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: operatorclient.WebhookName},
+		Webhooks:   []admissionregistrationv1.MutatingWebhook{{Name: "requested"}, {Name: "opportunistic"}},
+	}
+	return webhooktrust.WithCABundle(shipped, []byte(caBundle))
 }
 
 func newOperand(t *testing.T, objects ...runtime.Object) *Operand {
+	t.Helper()
+	return newOperandIn(t, operatorv1.Managed, objects...)
+}
+
+func newOperandIn(t *testing.T, state operatorv1.ManagementState, objects ...runtime.Object) *Operand {
 	t.Helper()
 	indexers := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
 	deployments := cache.NewIndexer(cache.MetaNamespaceKeyFunc, indexers)
@@ -72,7 +83,7 @@ func newOperand(t *testing.T, objects ...runtime.Object) *Operand {
 		}
 	}
 	return &Operand{
-		operatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil),
+		operatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: state}, &operatorv1.OperatorStatus{}, nil),
 		deployments:    appsv1listers.NewDeploymentLister(deployments),
 		configMaps:     corev1listers.NewConfigMapLister(configMaps),
 		webhookConfigs: admissionregistrationlisters.NewMutatingWebhookConfigurationLister(configs),
@@ -95,12 +106,12 @@ func TestUnavailable(t *testing.T) {
 		{"stale caBundle", []runtime.Object{deployment(nil), caConfigMap(), webhookConfig("old CA")}, "CABundleNotSynced"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			reason, message, err := newOperand(t, tc.objects...).unavailable()
+			unavailable, message, err := newOperand(t, tc.objects...).unavailable()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if reason != tc.wantReason || message == "" {
-				t.Errorf("reason %q (%s), want %q", reason, message, tc.wantReason)
+			if unavailable.Reason != tc.wantReason || (unavailable.Message == "") == (message == "") {
+				t.Errorf("unavailable %+v (%q), want reason %q and one message", unavailable, message, tc.wantReason)
 			}
 		})
 	}
@@ -134,6 +145,37 @@ func TestAtLevel(t *testing.T) {
 			}
 			if atLevel != tc.wantAtLevel || !strings.Contains(message, tc.wantMessage) {
 				t.Errorf("AtLevel = %v %q, want %v containing %q", atLevel, message, tc.wantAtLevel, tc.wantMessage)
+			}
+		})
+	}
+}
+
+func TestSyncReportsWebhookAvailableByManagementState(t *testing.T) {
+	ready := []runtime.Object{deployment(nil), caConfigMap(), webhookConfig(bundle)}
+	for _, tc := range []struct {
+		name       string
+		state      operatorv1.ManagementState
+		objects    []runtime.Object
+		wantStatus operatorv1.ConditionStatus // "" for no condition at all
+		wantReason string
+	}{
+		{"managed and serving", operatorv1.Managed, ready, operatorv1.ConditionTrue, "AsExpected"},
+		{"managed, stale caBundle", operatorv1.Managed, []runtime.Object{deployment(nil), caConfigMap(), webhookConfig("old")}, operatorv1.ConditionFalse, "CABundleNotSynced"},
+		{"removed as asked", operatorv1.Removed, nil, operatorv1.ConditionTrue, "Removed"},
+		{"unmanaged says nothing", operatorv1.Unmanaged, nil, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newOperandIn(t, tc.state, tc.objects...)
+			if err := o.syncAvailability()(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			_, status, _, _ := o.operatorClient.GetOperatorState()
+			c := v1helpers.FindOperatorCondition(status.Conditions, ConditionType)
+			switch {
+			case tc.wantStatus == "" && c != nil:
+				t.Errorf("Unmanaged wrote %+v", c)
+			case tc.wantStatus != "" && (c == nil || c.Status != tc.wantStatus || c.Reason != tc.wantReason):
+				t.Errorf("%s = %+v, want %s/%s", ConditionType, c, tc.wantStatus, tc.wantReason)
 			}
 		})
 	}

@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"time"
 
-	operatorv1 "github.com/openshift/api/operator/v1"
-	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/certrotation"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -22,6 +20,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/conditions"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstate"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 )
 
@@ -120,22 +120,13 @@ func isRotated(obj interface{}) bool {
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	spec, _, _, err := c.operatorClient.GetOperatorState()
-	if err != nil {
-		return err
-	}
-	switch spec.ManagementState {
-	case operatorv1.Managed:
-		return c.rotation.Sync(ctx, syncCtx)
-	case operatorv1.Removed:
-		return c.deleteAll(ctx, syncCtx.Recorder())
-	}
-	return nil
+	return managementstate.Syncs{Managed: c.rotation.Sync, Removed: c.deleteAll}.Sync(c.operatorClient)(ctx, syncCtx)
 }
 
 // deleteAll deletes what rotation created, reading the listers first so a
 // resync after removal costs no API call.
-func (c *controller) deleteAll(ctx context.Context, recorder events.Recorder) error {
+func (c *controller) deleteAll(ctx context.Context, syncCtx factory.SyncContext) error {
+	recorder := syncCtx.Recorder()
 	ns := operatorclient.OperandNamespace
 	var errs []error
 	for _, name := range []string{operatorclient.WebhookSignerSecret, operatorclient.WebhookServingCertSecret} {
@@ -164,30 +155,24 @@ func (c *controller) deleteAll(ctx context.Context, recorder events.Recorder) er
 }
 
 // conditionReporter is certrotation's StatusReporter for a non-static-pod
-// operator: WebhookCertRotationDegraded on WorkloadAccess, written with the
-// controller's own field manager so an unchanged result writes nothing.
+// operator: WebhookCertRotationDegraded on WorkloadAccess, applied like
+// every other condition.
 type conditionReporter struct {
 	operatorClient v1helpers.OperatorClient
 }
 
 func (r *conditionReporter) Report(ctx context.Context, controllerName string, syncErr error) (bool, error) {
-	cond := applyoperatorv1.OperatorCondition().
-		WithType(controllerName + operatorv1.OperatorStatusTypeDegraded).
-		WithStatus(operatorv1.ConditionFalse).
-		WithReason("AsExpected").
-		WithMessage("")
 	if syncErr != nil {
-		cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason("RotationError").
-			WithMessage(fmt.Sprintf("Rotating the webhook serving certificate: %v", syncErr))
+		syncErr = fmt.Errorf("Rotating the webhook serving certificate: %w", syncErr)
 	}
+	condition := conditions.Degraded(controllerName, "RotationError", syncErr)
 	_, status, _, err := r.operatorClient.GetOperatorState()
 	if err != nil {
 		return false, err
 	}
-	before := v1helpers.FindOperatorCondition(status.Conditions, *cond.Type)
-	if err := r.operatorClient.ApplyOperatorStatus(ctx, controllerName, applyoperatorv1.OperatorStatus().WithConditions(cond)); err != nil {
+	before := v1helpers.FindOperatorCondition(status.Conditions, *condition.Type)
+	if err := conditions.Apply(ctx, r.operatorClient, controllerName, condition); err != nil {
 		return false, err
 	}
-	changed := before == nil || before.Status != *cond.Status || before.Message != *cond.Message
-	return changed, nil
+	return before == nil || before.Status != *condition.Status || before.Message != *condition.Message, nil
 }

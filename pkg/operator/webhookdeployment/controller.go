@@ -13,8 +13,8 @@ import (
 	"sort"
 	"strings"
 
-	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
+	configv1informers "github.com/openshift/client-go/config/informers/externalversions/config/v1"
 	configv1listers "github.com/openshift/client-go/config/listers/config/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/deploymentcontroller"
@@ -29,6 +29,7 @@ import (
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/topology"
 )
 
 // ControllerName owns WebhookDeploymentProgressing and WebhookDeploymentDegraded.
@@ -47,11 +48,10 @@ const ServingCertHashAnnotation = "workload-access.openshift.io/serving-cert-has
 // New returns the controller. image is the operator's own image: the webhook
 // is a subcommand of the same binary.
 func New(image string, kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces,
-	infrastructures configv1listers.InfrastructureLister, infrastructureInformer factory.Informer,
-	apiservers configv1listers.APIServerLister, apiserverInformer factory.Informer,
-	operatorClient v1helpers.OperatorClientWithFinalizers, recorder events.Recorder) (factory.Controller, error) {
+	config configv1informers.Interface, operatorClient v1helpers.OperatorClientWithFinalizers, recorder events.Recorder) (factory.Controller, error) {
 	operand := kubeInformers.InformersFor(operatorclient.OperandNamespace)
 	secrets := operand.Core().V1().Secrets()
+	infrastructures, apiservers := config.Infrastructures(), config.APIServers()
 	return deploymentcontroller.NewDeploymentControllerBuilder(
 		ControllerName,
 		bindata.MustAsset(ManifestFile),
@@ -63,12 +63,12 @@ func New(image string, kubeClient kubernetes.Interface, kubeInformers v1helpers.
 		operatorv1.OperatorStatusTypeProgressing,
 		operatorv1.OperatorStatusTypeDegraded,
 	).WithExtraInformers(
-		secrets.Informer(), infrastructureInformer, apiserverInformer,
+		secrets.Informer(), infrastructures.Informer(), apiservers.Informer(),
 	).WithManifestHooks(
 		ReplacePlaceholders(image),
 	).WithDeploymentHooks(
-		TopologyHook(infrastructures),
-		TLSProfileHook(apiservers),
+		TopologyHook(infrastructures.Lister()),
+		TLSProfileHook(apiservers.Lister()),
 		ServingCertHashHook(secrets.Lister()),
 	).ToController()
 }
@@ -76,6 +76,8 @@ func New(image string, kubeClient kubernetes.Interface, kubeInformers v1helpers.
 // ReplacePlaceholders fills in ${IMAGE} and ${LOG_LEVEL} (from spec.logLevel).
 func ReplacePlaceholders(image string) deploymentcontroller.ManifestHookFunc {
 	return func(spec *operatorv1.OperatorSpec, manifest []byte) ([]byte, error) {
+		// Checked here, not at startup: without an image only the webhook
+		// cannot be deployed, and WebhookDeploymentDegraded says why.
 		if image == "" {
 			return nil, fmt.Errorf("the webhook image is unknown: set OPERATOR_IMAGE")
 		}
@@ -102,12 +104,9 @@ func verbosity(level operatorv1.LogLevel) int {
 // it keeps the manifest's two replicas, one per control-plane node.
 func TopologyHook(infrastructures configv1listers.InfrastructureLister) deploymentcontroller.DeploymentHookFunc {
 	return func(_ *operatorv1.OperatorSpec, deployment *appsv1.Deployment) error {
-		infra, err := infrastructures.Get("cluster")
-		if err != nil {
-			return fmt.Errorf("reading the control-plane topology: %w", err)
-		}
-		if infra.Status.ControlPlaneTopology != configv1.SingleReplicaTopologyMode {
-			return nil
+		single, err := topology.SingleReplica(infrastructures)
+		if err != nil || !single {
+			return err
 		}
 		deployment.Spec.Replicas = ptr.To[int32](1)
 		deployment.Spec.Template.Spec.Affinity = nil

@@ -1,8 +1,9 @@
 // Package mutation is the contract between the admission server and the
 // mutators that plug into it. A mutator is a pure function of the pod and a
-// cached view of the cluster: it reaches no client and no network itself,
-// except through an interface it is given (the subscription mutator's
-// SubjectAccessReview), so each one is table-tested without a server.
+// cached view of the cluster: it reaches no client and no network itself;
+// what it needs beyond its caches (the subscription mutator's
+// SubjectAccessReview) arrives through an interface the server implements,
+// so each one is table-tested without a server. pkg/importrules enforces it.
 package mutation
 
 import (
@@ -10,6 +11,8 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 )
 
 // Request is one pod admission, decoded once by the server.
@@ -78,6 +81,6 @@ type Mutator interface {
 // when no running mutator claims the annotation, so a request is never
 // silently dropped.
 var ExplicitRequestAnnotations = []string{
-	"subscription.openshift.io/inject-bundle",
-	"subscription.openshift.io/inject-cluster-bundle",
+	subscriptionv1alpha1.InjectBundleAnnotation,
+	subscriptionv1alpha1.InjectClusterBundleAnnotation,
 }

@@ -23,11 +23,18 @@ import (
 )
 
 // Mutator injects subscription bundles. It reads bundles from informer
-// caches; its only API call is the SubjectAccessReview for ClusterBundles.
+// caches; it asks whether a pod may use a ClusterBundle through the
+// AccessReviewer the server gives it.
 type Mutator struct {
 	bundles        listers.BundleLister
 	clusterBundles listers.ClusterBundleLister
 	access         AccessReviewer
+}
+
+// AccessReviewer answers whether a service account may get a ClusterBundle.
+// The server implements it with a SubjectAccessReview.
+type AccessReviewer interface {
+	MayGetClusterBundle(ctx context.Context, namespace, serviceAccount, bundle string) (bool, error)
 }
 
 // New returns the mutator over the given caches and access reviewer.

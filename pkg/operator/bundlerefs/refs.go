@@ -1,11 +1,8 @@
-// Package bundlestatus is what the Bundle and ClusterBundle controllers share:
-// reading the key names (never the values) of referenced Secrets and
-// ConfigMaps with live GETs, finding keys that two references would both
-// mount, building the Invalid condition, deciding when to sweep every bundle
-// or look again at one, and their <Name>Degraded condition. The webhook does
-// not import it:
-// it reads the status these controllers write.
-package bundlestatus
+// Package bundlerefs reads what a bundle references: the key names (never
+// the values) of Secrets and ConfigMaps, with live GETs, and the keys that
+// two references would both mount at one path. The webhook does not import
+// it: it reads the key names these controllers record in bundle status.
+package bundlerefs
 
 import (
 	"context"
@@ -14,11 +11,8 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-
-	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 )
 
 // Kind is what a reference points at, as it appears in messages.
@@ -127,31 +121,4 @@ func Overlaps(refs []Ref, keys map[Ref][]string) []string {
 		}
 	}
 	return out
-}
-
-// SetValid records that the bundle can be injected.
-func SetValid(conditions *[]metav1.Condition, generation int64) {
-	meta.SetStatusCondition(conditions, metav1.Condition{
-		Type:               subscriptionv1alpha1.ConditionInvalid,
-		Status:             metav1.ConditionFalse,
-		Reason:             subscriptionv1alpha1.ReasonValid,
-		Message:            "",
-		ObservedGeneration: generation,
-	})
-}
-
-// SetInvalid records why the bundle cannot be injected. It reports whether
-// the bundle just turned Invalid or its reason or message changed, which is
-// worth an event.
-func SetInvalid(conditions *[]metav1.Condition, generation int64, reason, message string) bool {
-	old := meta.FindStatusCondition(*conditions, subscriptionv1alpha1.ConditionInvalid)
-	news := old == nil || old.Status != metav1.ConditionTrue || old.Reason != reason || old.Message != message
-	meta.SetStatusCondition(conditions, metav1.Condition{
-		Type:               subscriptionv1alpha1.ConditionInvalid,
-		Status:             metav1.ConditionTrue,
-		Reason:             reason,
-		Message:            message,
-		ObservedGeneration: generation,
-	})
-	return news
 }

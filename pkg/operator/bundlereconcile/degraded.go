@@ -1,4 +1,4 @@
-package bundlestatus
+package bundlereconcile
 
 import (
 	"context"
@@ -7,8 +7,9 @@ import (
 	"strings"
 	"sync"
 
-	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/conditions"
 )
 
 // maxNamed is how many failing bundles the Degraded message names.
@@ -19,7 +20,7 @@ const maxNamed = 3
 // WithSyncDegradedOnError would let one bundle that syncs clear the
 // condition another failing bundle had set.
 type Failures struct {
-	condition      string
+	controller     string
 	kind           string
 	operatorClient v1helpers.OperatorClient
 
@@ -31,15 +32,16 @@ type Failures struct {
 // "ClusterBundle") names the failing bundles in its message.
 func NewFailures(controllerName, kind string, operatorClient v1helpers.OperatorClient) *Failures {
 	return &Failures{
-		condition:      controllerName + operatorv1.OperatorStatusTypeDegraded,
+		controller:     controllerName,
 		kind:           kind,
 		operatorClient: operatorClient,
 		failing:        map[string]error{},
 	}
 }
 
-// Record notes how syncing key ended, updates the condition if that changed
-// it, and returns err so the queue retries key with backoff.
+// Record notes how syncing key ended, applies the condition (a no-op when
+// that changed nothing), and returns err so the queue retries key with
+// backoff.
 func (f *Failures) Record(ctx context.Context, key string, err error) error {
 	f.lock.Lock()
 	if err != nil {
@@ -49,9 +51,9 @@ func (f *Failures) Record(ctx context.Context, key string, err error) error {
 	}
 	condition := f.conditionLocked()
 	f.lock.Unlock()
-	if _, _, updateErr := v1helpers.UpdateStatus(ctx, f.operatorClient, v1helpers.UpdateConditionFn(condition)); updateErr != nil {
+	if updateErr := conditions.Apply(ctx, f.operatorClient, f.controller, condition); updateErr != nil {
 		if err != nil {
-			return fmt.Errorf("%w (and updating %s: %v)", err, f.condition, updateErr)
+			return fmt.Errorf("%w (and updating %sDegraded: %v)", err, f.controller, updateErr)
 		}
 		return updateErr
 	}
@@ -64,13 +66,12 @@ func (f *Failures) Clear(ctx context.Context) error {
 	f.failing = map[string]error{}
 	condition := f.conditionLocked()
 	f.lock.Unlock()
-	_, _, err := v1helpers.UpdateStatus(ctx, f.operatorClient, v1helpers.UpdateConditionFn(condition))
-	return err
+	return conditions.Apply(ctx, f.operatorClient, f.controller, condition)
 }
 
-func (f *Failures) conditionLocked() operatorv1.OperatorCondition {
+func (f *Failures) conditionLocked() conditions.Condition {
 	if len(f.failing) == 0 {
-		return operatorv1.OperatorCondition{Type: f.condition, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
+		return conditions.Degraded(f.controller, "", nil)
 	}
 	keys := make([]string, 0, len(f.failing))
 	for key := range f.failing {
@@ -86,10 +87,5 @@ func (f *Failures) conditionLocked() operatorv1.OperatorCondition {
 	if more := len(keys) - len(named); more > 0 {
 		message += fmt.Sprintf("; and %d more", more)
 	}
-	return operatorv1.OperatorCondition{
-		Type:    f.condition,
-		Status:  operatorv1.ConditionTrue,
-		Reason:  "SyncError",
-		Message: fmt.Sprintf("%d %ss fail to sync: %s", len(keys), f.kind, message),
-	}
+	return conditions.Degraded(f.controller, "SyncError", fmt.Errorf("%d %ss fail to sync: %s", len(keys), f.kind, message))
 }

@@ -1,14 +1,14 @@
-// Package cabundlesync applies the webhook's MutatingWebhookConfiguration
-// from bindata with every webhook's caBundle set to the serving-CA
-// ConfigMap's bundle, restores it when it drifts or is deleted, and deletes
-// it under Removed.
-package cabundlesync
+// Package webhookconfiguration applies the webhook's
+// MutatingWebhookConfiguration from bindata with every webhook's caBundle
+// set to the serving-CA ConfigMap's bundle, restores it when it drifts or is
+// deleted, and deletes it under Removed. It is applied by the operator, never
+// shipped through the CVO, whose apply would wipe the caBundle.
+package webhookconfiguration
 
 import (
 	"context"
 	"time"
 
-	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
@@ -17,15 +17,15 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/client-go/informers"
 	admissionregistrationinformers "k8s.io/client-go/informers/admissionregistration/v1"
 	"k8s.io/client-go/kubernetes"
 	admissionregistrationlisters "k8s.io/client-go/listers/admissionregistration/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstate"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhooktrust"
 )
 
 // ControllerName owns the WebhookCABundleDegraded condition.
@@ -39,17 +39,6 @@ func Manifest() *admissionregistrationv1.MutatingWebhookConfiguration {
 	return resourceread.ReadMutatingWebhookConfigurationV1OrDie(bindata.MustAsset(ManifestFile))
 }
 
-// NewInformer watches only the operator's own MutatingWebhookConfiguration:
-// its RBAC names that one object, and the API server authorizes a list or
-// watch by name when the field selector asks for exactly it.
-func NewInformer(kubeClient kubernetes.Interface, resync time.Duration) (informers.SharedInformerFactory, admissionregistrationinformers.MutatingWebhookConfigurationInformer) {
-	factory := informers.NewSharedInformerFactoryWithOptions(kubeClient, resync,
-		informers.WithTweakListOptions(func(options *metav1.ListOptions) {
-			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", operatorclient.WebhookName).String()
-		}))
-	return factory, factory.Admissionregistration().V1().MutatingWebhookConfigurations()
-}
-
 type controller struct {
 	kubeClient     kubernetes.Interface
 	operatorClient v1helpers.OperatorClient
@@ -59,7 +48,8 @@ type controller struct {
 	cache          resourceapply.ResourceCache
 }
 
-// New returns the controller.
+// New returns the controller. webhookConfigs must watch the operator's own
+// configuration (RBAC names that one object).
 func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, webhookConfigs admissionregistrationinformers.MutatingWebhookConfigurationInformer, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
 	configMaps := kubeInformers.InformersFor(operatorclient.OperandNamespace).Core().V1().ConfigMaps()
 	c := &controller{
@@ -80,28 +70,10 @@ func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersF
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	spec, _, _, err := c.operatorClient.GetOperatorState()
-	if err != nil {
-		return err
-	}
-	switch spec.ManagementState {
-	case operatorv1.Managed:
-	case operatorv1.Removed:
-		if _, err := c.webhookConfigs.Get(c.manifest.Name); apierrors.IsNotFound(err) {
-			return nil
-		}
-		err := c.kubeClient.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, c.manifest.Name, metav1.DeleteOptions{})
-		if err == nil {
-			syncCtx.Recorder().Eventf("MutatingWebhookConfigurationDeleted", "Deleted %s: the operator is Removed", c.manifest.Name)
-		}
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return err
-	default:
-		return nil
-	}
+	return managementstate.Syncs{Managed: c.apply, Removed: c.remove}.Sync(c.operatorClient)(ctx, syncCtx)
+}
 
+func (c *controller) apply(ctx context.Context, syncCtx factory.SyncContext) error {
 	caBundle, err := c.caBundle()
 	if err != nil || caBundle == nil {
 		// No trust to publish yet: a configuration without it would only make
@@ -109,7 +81,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		// its event brings us back.
 		return err
 	}
-	required := WithCABundle(c.manifest, caBundle)
+	required := webhooktrust.WithCABundle(c.manifest, caBundle)
 	// A resync with nothing changed costs no API call: the cached object is
 	// what the last apply wrote.
 	if existing, err := c.webhookConfigs.Get(c.manifest.Name); err == nil && c.cache.SafeToSkipApply(required, existing) {
@@ -117,6 +89,20 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	}
 	_, _, err = resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c.kubeClient.AdmissionregistrationV1(),
 		syncCtx.Recorder(), required, c.cache)
+	return err
+}
+
+func (c *controller) remove(ctx context.Context, syncCtx factory.SyncContext) error {
+	if _, err := c.webhookConfigs.Get(c.manifest.Name); apierrors.IsNotFound(err) {
+		return nil
+	}
+	err := c.kubeClient.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, c.manifest.Name, metav1.DeleteOptions{})
+	if err == nil {
+		syncCtx.Recorder().Eventf("MutatingWebhookConfigurationDeleted", "Deleted %s: the operator is Removed", c.manifest.Name)
+	}
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
 	return err
 }
 
@@ -134,26 +120,4 @@ func (c *controller) caBundle() ([]byte, error) {
 		return nil, nil
 	}
 	return []byte(bundle), nil
-}
-
-// WithCABundle returns a copy of config with caBundle set on every webhook.
-func WithCABundle(config *admissionregistrationv1.MutatingWebhookConfiguration, caBundle []byte) *admissionregistrationv1.MutatingWebhookConfiguration {
-	out := config.DeepCopy()
-	for i := range out.Webhooks {
-		out.Webhooks[i].ClientConfig.CABundle = caBundle
-	}
-	return out
-}
-
-// InSync reports whether every webhook of existing trusts exactly caBundle.
-func InSync(existing *admissionregistrationv1.MutatingWebhookConfiguration, caBundle []byte) bool {
-	if existing == nil || len(existing.Webhooks) == 0 || len(caBundle) == 0 {
-		return false
-	}
-	for _, webhook := range existing.Webhooks {
-		if string(webhook.ClientConfig.CABundle) != string(caBundle) {
-			return false
-		}
-	}
-	return true
 }

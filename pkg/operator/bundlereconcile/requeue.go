@@ -1,4 +1,4 @@
-package bundlestatus
+package bundlereconcile
 
 import (
 	"sync"

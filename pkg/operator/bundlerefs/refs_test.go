@@ -1,17 +1,13 @@
-package bundlestatus
+package bundlerefs
 
 import (
 	"context"
 	"reflect"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
-
-	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 )
 
 func TestResolveReadsKeyNamesAndCollectsEveryMissingRef(t *testing.T) {
@@ -63,28 +59,5 @@ func TestOverlaps(t *testing.T) {
 				t.Errorf("%q, want %q", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestConditionsMoveTheirTransitionTimeOnlyOnChange(t *testing.T) {
-	var conditions []metav1.Condition
-	if !SetInvalid(&conditions, 1, subscriptionv1alpha1.ReasonMissingReference, "m") {
-		t.Error("turning Invalid is news")
-	}
-	then := metav1.NewTime(time.Now().Add(-time.Hour))
-	conditions[0].LastTransitionTime = then
-	if SetInvalid(&conditions, 2, subscriptionv1alpha1.ReasonMissingReference, "m") {
-		t.Error("staying Invalid for the same reason is not news")
-	}
-	if !conditions[0].LastTransitionTime.Equal(&then) || conditions[0].ObservedGeneration != 2 {
-		t.Errorf("condition %+v", conditions[0])
-	}
-	if !SetInvalid(&conditions, 2, subscriptionv1alpha1.ReasonOverlappingKeys, "o") {
-		t.Error("a new reason is news")
-	}
-	SetValid(&conditions, 3)
-	cond := meta.FindStatusCondition(conditions, subscriptionv1alpha1.ConditionInvalid)
-	if cond.Status != metav1.ConditionFalse || cond.Reason != subscriptionv1alpha1.ReasonValid || cond.LastTransitionTime.Equal(&then) {
-		t.Errorf("condition %+v", cond)
 	}
 }

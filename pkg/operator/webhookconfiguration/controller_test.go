@@ -1,4 +1,4 @@
-package cabundlesync
+package webhookconfiguration
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhooktrust"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
 
@@ -85,7 +86,7 @@ func TestSyncInjectsTheBundleIntoEveryWebhook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !InSync(mwc, []byte(bundle)) || len(mwc.Webhooks) != 2 {
+	if !webhooktrust.Trusts(mwc, []byte(bundle)) || len(mwc.Webhooks) != 2 {
 		t.Fatalf("webhooks %v do not all carry the bundle", mwc.Webhooks)
 	}
 
@@ -100,7 +101,7 @@ func TestSyncInjectsTheBundleIntoEveryWebhook(t *testing.T) {
 }
 
 func TestSyncRestoresATamperedBundle(t *testing.T) {
-	tampered := WithCABundle(Manifest(), []byte("someone else's CA"))
+	tampered := webhooktrust.WithCABundle(Manifest(), []byte("someone else's CA"))
 	c, client := newController(t, operatorv1.Managed, caConfigMap(bundle), tampered)
 	if err := c.sync(context.Background(), syncContext()); err != nil {
 		t.Fatal(err)
@@ -109,7 +110,7 @@ func TestSyncRestoresATamperedBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !InSync(mwc, []byte(bundle)) {
+	if !webhooktrust.Trusts(mwc, []byte(bundle)) {
 		t.Fatal("the tampered caBundle was not replaced")
 	}
 	if w := writes(client); !slices.Equal(w, []string{"update mutatingwebhookconfigurations"}) {
@@ -132,7 +133,7 @@ func TestSyncWaitsForTheBundle(t *testing.T) {
 }
 
 func TestSyncFollowsManagementState(t *testing.T) {
-	existing := WithCABundle(Manifest(), []byte(bundle))
+	existing := webhooktrust.WithCABundle(Manifest(), []byte(bundle))
 
 	c, client := newController(t, operatorv1.Removed, caConfigMap(bundle), existing)
 	if err := c.sync(context.Background(), syncContext()); err != nil {
@@ -152,28 +153,6 @@ func TestSyncFollowsManagementState(t *testing.T) {
 	}
 	if w := writes(client); len(w) != 0 {
 		t.Errorf("Unmanaged: wrote %v", w)
-	}
-}
-
-func TestInSync(t *testing.T) {
-	synced := WithCABundle(Manifest(), []byte(bundle))
-	half := synced.DeepCopy()
-	half.Webhooks[1].ClientConfig.CABundle = []byte("old")
-	for _, tc := range []struct {
-		name   string
-		config *admissionregistrationv1.MutatingWebhookConfiguration
-		bundle string
-		want   bool
-	}{
-		{"all webhooks carry it", synced, bundle, true},
-		{"one webhook is behind", half, bundle, false},
-		{"no configuration", nil, bundle, false},
-		{"no bundle yet", synced, "", false},
-		{"no webhooks", &admissionregistrationv1.MutatingWebhookConfiguration{}, bundle, false},
-	} {
-		if got := InSync(tc.config, []byte(tc.bundle)); got != tc.want {
-			t.Errorf("%s: InSync = %v, want %v", tc.name, got, tc.want)
-		}
 	}
 }
 

@@ -1,4 +1,4 @@
-package subscription
+package webhook
 
 import (
 	"context"
@@ -11,12 +11,9 @@ import (
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 )
 
-// AccessReviewer answers whether a service account may get a ClusterBundle.
-type AccessReviewer interface {
-	MayGetClusterBundle(ctx context.Context, namespace, serviceAccount, bundle string) (bool, error)
-}
-
-// SubjectAccessReviewer asks the API server. The review carries the pod's
+// SubjectAccessReviewer is the server side of the subscription mutator's
+// AccessReviewer: mutators reach no client themselves. It asks the API
+// server. The review carries the pod's
 // namespace so RoleBindings count (for example to edit, into which a
 // bundle's ClusterRole aggregates), as the Shared Resource CSI driver's own
 // check of `use` does.
@@ -24,7 +21,7 @@ type SubjectAccessReviewer struct {
 	Client authorizationclient.SubjectAccessReviewInterface
 }
 
-// MayGetClusterBundle implements AccessReviewer.
+// MayGetClusterBundle implements subscription.AccessReviewer.
 func (r SubjectAccessReviewer) MayGetClusterBundle(ctx context.Context, namespace, serviceAccount, bundle string) (bool, error) {
 	review, err := r.Client.Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User:   fmt.Sprintf("system:serviceaccount:%s:%s", namespace, serviceAccount),

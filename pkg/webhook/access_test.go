@@ -1,4 +1,4 @@
-package subscription
+package webhook
 
 import (
 	"context"

@@ -1,0 +1,86 @@
+package operator
+
+import (
+	"fmt"
+
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	consoleclient "github.com/openshift/client-go/console/clientset/versioned/typed/console/v1"
+	sharedresourceclient "github.com/openshift/client-go/sharedresource/clientset/versioned"
+	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	subscriptionclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+)
+
+// clientQPS and clientBurst replace client-go's 5/10 requests per second,
+// which made 1,000 new ClusterBundles (about 9 requests each) take half an
+// hour; the kube-controller-manager's own defaults are 20/30.
+const clientQPS, clientBurst = 50, 100
+
+func (o Options) validate() error {
+	if o.ReleaseVersion == "" {
+		return fmt.Errorf("the release version is unknown: set RELEASE_VERSION")
+	}
+	return nil
+}
+
+// clients are every API client the controllers use. Protobuf for core
+// types; JSON for CRDs.
+type clients struct {
+	kube              kubernetes.Interface
+	config            configclient.Interface
+	operator          v1helpers.OperatorClientWithFinalizers
+	operatorInformers dynamicinformer.DynamicSharedInformerFactory
+	subscription      subscriptionclient.Interface
+	share             sharedresourceclient.Interface
+	console           consoleclient.ConsoleV1Interface
+}
+
+func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
+	kubeConfig, protoKubeConfig := withRate(cc.KubeConfig), withRate(cc.ProtoKubeConfig)
+	c := &clients{}
+	var err error
+	if c.kube, err = kubernetes.NewForConfig(protoKubeConfig); err != nil {
+		return nil, err
+	}
+	if c.config, err = configclient.NewForConfig(kubeConfig); err != nil {
+		return nil, err
+	}
+	if c.operator, c.operatorInformers, err = operatorclient.New(cc.Clock, kubeConfig); err != nil {
+		return nil, err
+	}
+	if c.subscription, err = subscriptionclient.NewForConfig(kubeConfig); err != nil {
+		return nil, err
+	}
+	if c.share, err = sharedresourceclient.NewForConfig(kubeConfig); err != nil {
+		return nil, err
+	}
+	if c.console, err = consoleclient.NewForConfig(kubeConfig); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func withRate(config *rest.Config) *rest.Config {
+	out := rest.CopyConfig(config)
+	out.QPS, out.Burst = clientQPS, clientBurst
+	return out
+}
+
+// ownWebhookConfiguration watches only the operator's own
+// MutatingWebhookConfiguration: its RBAC names that one object, and the API
+// server authorizes a list or watch by name when the field selector asks
+// for exactly it.
+func ownWebhookConfiguration(kube kubernetes.Interface) informers.SharedInformerFactory {
+	return informers.NewSharedInformerFactoryWithOptions(kube, informerResync,
+		informers.WithTweakListOptions(func(options *metav1.ListOptions) {
+			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", operatorclient.WebhookName).String()
+		}))
+}
