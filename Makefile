@@ -1,16 +1,33 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 
-GO_PACKAGES := ./cmd/... ./pkg/... ./bindata/...
-BINARY := _output/bin/cluster-workload-access-operator
-GOFLAGS_BUILD := -mod=vendor
+# build-machinery-go (vendored) provides build (with pkg/version stamped from
+# git), test-unit, verify-gofmt, verify-govet, verify-golang-versions,
+# update-gofmt and help; the variables below tune them.
+GO_BUILD_PACKAGES := ./cmd/...
+GO_BUILD_BINDIR := _output/bin
+# Unit tests without -race, as before: -race made them several minutes slower here.
+GO_TEST_FLAGS :=
+GO_TEST_PACKAGES := ./cmd/... ./pkg/... ./bindata/...
+# What go vet checks. test/tools and hack/tools are separate modules, so ./test/... skips them.
+GO_PACKAGES := $(GO_TEST_PACKAGES) ./test/...
+# A clone without tags still builds: the version becomes v0.0.0-unknown-<commit>.
+SOURCE_GIT_TAG ?= $(shell git describe --long --tags --abbrev=7 --match 'v[0-9]*' 2>/dev/null || echo 'v0.0.0-unknown-$(SOURCE_GIT_COMMIT)')
 
-.PHONY: all build test test-unit test-e2e bench bench-scale controlplane run-local update verify clean
+include $(addprefix ./vendor/github.com/openshift/build-machinery-go/make/, \
+	golang.mk \
+)
 
-all: build
+# build-machinery-go's help pipes a failing `make --question` into grep.
+help: .SHELLFLAGS := -c
 
-build:
-	go build $(GOFLAGS_BUILD) -o $(BINARY) ./cmd/cluster-workload-access-operator
+# The builder image in Dockerfile.rhel and go.mod must name the same Go release.
+$(call verify-golang-versions,Dockerfile.rhel)
+
+BINARY := $(GO_BUILD_BINDIR)/cluster-workload-access-operator
+
+.PHONY: all build test test-unit test-e2e bench bench-scale controlplane run-local \
+	update update-codegen update-deps verify verify-update verify-version-stamp clean
 
 # Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
 # once into ~/.cache (5-14 min cold, instant afterwards).
@@ -19,32 +36,41 @@ controlplane:
 
 test: test-unit test-e2e
 
-test-unit:
-	go test $(GOFLAGS_BUILD) $(GO_PACKAGES)
-
 test-e2e: build controlplane
-	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GOFLAGS_BUILD) -count=1 -timeout 30m ./test/controlplane/... ./test/e2e/...
+	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -count=1 -timeout 30m ./test/controlplane/... ./test/e2e/...
 
 # Micro-benchmarks of the webhook (see docs/performance.md).
 bench:
-	go test $(GOFLAGS_BUILD) -run xxx -bench . -benchmem ./pkg/webhook/...
+	go test $(GO_MOD_FLAGS) -run xxx -bench . -benchmem ./pkg/webhook/...
 
 # The operator with 20,000 Secrets and 1,000 ClusterBundles on the test
 # control plane (about 10 minutes).
 bench-scale: build controlplane
-	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GOFLAGS_BUILD) -run xxx -bench OperatorAtScale -benchtime 1x -timeout 40m -v ./test/scale/
+	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench OperatorAtScale -benchtime 1x -timeout 40m -v ./test/scale/
 
 run-local: build controlplane
-	go run $(GOFLAGS_BUILD) ./test/cmd/run-local --operator-binary=$(BINARY)
+	go run $(GO_MOD_FLAGS) ./test/cmd/run-local --operator-binary=$(BINARY)
 
-update:
+# update = update-gofmt (build-machinery-go), then these; vendor/ first, as the generators load from it.
+update: update-deps update-codegen
+
+update-codegen:
 	bash hack/update-codegen.sh
-	gofmt -w cmd pkg bindata test
+
+update-deps:
 	go mod tidy
 	go mod vendor
 
-verify:
+# verify = verify-gofmt, verify-govet, verify-golang-versions (build-machinery-go), then these.
+verify: verify-update verify-version-stamp
+
+# `make update` in a scratch copy of the work tree must change nothing.
+verify-update:
 	bash hack/verify.sh
+
+# The built binary must report the commit it was built from.
+verify-version-stamp: build
+	bash hack/verify-version-stamp.sh $(BINARY)
 
 clean:
 	rm -rf _output

@@ -7,7 +7,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 module=github.com/openshift/cluster-workload-access-operator
-tools=$root/_output/tools
+# hack/verify.sh points this at the real tree's _output/tools from its scratch copy.
+tools=${CODEGEN_TOOLS_DIR:-$root/_output/tools}
 mkdir -p "$tools"
 # The generators live in their own module (hack/tools) so vendor/ stays lean.
 (cd hack/tools && GOFLAGS=-mod=mod go build -o "$tools/" \
