@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -351,6 +352,67 @@ func TestClusterBundleWithMissingSecretIsInvalidAndCreatesNothing(t *testing.T) 
 			return err
 		}
 		return invalidIs(metav1.ConditionFalse, subscriptionv1alpha1.ReasonValid, "")(cb.Status.Conditions)
+	})
+}
+
+// Dropping a Secret from a ClusterBundle revokes its share and the use
+// grant at once, even while the bundle is invalid because a newly added
+// Secret does not exist yet; what the spec still names keeps working.
+func TestClusterBundleAccessIsRevokedWhileInvalid(t *testing.T) {
+	dumpOnFailure(t)
+	ctx := context.Background()
+	shares := shareClient(t)
+	ns := testNamespace(t, "cluster-bundle-revoke-")
+	createSecret(t, ns, "ent-a", "a.pem")
+	createSecret(t, ns, "ent-b", "b.pem")
+
+	const name = "e2e-revoke"
+	if _, err := env.operator.SubscriptionV1alpha1().ClusterBundles().Create(ctx, &subscriptionv1alpha1.ClusterBundle{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: subscriptionv1alpha1.ClusterBundleSpec{
+			Entitlements: []subscriptionv1alpha1.ClusterReference{{Namespace: ns, Name: "ent-a"}, {Namespace: ns, Name: "ent-b"}},
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.operator.SubscriptionV1alpha1().ClusterBundles().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	shareA, shareB := name+"-entitlement-"+ns+"-ent-a", name+"-entitlement-"+ns+"-ent-b"
+	settledClusterBundle(t, name, func(cb *subscriptionv1alpha1.ClusterBundle) error {
+		return invalidIs(metav1.ConditionFalse, subscriptionv1alpha1.ReasonValid, "")(cb.Status.Conditions)
+	})
+
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		cb, err := env.operator.SubscriptionV1alpha1().ClusterBundles().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cb.Spec.Entitlements = []subscriptionv1alpha1.ClusterReference{{Namespace: ns, Name: "ent-a"}, {Namespace: ns, Name: "not-yet"}}
+		_, err = env.operator.SubscriptionV1alpha1().ClusterBundles().Update(ctx, cb, metav1.UpdateOptions{})
+		return err
+	})
+	settledClusterBundle(t, name, func(cb *subscriptionv1alpha1.ClusterBundle) error {
+		return invalidIs(metav1.ConditionTrue, subscriptionv1alpha1.ReasonMissingReference,
+			fmt.Sprintf("secret %s/not-yet not found", ns))(cb.Status.Conditions)
+	})
+	framework.Eventually(t, 15*time.Second, func(ctx context.Context) error {
+		if _, err := shares.SharedresourceV1alpha1().SharedSecrets().Get(ctx, shareB, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("SharedSecret %s of the dropped Secret is still there (%v)", shareB, err)
+		}
+		if _, err := shares.SharedresourceV1alpha1().SharedSecrets().Get(ctx, shareA, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("SharedSecret %s of a Secret still referenced: %w", shareA, err)
+		}
+		role, err := env.kube.RbacV1().ClusterRoles().Get(ctx, name+"-subscription-bundle", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for _, rule := range role.Rules {
+			if slices.Contains(rule.Resources, "sharedsecrets") && !reflect.DeepEqual(rule.ResourceNames, []string{shareA}) {
+				return fmt.Errorf("the role grants use of %v, want only %s", rule.ResourceNames, shareA)
+			}
+		}
+		return nil
 	})
 }
 

@@ -9,6 +9,7 @@ package clusterbundles
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -180,6 +182,16 @@ func (c *controller) syncBundle(ctx context.Context, syncCtx factory.SyncContext
 	yumRepositories := refs(bundlerefs.ConfigMap, bundle.Spec.YumRepositories)
 	all := append(append([]bundlerefs.Ref{}, entitlements...), yumRepositories...)
 
+	// Share names follow from the spec alone, so access the spec no longer
+	// grants is revoked even when the bundle is invalid for another reason.
+	wanted := shares(bundle.Name, all)
+	invalid := func(reason, message string) error {
+		if err := c.revoke(ctx, recorder, bundle, wanted); err != nil {
+			return err
+		}
+		return c.invalid(ctx, recorder, bundle, reason, message)
+	}
+
 	keys, missing, err := c.reader.Resolve(ctx, all)
 	if err != nil {
 		return err
@@ -188,15 +200,14 @@ func (c *controller) syncBundle(ctx context.Context, syncCtx factory.SyncContext
 		// Secrets and ConfigMaps are not watched: look again soon rather
 		// than at the next sweep, in case they are being created.
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), bundlereconcile.MissingRetry(bundle.Status.Conditions, time.Now()))
-		return c.invalid(ctx, recorder, bundle, subscriptionv1alpha1.ReasonMissingReference, bundlerefs.MissingMessage(missing))
+		return invalid(subscriptionv1alpha1.ReasonMissingReference, bundlerefs.MissingMessage(missing))
 	}
 	// Entitlements share one directory, yum repositories another.
 	overlaps := append(bundlerefs.Overlaps(entitlements, keys), bundlerefs.Overlaps(yumRepositories, keys)...)
 	if len(overlaps) > 0 {
-		return c.invalid(ctx, recorder, bundle, subscriptionv1alpha1.ReasonOverlappingKeys, strings.Join(overlaps, "; "))
+		return invalid(subscriptionv1alpha1.ReasonOverlappingKeys, strings.Join(overlaps, "; "))
 	}
 
-	wanted := shares(bundle.Name, all)
 	// Decide everything before writing anything: a conflict found halfway
 	// would leave a bundle half-created.
 	p, conflicts, err := c.plan(ctx, bundle, wanted)
@@ -204,7 +215,7 @@ func (c *controller) syncBundle(ctx context.Context, syncCtx factory.SyncContext
 		return err
 	}
 	if len(conflicts) > 0 {
-		return c.invalid(ctx, recorder, bundle, subscriptionv1alpha1.ReasonConflict, strings.Join(conflicts, "; "))
+		return invalid(subscriptionv1alpha1.ReasonConflict, strings.Join(conflicts, "; "))
 	}
 	if err := c.apply(ctx, recorder, bundle, p); err != nil {
 		return err
@@ -337,4 +348,67 @@ func (c *controller) apply(ctx context.Context, recorder events.Recorder, bundle
 		return err
 	}
 	return c.configMaps.deleteUnwanted(ctx, recorder, bundle, wantedConfigMaps)
+}
+
+// revoke takes back, from an invalid bundle, access its spec no longer
+// grants: first the use grants of dropped shares in the bundle's role, then
+// those shares. It creates and widens nothing: what the spec still names
+// stays as it was until the bundle is valid again.
+func (c *controller) revoke(ctx context.Context, recorder events.Recorder, bundle *subscriptionv1alpha1.ClusterBundle, wanted []share) error {
+	wantedSecrets, wantedConfigMaps := map[string]bool{}, map[string]bool{}
+	for _, s := range wanted {
+		if s.kind() == KindSharedSecret {
+			wantedSecrets[s.name] = true
+		} else {
+			wantedConfigMaps[s.name] = true
+		}
+	}
+	role, err := c.roles.get(ctx, ClusterRoleName(bundle.Name))
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return err
+	case ownedBy(role, bundle):
+		if narrowed, changed := withoutUseOf(role, wantedSecrets, wantedConfigMaps); changed {
+			if _, err := c.roles.client.Update(ctx, narrowed, metav1.UpdateOptions{}); err != nil {
+				return err
+			}
+			recorder.Eventf("ClusterRoleUpdated", "Updated ClusterRole %s: ClusterBundle %s no longer references some of its shares", role.Name, bundle.Name)
+		}
+	}
+	if err := c.secrets.deleteUnwanted(ctx, recorder, bundle, wantedSecrets); err != nil {
+		return err
+	}
+	return c.configMaps.deleteUnwanted(ctx, recorder, bundle, wantedConfigMaps)
+}
+
+// withoutUseOf returns a copy of role whose use rules name only shares in
+// the wanted sets, and whether that removed anything.
+func withoutUseOf(role *rbacv1.ClusterRole, secrets, configMaps map[string]bool) (*rbacv1.ClusterRole, bool) {
+	out := role.DeepCopy()
+	out.Rules = out.Rules[:0]
+	changed := false
+	for _, rule := range role.Rules {
+		wanted := map[string]map[string]bool{"sharedsecrets": secrets, "sharedconfigmaps": configMaps}[singleResource(rule)]
+		if wanted == nil || !slices.Equal(rule.APIGroups, []string{sharedresourcev1alpha1.GroupName}) {
+			out.Rules = append(out.Rules, rule)
+			continue
+		}
+		kept := slices.DeleteFunc(slices.Clone(rule.ResourceNames), func(name string) bool { return !wanted[name] })
+		if len(kept) != len(rule.ResourceNames) {
+			changed = true
+		}
+		if len(kept) > 0 {
+			rule.ResourceNames = kept
+			out.Rules = append(out.Rules, rule)
+		}
+	}
+	return out, changed
+}
+
+func singleResource(rule rbacv1.PolicyRule) string {
+	if len(rule.Resources) != 1 {
+		return ""
+	}
+	return rule.Resources[0]
 }

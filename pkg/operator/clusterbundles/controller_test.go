@@ -401,6 +401,56 @@ func TestSpecUpdateRemovesAShareAndChangesAggregation(t *testing.T) {
 	}
 }
 
+// Dropping a Secret from the spec revokes its share and use grant at once,
+// even while the bundle is invalid for another reason (a newly added Secret
+// that does not exist yet); what the spec still names stays.
+func TestDroppedReferenceIsRevokedWhileTheBundleIsInvalid(t *testing.T) {
+	b := clusterBundle("rhel", nil, []subscriptionv1alpha1.ClusterReference{ref("certs", "a"), ref("certs", "b")}, ref("certs", "repo"))
+	f := newFixture(t, b, secret("certs", "a", "a.pem"), secret("certs", "b", "b.pem"), configMap("certs", "repo", "r.repo"))
+	f.sync("rhel")
+
+	updated := f.bundle("rhel")
+	updated.Spec.Entitlements = []subscriptionv1alpha1.ClusterReference{ref("certs", "a"), ref("certs", "not-yet")}
+	updated.Generation = 2
+	if _, err := f.subs.SubscriptionV1alpha1().ClusterBundles().Update(context.Background(), updated, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.sync("rhel")
+
+	if got, want := f.writes(), []string{"update clusterroles", "delete sharedsecrets", "update clusterbundles/status"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("writes %v, want %v", got, want)
+	}
+	if cond := invalid(t, f.bundle("rhel")); cond.Reason != subscriptionv1alpha1.ReasonMissingReference {
+		t.Errorf("Invalid %+v", cond)
+	}
+	if got, want := f.shareNames(), []string{"SharedSecret/rhel-entitlement-certs-a", "SharedConfigMap/rhel-yum-certs-repo"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("shares %v, want %v", got, want)
+	}
+	role := f.role("rhel-subscription-bundle")
+	if len(role.Rules) != 3 || !reflect.DeepEqual(role.Rules[1].ResourceNames, []string{"rhel-entitlement-certs-a"}) ||
+		!reflect.DeepEqual(role.Rules[2].ResourceNames, []string{"rhel-yum-certs-repo"}) {
+		t.Errorf("role rules %+v", role.Rules)
+	}
+
+	// Nothing more to revoke: a resync writes nothing.
+	f.sync("rhel")
+	if w := f.writes(); len(w) != 0 {
+		t.Errorf("a resync of the invalid bundle wrote %v", w)
+	}
+
+	// Dropping every entitlement removes the rule, not just its names.
+	updated = f.bundle("rhel")
+	updated.Spec.Entitlements = []subscriptionv1alpha1.ClusterReference{ref("certs", "not-yet")}
+	if _, err := f.subs.SubscriptionV1alpha1().ClusterBundles().Update(context.Background(), updated, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.sync("rhel")
+	role = f.role("rhel-subscription-bundle")
+	if len(role.Rules) != 2 || role.Rules[1].Resources[0] != "sharedconfigmaps" {
+		t.Errorf("role rules %+v", role.Rules)
+	}
+}
+
 func TestForeignShareIsAConflictAndNothingIsWritten(t *testing.T) {
 	b := clusterBundle("rhel", nil, []subscriptionv1alpha1.ClusterReference{ref("certs", "a"), ref("certs", "b")})
 	foreign := &sharedresourcev1alpha1.SharedSecret{

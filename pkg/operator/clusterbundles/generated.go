@@ -55,10 +55,7 @@ type planned[T object] struct {
 // it is called absent. conflict is set when it belongs to someone else.
 func (g generated[T]) find(ctx context.Context, bundle *subscriptionv1alpha1.ClusterBundle, desired T) (p planned[T], conflict bool, err error) {
 	var zero T
-	existing, err := g.lister.Get(desired.GetName())
-	if apierrors.IsNotFound(err) {
-		existing, err = g.client.Get(ctx, desired.GetName(), metav1.GetOptions{})
-	}
+	existing, err := g.get(ctx, desired.GetName())
 	if apierrors.IsNotFound(err) {
 		return planned[T]{desired: desired}, false, nil
 	}
@@ -69,6 +66,16 @@ func (g generated[T]) find(ctx context.Context, bundle *subscriptionv1alpha1.Clu
 		return planned[T]{desired: desired}, false, nil
 	}
 	return planned[T]{desired: desired, existing: existing}, !ownedBy(existing, bundle), nil
+}
+
+// get reads an object from the cache, or live when the cache lacks it (an
+// object whose label was removed is not in the cache).
+func (g generated[T]) get(ctx context.Context, name string) (T, error) {
+	obj, err := g.lister.Get(name)
+	if apierrors.IsNotFound(err) {
+		return g.client.Get(ctx, name, metav1.GetOptions{})
+	}
+	return obj, err
 }
 
 // ensure creates or updates p's object so that it matches p.desired; an
