@@ -14,6 +14,7 @@ require (
 	k8s.io/api v0.36.6
 	k8s.io/apiextensions-apiserver v0.36.6
 	k8s.io/apimachinery v0.36.6
+	k8s.io/apiserver v0.36.6
 	k8s.io/client-go v0.36.6
 	k8s.io/component-base v0.36.6
 	k8s.io/klog/v2 v2.140.0
@@ -112,7 +113,6 @@ require (
 	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
-	k8s.io/apiserver v0.36.6 // indirect
 	k8s.io/kms v0.36.6 // indirect
 	k8s.io/kube-aggregator v0.36.6 // indirect
 	k8s.io/kube-openapi v0.0.0-20260519202549-bbf5c5577288 // indirect
