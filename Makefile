@@ -6,7 +6,8 @@ SHELL := /bin/bash
 # update-gofmt and help; the variables below tune them.
 GO_BUILD_PACKAGES := ./cmd/...
 GO_BUILD_BINDIR := _output/bin
-# Unit tests without -race, as before: -race made them several minutes slower here.
+# Unit tests without -race, as before: on 2 cores -race took them from 33 s to 2m21s
+# warm, and added about 6 minutes with a cold build cache (CI).
 GO_TEST_FLAGS :=
 GO_TEST_PACKAGES := ./cmd/... ./pkg/... ./bindata/...
 # What go vet checks. test/tools and hack/tools are separate modules, so ./test/... skips them.
@@ -68,9 +69,12 @@ verify: verify-update verify-version-stamp
 verify-update:
 	bash hack/verify.sh
 
-# The built binary must report the commit it was built from.
-verify-version-stamp: build
-	bash hack/verify-version-stamp.sh $(BINARY)
+# make build's -ldflags must reach pkg/version. A marker version keeps the commit
+# out of versionFromGit, so the commit in the output can only be commitFromGit.
+stamp_check_bindir := $(PERMANENT_TMP)/stamp-check
+verify-version-stamp:
+	$(MAKE) --no-print-directory build GO_BUILD_BINDIR=$(stamp_check_bindir) OS_GIT_VERSION=v0.0.0-stamp-check
+	bash hack/verify-version-stamp.sh $(stamp_check_bindir)/cluster-workload-access-operator v0.0.0-stamp-check
 
 clean:
 	rm -rf _output
