@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -52,47 +53,126 @@ func newPodHandler(mutators []mutation.Mutator, m *metrics) *podHandler {
 
 func (h *podHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		http.Error(w, "admission reviews are POSTed", http.StatusMethodNotAllowed)
+		writeStatus(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "admission reviews are POSTed")
 		return
 	}
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		http.Error(w, fmt.Sprintf("content type %q is not application/json", ct), http.StatusUnsupportedMediaType)
+		writeStatus(w, http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, fmt.Sprintf("content type %q is not application/json", ct))
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
 	if err != nil {
-		http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
+		writeStatus(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, "reading the request: "+err.Error())
 		return
 	}
 	if len(body) > maxRequestBytes {
-		http.Error(w, "admission review too large", http.StatusRequestEntityTooLarge)
+		writeStatus(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge, "admission review too large")
 		return
 	}
-	var review admissionv1.AdmissionReview
-	if err := json.Unmarshal(body, &review); err != nil {
-		http.Error(w, "decoding the admission review: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	if review.Request == nil {
-		http.Error(w, "the admission review has no request", http.StatusBadRequest)
-		return
-	}
-
-	response := h.review(r.Context(), review.Request)
-	response.UID = review.Request.UID
-	out, err := json.Marshal(admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: response})
-	if err != nil {
-		http.Error(w, "encoding the response: "+err.Error(), http.StatusInternalServerError)
+	out, failure := h.answer(r.Context(), body)
+	if failure != nil {
+		writeStatus(w, int(failure.Code), failure.Reason, failure.Message)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(out)
 }
 
+// Where a panic happened, for panics_recovered_total: a mutator's name, or
+// handlerSource for the admission handler's own code.
+const handlerSource = "handler"
+
+// answer turns an AdmissionReview into the encoded response, or into the
+// HTTP error to answer when the review is unusable. A panic anywhere in it,
+// in a mutator or in this handler, is recovered into the answer the
+// webhook's failurePolicy intends: a pod that explicitly asks for an
+// injection is refused (the fail-closed webhook sends those), any other pod
+// is admitted unchanged with a warning (the fail-open webhook sends those).
+func (h *podHandler) answer(ctx context.Context, body []byte) (out []byte, failure *metav1.Status) {
+	source := handlerSource
+	defer func() {
+		if v := recover(); v != nil {
+			out, failure = h.recovered(body, source, v)
+		}
+	}()
+	var review admissionv1.AdmissionReview
+	if err := json.Unmarshal(body, &review); err != nil {
+		return nil, badRequest("decoding the admission review: " + err.Error())
+	}
+	if review.Request == nil {
+		return nil, badRequest("the admission review has no request")
+	}
+	response := h.review(ctx, review.Request, &source)
+	source = handlerSource
+	return encodeResponse(review, response)
+}
+
+func encodeResponse(review admissionv1.AdmissionReview, response *admissionv1.AdmissionResponse) ([]byte, *metav1.Status) {
+	response.UID = review.Request.UID
+	out, err := json.Marshal(admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: response})
+	if err != nil {
+		return nil, &metav1.Status{Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError, Message: "encoding the response: " + err.Error()}
+	}
+	return out, nil
+}
+
+// recovered answers a request whose handling panicked in source.
+func (h *podHandler) recovered(body []byte, source string, v any) ([]byte, *metav1.Status) {
+	h.metrics.panics.WithLabelValues(source).Inc()
+	klog.ErrorS(nil, "Recovered from a panic while deciding on a pod", "source", source, "panic", v, "stack", string(debug.Stack()))
+	var review admissionv1.AdmissionReview
+	if err := json.Unmarshal(body, &review); err != nil || review.Request == nil {
+		// Without a request there is no pod to decide on: the HTTP error
+		// leaves it to the failurePolicy.
+		return nil, &metav1.Status{Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError,
+			Message: "the workload-access webhook failed internally; retry"}
+	}
+	where := "the webhook"
+	if source != handlerSource {
+		where = "the " + source + " injection"
+	}
+	response := &admissionv1.AdmissionResponse{Allowed: true, Warnings: []string{
+		fmt.Sprintf("%s failed internally while deciding on this pod; the pod asks for no injection, so it was admitted unchanged, without automatic injections", where),
+	}}
+	if annotation := explicitRequest(review.Request.Object.Raw); annotation != "" {
+		response = &admissionv1.AdmissionResponse{Result: &metav1.Status{
+			Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError,
+			Message: fmt.Sprintf("%s failed internally while deciding on this pod; the pod asks for an injection through annotation %s, "+
+				"so it is refused rather than started without it; retry, and report it with the webhook's log if it persists", where, annotation),
+		}}
+	}
+	return encodeResponse(review, response)
+}
+
+// explicitRequest is the first annotation of the pod in raw that asks for an
+// injection, or "": the same test the fail-closed webhook's matchConditions
+// make. It decodes the metadata alone, since the full pod may be what
+// failed.
+func explicitRequest(raw []byte) string {
+	var object struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(raw, &object) != nil {
+		return ""
+	}
+	for _, annotation := range mutation.ExplicitRequestAnnotations {
+		if _, ok := object.Metadata.Annotations[annotation]; ok {
+			return annotation
+		}
+	}
+	return ""
+}
+
+func badRequest(message string) *metav1.Status {
+	return &metav1.Status{Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest, Message: message}
+}
+
 // review decides one request. Requests this webhook is not configured for are
 // allowed untouched: refusing them would only turn a configuration mistake
-// into an outage.
-func (h *podHandler) review(ctx context.Context, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+// into an outage. It names the mutator it is running in *source.
+func (h *podHandler) review(ctx context.Context, req *admissionv1.AdmissionRequest, source *string) *admissionv1.AdmissionResponse {
 	if req.Resource != podResource || (req.SubResource != "" && req.SubResource != "ephemeralcontainers") {
 		return &admissionv1.AdmissionResponse{Allowed: true}
 	}
@@ -119,7 +199,9 @@ func (h *podHandler) review(ctx context.Context, req *admissionv1.AdmissionReque
 	podRaw := req.Object.Raw
 	for i, m := range h.mutators {
 		start := time.Now()
+		*source = m.Name()
 		result := m.Mutate(ctx, mreq)
+		*source = handlerSource
 		h.metrics.observeMutator(m.Name(), result, time.Since(start))
 		if result.Denied != nil {
 			klog.V(2).InfoS("Denied pod", "mutator", m.Name(), "namespace", req.Namespace, "pod", podName(pod), "reason", result.Denied.Reason)

@@ -31,6 +31,8 @@ type metrics struct {
 	admissions          *prometheus.CounterVec
 	denials             *prometheus.CounterVec
 	mutatorDuration     *prometheus.HistogramVec
+	inFlight            prometheus.Gauge
+	panics              *prometheus.CounterVec
 	certificateExpiry   prometheus.Gauge
 	certificateReloads  prometheus.Counter
 	certificateFailures prometheus.Counter
@@ -41,7 +43,7 @@ func newMetrics() *metrics {
 		registry: prometheus.NewRegistry(),
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: metricsNamespace, Name: "http_requests_total",
-			Help: "HTTP requests served, by verb, path and status code.",
+			Help: "HTTP requests served, by verb (GET, POST or other), path and status code.",
 		}, []string{"verb", "path", "code"}),
 		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: metricsNamespace, Name: "http_request_duration_seconds",
@@ -59,6 +61,14 @@ func newMetrics() *metrics {
 			Namespace: metricsNamespace, Name: "admission_mutator_duration_seconds",
 			Help: "Time each mutator took to decide on one pod.", Buckets: latencyBuckets,
 		}, []string{"mutator"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: metricsNamespace, Name: "admission_requests_in_flight",
+			Help: "Admission requests being answered now; beyond the cap, requests are refused with 429.",
+		}),
+		panics: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Name: "panics_recovered_total",
+			Help: "Panics recovered while answering, by where: a mutator's name, handler (the admission handler itself) or http (any other path).",
+		}, []string{"source"}),
 		certificateExpiry: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: metricsNamespace, Name: "serving_certificate_expiration_timestamp_seconds",
 			Help: "When the serving certificate in use expires (Unix time).",
@@ -72,7 +82,7 @@ func newMetrics() *metrics {
 			Help: "Attempts to load a changed serving certificate pair that failed; the previous pair stays in use.",
 		}),
 	}
-	m.registry.MustRegister(m.httpRequests, m.httpDuration, m.admissions, m.denials, m.mutatorDuration,
+	m.registry.MustRegister(m.httpRequests, m.httpDuration, m.admissions, m.denials, m.mutatorDuration, m.inFlight, m.panics,
 		m.certificateExpiry, m.certificateReloads, m.certificateFailures,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -88,9 +98,20 @@ func (m *metrics) instrument(path string, next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
 		next.ServeHTTP(rec, r)
-		m.httpRequests.WithLabelValues(r.Method, path, strconv.Itoa(rec.code)).Inc()
-		m.httpDuration.WithLabelValues(r.Method, path).Observe(time.Since(start).Seconds())
+		verb := verbLabel(r.Method)
+		m.httpRequests.WithLabelValues(verb, path, strconv.Itoa(rec.code)).Inc()
+		m.httpDuration.WithLabelValues(verb, path).Observe(time.Since(start).Seconds())
 	})
+}
+
+// verbLabel keeps the verb label to a fixed set: the method is whatever a
+// caller sends, and every new value would be a new series.
+func verbLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodPost:
+		return method
+	}
+	return "other"
 }
 
 func (m *metrics) observeMutator(name string, result mutation.Result, took time.Duration) {

@@ -5,6 +5,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -29,6 +30,30 @@ const (
 	MetricsPath    = "/metrics"
 )
 
+// Limits that keep one replica answering whatever its clients do. The API
+// server waits at most 30 s for any webhook (timeoutSeconds is capped
+// there; ours are 5 and 3), so nobody reads an answer written later.
+const (
+	// DefaultMaxInFlight caps concurrent admissions. At the ~5,000 admissions/s
+	// one replica answers on 2 cores (docs/performance.md), 128 is ~25 ms of
+	// queued work; more in flight means waiting on the API server
+	// (SubjectAccessReviews), which more concurrency does not speed up.
+	DefaultMaxInFlight = 128
+
+	defaultReadHeaderTimeout = 10 * time.Second
+	// defaultReadTimeout bounds reading a whole request, 4 MiB at most.
+	defaultReadTimeout = 15 * time.Second
+	// defaultWriteTimeout bounds the handler and the write of its answer.
+	defaultWriteTimeout = 30 * time.Second
+	// defaultIdleTimeout matches the idle timeout of Go's (and so the API
+	// server's) HTTP client, which retries a request that meets a
+	// connection closed while idle.
+	defaultIdleTimeout = 90 * time.Second
+	// maxHeaderBytes is plenty for the API server's requests and a bearer
+	// token on /metrics.
+	maxHeaderBytes = 64 << 10
+)
+
 // Config is what the server needs to run.
 type Config struct {
 	// ListenAddress is host:port for HTTPS.
@@ -49,6 +74,13 @@ type Config struct {
 	// MetricsGuard decides who reads /metrics; required, so metrics are
 	// never served to anyone who asks.
 	MetricsGuard MetricsGuard
+
+	// MaxInFlight caps concurrent admissions; requests beyond it are
+	// answered 429 at once. Zero means DefaultMaxInFlight.
+	MaxInFlight int
+	// ReadTimeout, WriteTimeout and IdleTimeout bound each request and
+	// connection; zero means the defaults above.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 
 	Mutators []mutation.Mutator
 	// CachesSynced are the informers the mutators read; the server is not
@@ -76,6 +108,13 @@ func New(config Config) (*Server, error) {
 	if config.MetricsGuard == nil {
 		return nil, errors.New("a metrics guard is required")
 	}
+	if config.MaxInFlight < 0 {
+		return nil, errors.New("the in-flight admission cap must not be negative")
+	}
+	config.MaxInFlight = cmp.Or(config.MaxInFlight, DefaultMaxInFlight)
+	config.ReadTimeout = cmp.Or(config.ReadTimeout, defaultReadTimeout)
+	config.WriteTimeout = cmp.Or(config.WriteTimeout, defaultWriteTimeout)
+	config.IdleTimeout = cmp.Or(config.IdleTimeout, defaultIdleTimeout)
 	m := newMetrics()
 	return &Server{
 		config:  config,
@@ -86,9 +125,10 @@ func New(config Config) (*Server, error) {
 }
 
 // Handler routes the server's paths; it is what the listener serves.
+// Admissions are counted (the overload answer included), then capped.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(MutatePodsPath, s.metrics.instrument(MutatePodsPath, s.pods))
+	mux.Handle(MutatePodsPath, s.metrics.instrument(MutatePodsPath, limitInFlight(s.config.MaxInFlight, s.metrics, s.pods)))
 	mux.HandleFunc(HealthzPath, func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok"))
 	})
@@ -100,7 +140,24 @@ func (s *Server) Handler() http.Handler {
 		_, _ = w.Write([]byte("ok"))
 	})
 	mux.Handle(MetricsPath, s.config.MetricsGuard(s.metrics.handler()))
-	return mux
+	return recoverPanics(s.metrics, mux)
+}
+
+// httpServer is the server Serve runs, with every limit set.
+func (s *Server) httpServer() *http.Server {
+	server := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: min(defaultReadHeaderTimeout, s.config.ReadTimeout),
+		ReadTimeout:       s.config.ReadTimeout,
+		WriteTimeout:      s.config.WriteTimeout,
+		IdleTimeout:       s.config.IdleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		TLSConfig:         s.tlsConfig(),
+	}
+	if !slices.Contains(server.TLSConfig.NextProtos, "h2") {
+		server.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
+	}
+	return server
 }
 
 func (s *Server) tlsConfig() *tls.Config {
@@ -160,15 +217,7 @@ func (s *Server) Serve(ctx context.Context, listener net.Listener) error {
 	defer stopWatching()
 	go s.cert.watch(watchCtx, s.config.CertReloadInterval)
 
-	server := &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       90 * time.Second,
-		TLSConfig:         s.tlsConfig(),
-	}
-	if !slices.Contains(server.TLSConfig.NextProtos, "h2") {
-		server.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
-	}
+	server := s.httpServer()
 	served := make(chan error, 1)
 	go func() {
 		served <- server.ServeTLS(listener, "", "")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -355,4 +356,96 @@ func TestServerHonoursTheTLSProfile(t *testing.T) {
 	if code, _, err := get(&http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MaxVersion: tls.VersionTLS12}}}, srv.url+HealthzPath); err != nil || code != http.StatusOK {
 		t.Fatalf("a TLS 1.2 client with the profile's suites: %d %v", code, err)
 	}
+}
+
+// The server runs with every limit set, and the defaults leave room for the
+// longest an API server waits on a webhook (30 s).
+func TestServerLimitsAreSet(t *testing.T) {
+	server, err := New(Config{CertFile: "tls.crt", KeyFile: "tls.key", CertReloadInterval: time.Hour, MetricsGuard: testMetricsGuard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := server.httpServer()
+	if hs.ReadHeaderTimeout != 10*time.Second || hs.ReadTimeout != 15*time.Second || hs.WriteTimeout != 30*time.Second ||
+		hs.IdleTimeout != 90*time.Second || hs.MaxHeaderBytes != 64<<10 {
+		t.Errorf("limits: read header %v, read %v, write %v, idle %v, header bytes %d",
+			hs.ReadHeaderTimeout, hs.ReadTimeout, hs.WriteTimeout, hs.IdleTimeout, hs.MaxHeaderBytes)
+	}
+	if server.config.MaxInFlight != DefaultMaxInFlight || DefaultMaxInFlight <= 0 {
+		t.Errorf("in-flight cap %d", server.config.MaxInFlight)
+	}
+	if _, err := New(Config{CertFile: "tls.crt", KeyFile: "tls.key", CertReloadInterval: time.Hour, MetricsGuard: testMetricsGuard, MaxInFlight: -1}); err == nil {
+		t.Error("a negative in-flight cap was accepted")
+	}
+}
+
+// Clients that send slowly, hold a connection idle or wait on a stuck
+// answer lose the connection once their time is up.
+func TestServerCutsOffSlowAndIdleClients(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t, "ca")
+	ca.issue(t, dir)
+	held := blockingMutator{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	defer close(held.release)
+	const limit = 300 * time.Millisecond
+	srv := startServer(t, Config{
+		CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour,
+		ReadTimeout: limit, WriteTimeout: limit, IdleTimeout: limit,
+		Mutators: []mutation.Mutator{held},
+	})
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.ca.Config.Certs[0])
+	dial := func(t *testing.T) *tls.Conn {
+		conn, err := tls.Dial("tcp", strings.TrimPrefix(srv.url, "https://"), &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return conn
+	}
+	// closedWithin reads (and discards) until the server closes conn.
+	closedWithin := func(t *testing.T, conn *tls.Conn, within time.Duration) {
+		t.Helper()
+		start := time.Now()
+		_ = conn.SetReadDeadline(start.Add(within))
+		_, err := io.Copy(io.Discard, conn)
+		var netErr net.Error
+		if errors.As(err, &netErr) && netErr.Timeout() {
+			t.Fatalf("the server kept the connection open for %v", within)
+		}
+	}
+
+	t.Run("headers sent slowly", func(t *testing.T) {
+		conn := dial(t)
+		_, _ = io.WriteString(conn, "POST "+MutatePodsPath+" HTTP/1.1\r\nHost: webhook\r\n")
+		closedWithin(t, conn, 3*time.Second)
+	})
+	t.Run("body sent slowly", func(t *testing.T) {
+		conn := dial(t)
+		_, _ = io.WriteString(conn, "POST "+MutatePodsPath+" HTTP/1.1\r\nHost: webhook\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"apiVersion\":")
+		closedWithin(t, conn, 3*time.Second)
+	})
+	t.Run("idle connection", func(t *testing.T) {
+		conn := dial(t)
+		_, _ = io.WriteString(conn, "GET "+HealthzPath+" HTTP/1.1\r\nHost: webhook\r\n\r\n")
+		closedWithin(t, conn, 3*time.Second)
+	})
+	t.Run("answer stuck past the write timeout", func(t *testing.T) {
+		client := ca.client()
+		done := make(chan error, 1)
+		go func() {
+			resp, err := client.Post(srv.url+MutatePodsPath, "application/json", bytes.NewReader(reviewBody(t, realisticPod(nil), podResource, "")))
+			if err == nil {
+				resp.Body.Close()
+				err = fmt.Errorf("status %d", resp.StatusCode)
+			}
+			done <- err
+		}()
+		<-held.entered
+		time.Sleep(2 * limit)
+		held.release <- struct{}{} // lets the handler write, past its deadline
+		if err := <-done; err == nil || strings.HasPrefix(err.Error(), "status") {
+			t.Fatalf("the client got an answer written after the write timeout: %v", err)
+		}
+	})
 }

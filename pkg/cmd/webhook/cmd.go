@@ -38,6 +38,12 @@ type Options struct {
 	ShutdownTimeout    time.Duration
 	TLSMinVersion      string
 	TLSCipherSuites    []string
+	// KubeAPIQPS and KubeAPIBurst limit the webhook's own requests to the
+	// API server (SubjectAccessReviews on the admission path); client-go's
+	// default of 5/s would queue pod creations behind each other under churn.
+	KubeAPIQPS   float32
+	KubeAPIBurst int
+	MaxInFlight  int
 }
 
 // NewOptions returns the defaults the operator's Deployment relies on.
@@ -50,6 +56,9 @@ func NewOptions() *Options {
 		ShutdownDelay:      5 * time.Second,
 		ShutdownTimeout:    30 * time.Second,
 		TLSMinVersion:      "VersionTLS12",
+		KubeAPIQPS:         50,
+		KubeAPIBurst:       100,
+		MaxInFlight:        webhook.DefaultMaxInFlight,
 	}
 }
 
@@ -64,6 +73,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TLSMinVersion, "tls-min-version", o.TLSMinVersion, "Minimum TLS version (VersionTLS12 or VersionTLS13); the operator sets it from the cluster's TLS security profile.")
 	fs.StringSliceVar(&o.TLSCipherSuites, "tls-cipher-suites", o.TLSCipherSuites, "TLS 1.2 cipher suites (IANA names); empty uses Go's defaults.")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "How long in-flight admissions may take to finish on SIGTERM.")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second to the API server (SubjectAccessReviews, informers).")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests to the API server above --kube-api-qps.")
+	fs.IntVar(&o.MaxInFlight, "max-in-flight-admissions", o.MaxInFlight, "Admissions answered at once; more are refused with 429 (a pod that asked for an injection is then refused, others are admitted without automatic injections).")
 }
 
 // NewCommand returns `webhook`.
@@ -96,11 +108,10 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 		ciphers = append(ciphers, cipher)
 	}
-	config, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+	config, err := o.restConfig()
 	if err != nil {
 		return err
 	}
-	config.UserAgent = "workload-access-webhook"
 	kube, err := kubernetes.NewForConfig(config)
 	if err != nil {
 		return err
@@ -123,6 +134,7 @@ func (o *Options) Run(ctx context.Context) error {
 		CertReloadInterval: o.CertReloadInterval,
 		ShutdownDelay:      o.ShutdownDelay,
 		ShutdownTimeout:    o.ShutdownTimeout,
+		MaxInFlight:        o.MaxInFlight,
 		Mutators:           mutators,
 		CachesSynced:       synced,
 	})
@@ -130,6 +142,17 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	return server.Run(ctx)
+}
+
+// restConfig is the webhook's client configuration, with explicit limits.
+func (o *Options) restConfig() (*rest.Config, error) {
+	config, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	config.UserAgent = "workload-access-webhook"
+	config.QPS, config.Burst = o.KubeAPIQPS, o.KubeAPIBurst
+	return config, nil
 }
 
 // mutators builds every mutator over informers started on ctx. The server
@@ -147,6 +170,6 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 
 	return []mutation.Mutator{
 		subscription.New(bundles.Lister(), clusterBundles.Lister(),
-			webhook.SubjectAccessReviewer{Client: kube.AuthorizationV1().SubjectAccessReviews()}),
+			webhook.NewSubjectAccessReviewer(kube.AuthorizationV1().SubjectAccessReviews())),
 	}, synced, nil
 }

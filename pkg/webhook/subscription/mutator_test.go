@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,8 +51,19 @@ func (a access) MayGetClusterBundle(_ context.Context, namespace, sa, bundle str
 	if a[namespace+"/"+sa+"/error"] {
 		return false, fmt.Errorf("the server is currently unable to handle the request")
 	}
+	if a[namespace+"/"+sa+"/timeout"] {
+		return false, timedOut{}
+	}
 	return a[namespace+"/"+sa+"/"+bundle], nil
 }
+
+// timedOut is how the server's reviewer reports a review without an answer.
+type timedOut struct{}
+
+func (timedOut) Error() string {
+	return "the API server did not answer the SubjectAccessReview within 2s"
+}
+func (timedOut) Unwrap() error { return context.DeadlineExceeded }
 
 func newMutator(t testing.TB, objects []any, a access) *Mutator {
 	t.Helper()
@@ -300,7 +312,7 @@ func TestDenials(t *testing.T) {
 		clusterBundle("cluster", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "e", "share-e", "k.pem")}, nil),
 		clusterBundle("secret-only", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "x", "share-x", "x.pem")}, nil),
 	}
-	a := access{ns + "/builder/cluster": true, "shop/flaky/error": true}
+	a := access{ns + "/builder/cluster": true, "shop/flaky/error": true, "shop/slow/timeout": true}
 	withMount := func(m corev1.VolumeMount) *corev1.Pod {
 		p := pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one"})
 		p.Spec.Containers[0].VolumeMounts = append(p.Spec.Containers[0].VolumeMounts, m)
@@ -309,6 +321,8 @@ func TestDenials(t *testing.T) {
 	}
 	flaky := pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "cluster"})
 	flaky.Spec.ServiceAccountName = "flaky"
+	slow := pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "cluster"})
+	slow.Spec.ServiceAccountName = "slow"
 	defaultSA := pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "cluster"})
 	defaultSA.Spec.ServiceAccountName = ""
 	for _, tc := range []struct {
@@ -337,6 +351,9 @@ func TestDenials(t *testing.T) {
 			defaultSA},
 		{"access review fails", "LookupFailed", `checking whether service account shop/flaky may get cluster bundle "cluster": the server is currently unable to handle the request`,
 			flaky},
+		{"access review times out", "AccessCheckTimedOut", `the access check timed out: whether service account shop/slow may get cluster bundle "cluster" is not known ` +
+			`(the API server did not answer the SubjectAccessReview within 2s); the pod is refused rather than started without it; retry`,
+			slow},
 		{"empty entry", "MalformedAnnotation", `annotation subscription.openshift.io/inject-bundle: "one,,two" is malformed: entry 2 is empty; expected a comma-separated list of names`,
 			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one,,two"})},
 		{"empty value", "MalformedAnnotation", `annotation subscription.openshift.io/inject-cluster-bundle: "" is malformed: entry 1 is empty; expected a comma-separated list of names`,
@@ -505,6 +522,18 @@ func TestAlwaysInjectNeverRefusesAPod(t *testing.T) {
 	}
 	if w := result.Warnings[len(result.Warnings)-1]; w != `automatic subscription injection was skipped: container "build" already mounts volume "repo" at /run/secrets/redhat.repo, where subscription injection mounts a yum repository file; remove that mount or stop requesting bundles` {
 		t.Errorf("last warning = %q", w)
+	}
+
+	// An access check that times out leaves the bundle out, and says so.
+	slow := pod(nil)
+	slow.Spec.ServiceAccountName = "slow"
+	got, result = admit(t, newMutator(t, objects, access{ns + "/slow/timeout": true}), slow)
+	if result.Denied != nil || got.Annotations[v1alpha1.BundleGenerationsAnnotation] != `{"bundles":{"auto-clash":1,"auto-repo":1}}` {
+		t.Fatalf("result = %+v, annotations %v", result, got.Annotations)
+	}
+	wantWarning := `always-inject cluster bundle "auto-flaky" was not injected: the access check for service account shop/slow timed out (the API server did not answer the SubjectAccessReview within 2s)`
+	if !slices.Contains(result.Warnings, wantWarning) {
+		t.Errorf("warnings = %q\nwant %q among them", result.Warnings, wantWarning)
 	}
 }
 

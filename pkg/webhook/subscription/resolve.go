@@ -2,6 +2,7 @@ package subscription
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,6 +26,7 @@ const (
 	reasonOverlappingKeys     = "OverlappingKeys"
 	reasonConflict            = "Conflict"
 	reasonLookupFailed        = "LookupFailed"
+	reasonAccessCheckTimedOut = "AccessCheckTimedOut"
 )
 
 var alwaysInject = labels.SelectorFromSet(labels.Set{subscriptionv1alpha1.AlwaysInjectLabel: "true"})
@@ -127,6 +129,10 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *corev1.Pod) (
 			return nil, deny(reasonBundleNotReady, "cluster bundle %q %s", name, why)
 		}
 		allowed, err := m.access.MayGetClusterBundle(ctx, namespace, serviceAccount, name)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, deny(reasonAccessCheckTimedOut, "the access check timed out: whether service account %s/%s may get cluster bundle %q is not known (%v); "+
+				"the pod is refused rather than started without it; retry", namespace, serviceAccount, name, err)
+		}
 		if err != nil {
 			return nil, deny(reasonLookupFailed, "checking whether service account %s/%s may get cluster bundle %q: %v", namespace, serviceAccount, name, err)
 		}
@@ -178,6 +184,9 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *corev1.Pod) (
 		}
 		allowed, err := m.access.MayGetClusterBundle(ctx, namespace, serviceAccount, cb.Name)
 		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			p.skip(what, fmt.Sprintf("the access check for service account %s/%s timed out (%v)", namespace, serviceAccount, err))
+			continue
 		case err != nil:
 			p.skip(what, fmt.Sprintf("checking whether service account %s/%s may get it failed: %v", namespace, serviceAccount, err))
 			continue

@@ -1,0 +1,263 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/rest"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+)
+
+// apiServerClient calls a webhook the way the API server does: client-go's
+// REST client with a codec over the admission types (as
+// k8s.io/apiserver/pkg/util/webhook.NewClientManager builds it), so the
+// error it returns is what the API server reports after
+// `failed calling webhook "<name>": failed to call webhook:`.
+func apiServerClient(t *testing.T, url string) *rest.RESTClient {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := admissionv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	client, err := rest.RESTClientFor(&rest.Config{Host: url, ContentConfig: rest.ContentConfig{
+		GroupVersion: &admissionv1.SchemeGroupVersion, ContentType: "application/json",
+		NegotiatedSerializer: serializer.NegotiatedSerializerWrapper(runtime.SerializerInfo{
+			Serializer: serializer.NewCodecFactory(scheme).LegacyCodec(admissionv1.SchemeGroupVersion),
+		}),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
+}
+
+// Beyond the cap an admission is refused at once with 429 and a Status the
+// API server's client decodes, so the user of a fail-closed webhook reads
+// why; the client does not retry it (no Retry-After).
+func TestInFlightCapAnswersOverload(t *testing.T) {
+	m := newMetrics()
+	held := blockingMutator{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	var reached atomic.Int32
+	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		newPodHandler([]mutation.Mutator{held}, m).ServeHTTP(w, r)
+	})
+	srv := httptest.NewServer(m.instrument(MutatePodsPath, limitInFlight(1, m, counted)))
+	defer srv.Close()
+	client := apiServerClient(t, srv.URL)
+	// The API server hands its client the AdmissionReview object to encode.
+	body := &admissionv1.AdmissionReview{}
+	if err := json.Unmarshal(reviewBody(t, realisticPod(nil), podResource, ""), body); err != nil {
+		t.Fatal(err)
+	}
+
+	first := make(chan error, 1)
+	go func() {
+		first <- client.Post().AbsPath(MutatePodsPath).Body(body).Do(context.Background()).Into(&admissionv1.AdmissionReview{})
+	}()
+	select {
+	case <-held.entered:
+	case err := <-first:
+		t.Fatalf("the first admission did not reach the mutator: %v", err)
+	}
+	if got := testutil.ToFloat64(m.inFlight); got != 1 {
+		t.Errorf("in-flight gauge = %v with one admission held", got)
+	}
+
+	err := client.Post().AbsPath(MutatePodsPath).Body(body).Do(context.Background()).Into(&admissionv1.AdmissionReview{})
+	want := "the workload-access webhook is overloaded: 1 admissions are already in progress on this replica; retry in a few seconds"
+	if !apierrors.IsTooManyRequests(err) || err.Error() != want {
+		t.Fatalf("over the cap: err = %v, want 429 with %q", err, want)
+	}
+	if got := reached.Load(); got != 1 {
+		t.Errorf("the handler ran %d times; the overloaded request must not reach it", got)
+	}
+	close(held.release)
+	if err := <-first; err != nil {
+		t.Fatalf("the admission within the cap: %v", err)
+	}
+	if got := testutil.ToFloat64(m.httpRequests.WithLabelValues("POST", MutatePodsPath, "429")); got != 1 {
+		t.Errorf("429s counted: %v, want 1 (the client must not have retried)", got)
+	}
+	if got := testutil.ToFloat64(m.inFlight); got != 0 {
+		t.Errorf("in-flight gauge = %v after both answered", got)
+	}
+	// With the slot free again, admissions go through.
+	if err := client.Post().AbsPath(MutatePodsPath).Body(body).Do(context.Background()).Into(&admissionv1.AdmissionReview{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// panicMutator panics for pods carrying its annotation, or returns a patch
+// that panics when encoded when the annotation says "encode".
+type panicMutator struct{}
+
+func (panicMutator) Name() string { return "boom" }
+func (panicMutator) RequestAnnotations() []string {
+	return []string{"subscription.openshift.io/inject-bundle"}
+}
+func (panicMutator) Mutate(_ context.Context, req *mutation.Request) mutation.Result {
+	if req.Pod.Labels["boom"] == "encode" {
+		return mutation.Result{Patch: []mutation.PatchOperation{{Op: "add", Path: "/metadata/labels/x", Value: panicsWhenEncoded{}}}}
+	}
+	var seen map[string]bool
+	seen[req.Pod.GenerateName] = true // assignment to entry in nil map
+	return mutation.Result{}
+}
+
+type panicsWhenEncoded struct{}
+
+func (panicsWhenEncoded) MarshalJSON() ([]byte, error) { panic("cannot encode") }
+
+// A panic in a mutator, or in the handler itself, refuses a pod that asked
+// for an injection and admits any other pod unchanged, with a warning; it is
+// counted by where it happened.
+func TestPanicsAreRecoveredIntoTheFailurePolicysAnswer(t *testing.T) {
+	m := newMetrics()
+	h := newPodHandler([]mutation.Mutator{panicMutator{}}, m)
+	for _, tc := range []struct {
+		name        string
+		annotations map[string]string
+		encode      bool
+		wantAllowed bool
+		wantSource  string
+		wantText    string
+	}{
+		{name: "a pod that asked is refused", annotations: map[string]string{"subscription.openshift.io/inject-bundle": "b1"},
+			wantSource: "boom", wantText: "the boom injection failed internally while deciding on this pod; the pod asks for an injection through annotation subscription.openshift.io/inject-bundle, so it is refused rather than started without it"},
+		{name: "a pod that asked for a cluster bundle is refused", annotations: map[string]string{"subscription.openshift.io/inject-cluster-bundle": "c1"},
+			wantSource: "boom", wantText: "through annotation subscription.openshift.io/inject-cluster-bundle, so it is refused"},
+		{name: "a pod that asked for nothing is admitted unchanged", annotations: map[string]string{"openshift.io/scc": "restricted-v2"},
+			wantAllowed: true, wantSource: "boom", wantText: "the boom injection failed internally while deciding on this pod; the pod asks for no injection, so it was admitted unchanged, without automatic injections"},
+		{name: "a panic in the handler refuses a pod that asked", annotations: map[string]string{"subscription.openshift.io/inject-bundle": "b1"}, encode: true,
+			wantSource: "handler", wantText: "the webhook failed internally while deciding on this pod; the pod asks for an injection"},
+		{name: "a panic in the handler admits a pod that asked for nothing", encode: true,
+			wantAllowed: true, wantSource: "handler", wantText: "the webhook failed internally while deciding on this pod; the pod asks for no injection"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := testutil.ToFloat64(m.panics.WithLabelValues(tc.wantSource))
+			pod := realisticPod(tc.annotations)
+			if tc.encode {
+				pod.Labels["boom"] = "encode"
+			}
+			rec, review := post(t, h, reviewBody(t, pod, podResource, ""))
+			if review == nil || review.Response == nil {
+				t.Fatalf("no admission response: %d %s", rec.Code, rec.Body)
+			}
+			resp := review.Response
+			if resp.UID != "6f0d3c2e-1b7a-4f1e-8e2a-9b1d5c7e3a40" {
+				t.Errorf("response UID %q does not echo the request", resp.UID)
+			}
+			if resp.Allowed != tc.wantAllowed || len(resp.Patch) != 0 || resp.PatchType != nil {
+				t.Fatalf("allowed=%v patch=%s, want allowed=%v and no patch", resp.Allowed, resp.Patch, tc.wantAllowed)
+			}
+			text := strings.Join(resp.Warnings, "\n")
+			if !tc.wantAllowed {
+				if resp.Result == nil || resp.Result.Code != http.StatusInternalServerError {
+					t.Fatalf("result = %+v, want code 500", resp.Result)
+				}
+				text = resp.Result.Message
+			}
+			if !strings.Contains(text, tc.wantText) {
+				t.Errorf("answer %q, want it to contain %q", text, tc.wantText)
+			}
+			if got := testutil.ToFloat64(m.panics.WithLabelValues(tc.wantSource)) - before; got != 1 {
+				t.Errorf("panics_recovered_total{source=%q} grew by %v, want 1", tc.wantSource, got)
+			}
+		})
+	}
+}
+
+// Anything else that panics is answered 500 as a Status and counted; an
+// aborted handler still aborts the connection as net/http intends.
+func TestRecoverPanicsIsTheLastResort(t *testing.T) {
+	m := newMetrics()
+	h := recoverPanics(m, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("broken") }))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, ReadyzPath, nil))
+	var status metav1.Status
+	if err := json.Unmarshal(rec.Body.Bytes(), &status); err != nil || rec.Code != http.StatusInternalServerError || status.Kind != "Status" || status.Code != 500 {
+		t.Fatalf("answer %d %s (%v), want a 500 Status", rec.Code, rec.Body, err)
+	}
+	if got := testutil.ToFloat64(m.panics.WithLabelValues("http")); got != 1 {
+		t.Errorf("panics_recovered_total{source=\"http\"} = %v", got)
+	}
+
+	defer func() {
+		if v := recover(); v != http.ErrAbortHandler {
+			t.Errorf("recovered %v, want http.ErrAbortHandler to pass through", v)
+		}
+	}()
+	recoverPanics(m, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) })).
+		ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, ReadyzPath, nil))
+}
+
+// The verb label takes three values whatever methods callers send.
+func TestVerbLabelIsBounded(t *testing.T) {
+	m := newMetrics()
+	h := m.instrument(MutatePodsPath, newPodHandler(nil, m))
+	for _, method := range []string{"GET", "POST", "PUT", "DELETE", "PROPFIND", "BREW", "X-" + strings.Repeat("A", 100), "get"} {
+		req := httptest.NewRequest(http.MethodPost, MutatePodsPath, bytes.NewReader(nil))
+		req.Method = method
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	families, err := m.registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	verbs := map[string]bool{}
+	for _, family := range families {
+		if !strings.HasPrefix(family.GetName(), metricsNamespace+"_http_") {
+			continue
+		}
+		for _, metric := range family.GetMetric() {
+			for _, label := range metric.GetLabel() {
+				if label.GetName() == "verb" {
+					verbs[label.GetValue()] = true
+				}
+			}
+		}
+	}
+	if len(verbs) != 3 || !verbs["GET"] || !verbs["POST"] || !verbs["other"] {
+		t.Errorf("verb label values %v, want GET, POST and other", verbs)
+	}
+}
+
+// Every refusal of a malformed request is a Status, which the API server
+// decodes and shows.
+func TestMalformedRequestsAreAnsweredWithAStatus(t *testing.T) {
+	h := newPodHandler(nil, newMetrics())
+	for _, tc := range []struct {
+		method, contentType, body string
+		wantCode                  int
+	}{
+		{http.MethodGet, "application/json", "{}", http.StatusMethodNotAllowed},
+		{http.MethodPost, "text/plain", "{}", http.StatusUnsupportedMediaType},
+		{http.MethodPost, "application/json", "{", http.StatusBadRequest},
+		{http.MethodPost, "application/json", "{}", http.StatusBadRequest},
+	} {
+		req := httptest.NewRequest(tc.method, MutatePodsPath, strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", tc.contentType)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var status metav1.Status
+		if err := json.Unmarshal(rec.Body.Bytes(), &status); err != nil || rec.Code != tc.wantCode || int(status.Code) != tc.wantCode ||
+			status.Kind != "Status" || status.Status != metav1.StatusFailure || status.Message == "" ||
+			rec.Header().Get("Content-Type") != "application/json" {
+			t.Errorf("%s %s %q: %d %s (%v)", tc.method, tc.contentType, tc.body, rec.Code, rec.Body, err)
+		}
+	}
+}
