@@ -28,7 +28,7 @@ $(call verify-golang-versions,Dockerfile.rhel)
 BINARY := $(GO_BUILD_BINDIR)/cluster-workload-access-operator
 
 .PHONY: all build test test-unit test-e2e bench bench-scale controlplane run-local \
-	update update-codegen update-deps verify verify-update verify-version-stamp clean
+	update update-codegen update-deps verify verify-update verify-version-stamp clean fuzz
 
 # Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
 # once into ~/.cache (5-14 min cold, instant afterwards).
@@ -43,6 +43,21 @@ test-e2e: build controlplane
 # Micro-benchmarks of the webhook (see docs/performance.md).
 bench:
 	go test $(GO_MOD_FLAGS) -run xxx -bench . -benchmem ./pkg/webhook/...
+
+# Each fuzz target for FUZZTIME (see docs/performance.md); CI runs a short
+# pass. New inputs that widen coverage are minimized for at most 5 s each, so
+# a short pass spends its time fuzzing. A failing input is written to the
+# package's testdata/fuzz/<target>/ and then runs with the unit tests.
+FUZZTIME ?= 30s
+FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
+	./pkg/webhook/subscription:FuzzMutator \
+	./pkg/webhook/subscription:FuzzNameList \
+	./pkg/webhook/subscription:FuzzFilter
+
+fuzz:
+	for target in $(FUZZ_TARGETS); do \
+		go test $(GO_MOD_FLAGS) -run '^$$' -fuzz "^$${target##*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s "$${target%%:*}"; \
+	done
 
 # The operator with 20,000 Secrets and 1,000 ClusterBundles on the test
 # control plane (about 10 minutes).

@@ -560,3 +560,34 @@ func TestRepoKeyOnAReservedPathIsRefused(t *testing.T) {
 		t.Fatalf("result = %+v\nwant denial %s", result, want)
 	}
 }
+
+// Only the names the injection gives are ours: a user's volume that merely
+// starts like them survives re-admission of an injected pod (found by
+// FuzzMutator: it used to be dropped with its mounts).
+func TestReinvocationKeepsTheUsersLookalikeVolume(t *testing.T) {
+	m := newMutator(t, []any{bundle("one", 1, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "s1", "", "k.pem")}, nil)}, nil)
+	p := pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one"})
+	p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "subscription-data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	p.Spec.Containers[0].VolumeMounts = append(p.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "subscription-data", MountPath: "/data"})
+	injected, result := admit(t, m, p)
+	if result.Denied != nil {
+		t.Fatal(result.Denied.Message)
+	}
+	again, result := admit(t, m, injected)
+	if result.Denied != nil || len(result.Patch) != 0 {
+		t.Fatalf("re-admission: %+v", result)
+	}
+	if volume(again, "subscription-data") == nil || !slices.Contains(mountsOf(again.Spec.Containers[0]), "subscription-data@/data") {
+		t.Fatalf("the user's volume or mount was lost: %v", mountsOf(again.Spec.Containers[0]))
+	}
+
+	for name, ours := range map[string]bool{
+		"subscription-entitlements": true, "subscription-yum-repos": true,
+		"subscription-ent-" + shortHash("share"): true, "subscription-yum-0123456789": true,
+		"subscription-data": false, "subscription-ent-": false, "subscription-ent-0123456789a": false, "subscription-yum-ABCDEF0123": false,
+	} {
+		if isInjectedVolume(name) != ours {
+			t.Errorf("isInjectedVolume(%q) = %v", name, !ours)
+		}
+	}
+}

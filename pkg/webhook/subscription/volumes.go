@@ -20,7 +20,6 @@ const (
 	// SharedResourceDriver is the Shared Resource CSI driver.
 	SharedResourceDriver = "csi.sharedresource.openshift.io"
 
-	volumePrefix        = "subscription-"
 	entitlementsVolume  = "subscription-entitlements"
 	reposVolume         = "subscription-yum-repos"
 	entitlementSharePfx = "subscription-ent-"
@@ -103,10 +102,20 @@ func shortHash(s string) string {
 	return hex.EncodeToString(sum[:])[:10]
 }
 
-func isInjectedVolume(name string) bool { return strings.HasPrefix(name, volumePrefix) }
+// isInjectedVolume reports whether a volume bears a name the injection
+// gives, exactly: a user's own "subscription-data" is never taken for ours.
+func isInjectedVolume(name string) bool {
+	return name == reposVolume || isShareVolume(name, repoSharePfx) || isEntitlementVolume(name)
+}
 
 func isEntitlementVolume(name string) bool {
-	return name == entitlementsVolume || strings.HasPrefix(name, entitlementSharePfx)
+	return name == entitlementsVolume || isShareVolume(name, entitlementSharePfx)
+}
+
+// isShareVolume reports whether name is prefix followed by a shortHash.
+func isShareVolume(name, prefix string) bool {
+	hash, ok := strings.CutPrefix(name, prefix)
+	return ok && len(hash) == 10 && strings.Trim(hash, "0123456789abcdef") == ""
 }
 
 // ephemeralMounts are the mounts a debug container gets for the volumes an
