@@ -145,9 +145,10 @@ func (h *podHandler) recovered(body []byte, source string, v any) ([]byte, *meta
 }
 
 // explicitRequest is the first annotation of the pod in raw that asks for an
-// injection, or "": the same test the fail-closed webhook's matchConditions
-// make. It decodes the metadata alone, since the full pod may be what
-// failed.
+// injection, or "". That is the fail-closed webhook's matchCondition but for
+// its debug-container clause: a debug container added to a pod injected
+// automatically is admitted without the mounts. It decodes the metadata
+// alone, since the full pod may be what failed.
 func explicitRequest(raw []byte) string {
 	var object struct {
 		Metadata struct {

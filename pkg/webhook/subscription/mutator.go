@@ -127,7 +127,8 @@ func mergeVolumes(existing, injected []corev1.Volume, replaceInjected bool) ([]c
 			present[v.Name] = true
 		case replaceInjected && isInjectedVolume(v.Name):
 			continue // replaced below, or no longer injected
-		case ours:
+		case ours || isInjectedVolume(v.Name):
+			// Kept, it would be taken for ours when the pod is admitted again.
 			return nil, deny(reasonConflict, "the pod already has a volume named %q that is not the one subscription injection adds; rename that volume", v.Name)
 		}
 		out = append(out, v)
@@ -164,6 +165,10 @@ func mergeMounts(container string, existing, injected []corev1.VolumeMount, repl
 		case ours:
 			return nil, deny(reasonConflict, "container %q already mounts volume %q at %s, where subscription injection mounts %s; remove that mount or stop requesting bundles",
 				container, m.Name, m.MountPath, what(at))
+		case isInjectedVolume(m.Name):
+			// Kept, it would be taken for ours when the pod is admitted again.
+			return nil, deny(reasonConflict, "container %q mounts volume %q at %s, where subscription injection does not mount it; that volume is the injection's: remove that mount or stop requesting bundles",
+				container, m.Name, m.MountPath)
 		case at == EntitlementDir && keyByKey:
 			return nil, deny(reasonConflict, "container %q already mounts volume %q at %s, where subscription injection mounts entitlement keys; remove that mount or stop requesting bundles",
 				container, m.Name, m.MountPath)

@@ -591,3 +591,48 @@ func TestReinvocationKeepsTheUsersLookalikeVolume(t *testing.T) {
 		}
 	}
 }
+
+// Without bundle-generations, volumes and mounts under the injection's own
+// names that it would not add are refused, not kept: admitted again, the
+// pod would have them replaced (found by FuzzMutator).
+func TestInjectedNamesTheInjectionWouldNotAddAreRefused(t *testing.T) {
+	objects := []any{
+		bundle("one", 1, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "s1", "", "k.pem")}, []v1alpha1.ResolvedReference{ref("configmap", ns, "r1", "", "redhat.repo")}),
+		clusterBundle("cluster", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "e", "share-e", "c.pem")}, nil),
+	}
+	m := newMutator(t, objects, access{ns + "/builder/cluster": true})
+	injected, result := admit(t, m, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one"}))
+	if result.Denied != nil {
+		t.Fatal(result.Denied.Message)
+	}
+	// A copy of the injected pod's spec without its annotations.
+	copied := func(request string) *corev1.Pod {
+		p := injected.DeepCopy()
+		p.Annotations = map[string]string{request: map[string]string{v1alpha1.InjectBundleAnnotation: "one", v1alpha1.InjectClusterBundleAnnotation: "cluster"}[request]}
+		return p
+	}
+
+	same := copied(v1alpha1.InjectBundleAnnotation)
+	if _, result := admit(t, m, same); result.Denied != nil {
+		t.Errorf("a copy asking for the same bundle: %s", result.Denied.Message)
+	}
+
+	extraMount := copied(v1alpha1.InjectBundleAnnotation)
+	extraMount.Spec.Containers[0].VolumeMounts = append(extraMount.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "subscription-entitlements", MountPath: "/data"})
+	want := `container "build" mounts volume "subscription-entitlements" at /data, where subscription injection does not mount it; that volume is the injection's: remove that mount or stop requesting bundles`
+	if _, result := admit(t, m, extraMount); result.Denied == nil || result.Denied.Message != want {
+		t.Errorf("an extra mount of an injected volume: %+v\nwant %s", result.Denied, want)
+	}
+
+	other := copied(v1alpha1.InjectClusterBundleAnnotation)
+	want = `the pod already has a volume named "subscription-entitlements" that is not the one subscription injection adds; rename that volume`
+	if _, result := admit(t, m, other); result.Denied == nil || result.Denied.Message != want {
+		t.Errorf("an injected volume no longer injected: %+v\nwant %s", result.Denied, want)
+	}
+	// With bundle-generations the same pod is a copy whose injection is redone.
+	other.Annotations[v1alpha1.BundleGenerationsAnnotation] = injected.Annotations[v1alpha1.BundleGenerationsAnnotation]
+	redone, result := admit(t, m, other)
+	if result.Denied != nil || volume(redone, "subscription-entitlements") != nil || volume(redone, "subscription-ent-"+shortHash("share-e")) == nil {
+		t.Errorf("redoing a copied injection: %+v, volumes %v", result.Denied, redone.Spec.Volumes)
+	}
+}
