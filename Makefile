@@ -44,10 +44,11 @@ test-e2e: build controlplane
 bench:
 	go test $(GO_MOD_FLAGS) -run xxx -bench . -benchmem ./pkg/webhook/...
 
-# Each fuzz target for FUZZTIME (see docs/performance.md); CI runs a short
-# pass. New inputs that widen coverage are minimized for at most 5 s each, so
-# a short pass spends its time fuzzing. A failing input is written to the
-# package's testdata/fuzz/<target>/ and then runs with the unit tests.
+# Each fuzz target for FUZZTIME (see docs/performance.md), run by hand: CI
+# replays the committed corpus (testdata/fuzz) with the unit tests. New
+# inputs that widen coverage are minimized for at most 5 s each, so a short
+# run spends its time fuzzing. A failing input is written to the package's
+# testdata/fuzz/<target>/; commit it with the fix.
 FUZZTIME ?= 30s
 FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/subscription:FuzzMutator \
