@@ -363,7 +363,9 @@ func (c *controller) revoke(ctx context.Context, recorder events.Recorder, bundl
 			wantedConfigMaps[s.name] = true
 		}
 	}
-	role, err := c.roles.get(ctx, ClusterRoleName(bundle.Name))
+	// The cache alone: an invalid bundle is retried often, and a role
+	// without our label is not one this path narrows.
+	role, err := c.roles.lister.Get(ClusterRoleName(bundle.Name))
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:

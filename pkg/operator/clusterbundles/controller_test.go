@@ -451,6 +451,23 @@ func TestDroppedReferenceIsRevokedWhileTheBundleIsInvalid(t *testing.T) {
 	}
 }
 
+// An invalid bundle is retried often: revoking reads the role from the
+// cache, never live, so a bundle that never had one costs no API call.
+func TestInvalidBundleWithoutARoleReadsNothingLive(t *testing.T) {
+	b := clusterBundle("rhel", nil, []subscriptionv1alpha1.ClusterReference{ref("certs", "not-yet")})
+	f := newFixture(t, b)
+	f.sync("rhel")
+	f.sync("rhel")
+	for _, a := range f.kube.Actions() {
+		if a.GetResource().Resource == "clusterroles" {
+			t.Errorf("retrying an invalid bundle called the API server: %s clusterroles", a.GetVerb())
+		}
+	}
+	if cond := invalid(t, f.bundle("rhel")); cond.Reason != subscriptionv1alpha1.ReasonMissingReference {
+		t.Errorf("Invalid %+v", cond)
+	}
+}
+
 func TestForeignShareIsAConflictAndNothingIsWritten(t *testing.T) {
 	b := clusterBundle("rhel", nil, []subscriptionv1alpha1.ClusterReference{ref("certs", "a"), ref("certs", "b")})
 	foreign := &sharedresourcev1alpha1.SharedSecret{

@@ -46,10 +46,12 @@ var ErrSharedResourceAPIAppeared = errors.New("the sharedresource.openshift.io A
 // APIWatchControllerName names the controller that waits for the API.
 const APIWatchControllerName = "SharedResourceAPIWatch"
 
-// apiRecheck is how often the stand-in looks for the API again.
-const apiRecheck = time.Minute
+// apiRecheck is how often the stand-in looks for the API again: one
+// discovery GET of a single group version, cheap enough to keep the wait
+// after installing the driver short.
+const apiRecheck = 10 * time.Second
 
-// newAPIWatch checks discovery every minute and, once the API is served,
+// newAPIWatch checks discovery every apiRecheck and, once the API is served,
 // asks for a restart. An error is a failed check, not an answer: it tries
 // again next time.
 func newAPIWatch(client discovery.DiscoveryInterface, restart func(error), recorder events.Recorder) factory.Controller {
