@@ -16,14 +16,15 @@ package importrules
 // names, helpers and skeletons any controller may import. A package added
 // here must import no controller.
 var Shared = map[string]string{
-	"operatorclient":  "the operator's names and its library-go operator client",
-	"conditions":      "how controllers write their conditions",
-	"managementstate": "how controllers read and act on spec.managementState",
-	"topology":        "the control-plane topology",
-	"webhooktrust":    "the caBundle of the MutatingWebhookConfiguration",
-	"bundlereconcile": "the loop every bundle controller runs",
-	"bundlerefs":      "reading the key names a bundle references",
-	"relatedobjects":  "what must-gather collects",
+	"operatorclient":    "the operator's names and its library-go operator client",
+	"conditions":        "how controllers write their conditions",
+	"managementstate":   "how controllers read and act on spec.managementState",
+	"topology":          "the control-plane topology",
+	"webhooktrust":      "the caBundle of the MutatingWebhookConfiguration",
+	"bundlereconcile":   "the loop every bundle controller runs",
+	"bundlerefs":        "reading the key names a bundle references",
+	"relatedobjects":    "what must-gather collects",
+	"podidentityconfig": "whether AWS pod identity runs, and with what region, bucket and issuer",
 }
 
 // ServerPackages are the webhook's own packages under pkg/webhook, which

@@ -40,12 +40,99 @@ type WorkloadAccess struct {
 // Unmanaged and Removed are the supported management states.
 type WorkloadAccessSpec struct {
 	operatorv1.OperatorSpec `json:",inline"`
+
+	// podIdentity configures AWS IAM roles for ServiceAccounts: the webhook
+	// injects web identity credentials into pods whose ServiceAccount carries
+	// eks.amazonaws.com/role-arn, and the operator publishes the cluster's
+	// service account issuer (OIDC discovery document and keys) to S3 so AWS
+	// STS can verify the tokens.
+	// +optional
+	PodIdentity PodIdentitySpec `json:"podIdentity,omitempty"`
+}
+
+// PodIdentityMode says when pod identity runs.
+// +kubebuilder:validation:Enum="";Auto;Enabled;Disabled
+type PodIdentityMode string
+
+const (
+	// PodIdentityAuto (the default, also meant by "") enables pod identity
+	// when the Infrastructure platform is AWS.
+	PodIdentityAuto PodIdentityMode = "Auto"
+	// PodIdentityEnabled enables it on any platform, for example with an
+	// S3-compatible endpoint.
+	PodIdentityEnabled PodIdentityMode = "Enabled"
+	// PodIdentityDisabled turns it off everywhere.
+	PodIdentityDisabled PodIdentityMode = "Disabled"
+)
+
+// PodIdentitySpec configures AWS pod identity.
+type PodIdentitySpec struct {
+	// mode is Auto (pod identity on AWS only; the default), Enabled or
+	// Disabled.
+	// +optional
+	Mode PodIdentityMode `json:"mode,omitempty"`
+
+	// region is the AWS region given to pods (AWS_REGION and
+	// AWS_DEFAULT_REGION) and where the issuer bucket lives. Empty uses the
+	// Infrastructure's AWS region.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^([a-z]{2}(-[a-z]+)+-[0-9]+)?$`
+	Region string `json:"region,omitempty"`
+
+	// issuer configures where the OIDC discovery document and keys are
+	// published.
+	// +optional
+	Issuer IssuerPublishingSpec `json:"issuer,omitempty"`
+}
+
+// IssuerPublishingSpec says where the service account issuer is published.
+type IssuerPublishingSpec struct {
+	// bucket is the S3 bucket holding the two documents. Empty uses
+	// "<infrastructureName>-oidc".
+	// +optional
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9.-]*[a-z0-9]$`
+	Bucket string `json:"bucket,omitempty"`
+
+	// endpoint overrides the S3 endpoint, for S3-compatible storage
+	// (http:// or https://, path-style addressing). The issuer URL is then
+	// <endpoint>/<bucket>. Empty uses AWS S3 in the region, and the issuer
+	// URL is https://<bucket>.s3.<region>.amazonaws.com.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="self == '' || self.startsWith('https://') || self.startsWith('http://')",message="endpoint must be an http:// or https:// URL"
+	Endpoint string `json:"endpoint,omitempty"`
 }
 
 // WorkloadAccessStatus reports the operator's controllers' conditions and the
 // generations of the resources it manages.
 type WorkloadAccessStatus struct {
 	operatorv1.OperatorStatus `json:",inline"`
+
+	// podIdentity reports what pod identity runs with.
+	// +optional
+	PodIdentity PodIdentityStatus `json:"podIdentity,omitempty"`
+}
+
+// PodIdentityStatus is what the operator decided for pod identity. Why it
+// is on or off is in the PodIdentityEnabled condition.
+type PodIdentityStatus struct {
+	// region is the AWS region injected into pods, if any.
+	// +optional
+	Region string `json:"region,omitempty"`
+
+	// issuerURL is the service account issuer published to S3. It must equal
+	// Authentication/cluster spec.serviceAccountIssuer for AWS STS to accept
+	// the cluster's tokens.
+	// +optional
+	IssuerURL string `json:"issuerURL,omitempty"`
+
+	// publishedKeyIDs are the key IDs in the published JWKS, sorted.
+	// +optional
+	// +listType=atomic
+	PublishedKeyIDs []string `json:"publishedKeyIDs,omitempty"`
 }
 
 // WorkloadAccessList is a list of WorkloadAccess.
