@@ -53,7 +53,8 @@ FUZZTIME ?= 30s
 FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/subscription:FuzzMutator \
 	./pkg/webhook/subscription:FuzzNameList \
-	./pkg/webhook/subscription:FuzzFilter
+	./pkg/webhook/subscription:FuzzFilter \
+	./pkg/issuer:FuzzSigningKeys
 
 fuzz:
 	for target in $(FUZZ_TARGETS); do \
