@@ -1,0 +1,297 @@
+// Package podidentity is the webhook's AWS pod identity mutator: a pod whose
+// ServiceAccount names an IAM role (eks.amazonaws.com/role-arn) gets a
+// projected service account token for STS and the environment the AWS SDKs
+// read to assume that role, as amazon-eks-pod-identity-webhook gives it in
+// IRSA mode and under the same annotations. Unlike upstream it refuses
+// malformed annotations rather than ignoring them, and it also gives the
+// credentials to debug containers added to an injected pod.
+package podidentity
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+)
+
+// Annotations, under upstream's names so existing manifests keep working.
+const (
+	AnnotationPrefix = "eks.amazonaws.com/"
+
+	// On the ServiceAccount.
+	RoleARNAnnotation     = AnnotationPrefix + "role-arn"
+	AudienceAnnotation    = AnnotationPrefix + "audience"
+	RegionalSTSAnnotation = AnnotationPrefix + "sts-regional-endpoints"
+	// TokenExpirationAnnotation is read on the ServiceAccount and on the
+	// pod; the pod's wins.
+	TokenExpirationAnnotation = AnnotationPrefix + "token-expiration"
+
+	// On the pod.
+	SkipContainersAnnotation = AnnotationPrefix + "skip-containers"
+)
+
+const (
+	// VolumeName is the projected token volume the mutator adds.
+	VolumeName = "aws-iam-token"
+	// TokenFile is the token's file name in that volume.
+	TokenFile = "token"
+
+	// MinTokenExpiration is the shortest token Kubernetes issues; shorter
+	// requests are raised to it.
+	MinTokenExpiration int64 = 600
+	// MaxTokenExpiration is the longest token lifetime the API server
+	// accepts in a pod.
+	MaxTokenExpiration int64 = 1 << 32
+)
+
+// The environment the AWS SDKs read.
+const (
+	envRoleARN       = "AWS_ROLE_ARN"
+	envTokenFile     = "AWS_WEB_IDENTITY_TOKEN_FILE"
+	envRegion        = "AWS_REGION"
+	envDefaultRegion = "AWS_DEFAULT_REGION"
+	envRegionalSTS   = "AWS_STS_REGIONAL_ENDPOINTS"
+)
+
+// Denial reasons, for metrics and logs.
+const (
+	reasonMalformedAnnotation = "MalformedAnnotation"
+	reasonLookupFailed        = "ServiceAccountLookupFailed"
+	reasonConflict            = "Conflict"
+)
+
+// ServiceAccounts reads the annotations of a ServiceAccount. The server
+// implements it from an informer cache, with a bounded live read on a miss.
+type ServiceAccounts interface {
+	// Annotations returns the ServiceAccount's annotations (at least those
+	// under AnnotationPrefix). found is false when the ServiceAccount does
+	// not exist; err when that could not be determined in time, its text
+	// safe to show to whoever creates the pod.
+	Annotations(ctx context.Context, namespace, name string) (annotations map[string]string, found bool, err error)
+}
+
+// Config is what the cluster sets for every pod; ServiceAccount and pod
+// annotations override parts of it.
+type Config struct {
+	// Region, when set, becomes AWS_REGION and AWS_DEFAULT_REGION.
+	Region string
+	// DefaultAudience is the token audience unless the ServiceAccount names one.
+	DefaultAudience string
+	// DefaultRegionalSTS sets AWS_STS_REGIONAL_ENDPOINTS=regional unless the
+	// ServiceAccount says otherwise.
+	DefaultRegionalSTS bool
+	// DefaultTokenExpiration is the token lifetime in seconds unless an
+	// annotation sets one.
+	DefaultTokenExpiration int64
+	// MountPath is where containers find the token volume.
+	MountPath string
+}
+
+// DefaultConfig is upstream's defaults.
+func DefaultConfig() Config {
+	return Config{
+		DefaultAudience:        "sts.amazonaws.com",
+		DefaultTokenExpiration: 86400,
+		MountPath:              "/var/run/secrets/eks.amazonaws.com/serviceaccount",
+	}
+}
+
+type mutator struct {
+	config          Config
+	tokenPath       string
+	windowsPath     string
+	serviceAccounts ServiceAccounts
+	// The token mount as patch values, built once: patches are only
+	// encoded, never changed.
+	mountItem, mountList any
+}
+
+// New returns the mutator. Fields of config left empty take DefaultConfig's
+// values; a default expiration under MinTokenExpiration is raised to it.
+func New(config Config, serviceAccounts ServiceAccounts) mutation.Mutator {
+	defaults := DefaultConfig()
+	if config.DefaultAudience == "" {
+		config.DefaultAudience = defaults.DefaultAudience
+	}
+	if config.DefaultTokenExpiration == 0 {
+		config.DefaultTokenExpiration = defaults.DefaultTokenExpiration
+	}
+	config.DefaultTokenExpiration = min(max(config.DefaultTokenExpiration, MinTokenExpiration), MaxTokenExpiration)
+	if config.MountPath == "" {
+		config.MountPath = defaults.MountPath
+	}
+	tokenPath := path.Join(config.MountPath, TokenFile)
+	mount := corev1.VolumeMount{Name: VolumeName, MountPath: config.MountPath, ReadOnly: true}
+	return &mutator{
+		config:    config,
+		tokenPath: tokenPath,
+		// Windows nodes mount the volume at the same path on drive C:.
+		windowsPath:     "C:" + strings.ReplaceAll(tokenPath, "/", `\`),
+		serviceAccounts: serviceAccounts,
+		mountItem:       &mount,
+		mountList:       []corev1.VolumeMount{mount},
+	}
+}
+
+// Name implements mutation.Mutator.
+func (m *mutator) Name() string { return "pod-identity" }
+
+// RequestAnnotations implements mutation.Mutator: a pod never asks for pod
+// identity, its ServiceAccount grants it, so every pod is sent through the
+// fail-open webhook.
+func (m *mutator) RequestAnnotations() []string { return nil }
+
+// Mutate implements mutation.Mutator.
+func (m *mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Result {
+	ephemeral := req.SubResource == "ephemeralcontainers"
+	switch {
+	case req.Pod == nil:
+		return mutation.Result{}
+	case ephemeral && req.Operation == admissionv1.Update:
+		// Only a pod injected at creation has a token volume to share.
+		if findVolume(req.Pod.Spec.Volumes) == nil {
+			return mutation.Result{}
+		}
+	case req.Operation != admissionv1.Create || req.SubResource != "":
+		return mutation.Result{}
+	}
+	s, d := m.settings(ctx, req)
+	if d != nil {
+		return mutation.Deny(d.reason, d.message)
+	}
+	if s == nil {
+		return mutation.Result{}
+	}
+	if ephemeral {
+		return m.mutateEphemeral(req, s)
+	}
+	return m.mutateCreate(req.Pod, s)
+}
+
+// settings is what one pod gets, after every annotation was read.
+type settings struct {
+	serviceAccount string // namespace/name, for messages
+	audience       string
+	regionalSTS    bool
+	expiration     int64
+	// expirationWarning explains a lifetime raised to MinTokenExpiration.
+	expirationWarning string
+	skip              map[string]bool
+	// env is every variable the pod may get, in upstream's order: the
+	// regional STS group, the region group, the identity group.
+	env [5]corev1.EnvVar
+}
+
+type denial struct{ reason, message string }
+
+func deny(reason, format string, args ...any) *denial {
+	return &denial{reason: reason, message: fmt.Sprintf(format, args...)}
+}
+
+// settings reads the pod's ServiceAccount and the annotations of both. It
+// returns nil settings for a pod that gets no role.
+func (m *mutator) settings(ctx context.Context, req *mutation.Request) (*settings, *denial) {
+	pod := req.Pod
+	namespace := req.Namespace
+	if namespace == "" {
+		namespace = pod.Namespace
+	}
+	name := pod.Spec.ServiceAccountName
+	if name == "" {
+		name = "default"
+	}
+	serviceAccount := namespace + "/" + name
+	annotations, found, err := m.serviceAccounts.Annotations(ctx, namespace, name)
+	if err != nil {
+		return nil, deny(reasonLookupFailed, "could not read ServiceAccount %s to learn whether it grants an AWS IAM role (annotation %s): %v; "+
+			"the pod is refused rather than started without the credentials its ServiceAccount may grant; retry",
+			serviceAccount, RoleARNAnnotation, err)
+	}
+	// An empty role-arn is how charts leave the role unset: upstream
+	// injects nothing for it either.
+	roleARN := annotations[RoleARNAnnotation]
+	if !found || roleARN == "" {
+		return nil, nil
+	}
+
+	onSA := func(annotation, value string, err error) *denial {
+		return deny(reasonMalformedAnnotation, "annotation %s on ServiceAccount %s: %s is malformed: %v", annotation, serviceAccount, quote(value), err)
+	}
+	podRef := func() string { return "pod " + namespace + "/" + podName(pod) }
+	onPod := func(annotation, value string, err error) *denial {
+		return deny(reasonMalformedAnnotation, "annotation %s on %s: %s is malformed: %v", annotation, podRef(), quote(value), err)
+	}
+
+	s := &settings{
+		serviceAccount: serviceAccount,
+		audience:       m.config.DefaultAudience,
+		regionalSTS:    m.config.DefaultRegionalSTS,
+		expiration:     m.config.DefaultTokenExpiration,
+	}
+	if err := parseRoleARN(roleARN); err != nil {
+		return nil, onSA(RoleARNAnnotation, roleARN, err)
+	}
+	if v, ok := annotations[AudienceAnnotation]; ok {
+		if err := parseAudience(v); err != nil {
+			return nil, onSA(AudienceAnnotation, v, err)
+		}
+		s.audience = v
+	}
+	if v, ok := annotations[RegionalSTSAnnotation]; ok {
+		regional, err := parseRegionalSTS(v)
+		if err != nil {
+			return nil, onSA(RegionalSTSAnnotation, v, err)
+		}
+		s.regionalSTS = regional
+	}
+	expirationFrom := ""
+	if v, ok := annotations[TokenExpirationAnnotation]; ok {
+		seconds, err := parseExpiration(v)
+		if err != nil {
+			return nil, onSA(TokenExpirationAnnotation, v, err)
+		}
+		s.expiration, expirationFrom = seconds, "ServiceAccount "+serviceAccount
+	}
+	if v, ok := pod.Annotations[TokenExpirationAnnotation]; ok {
+		seconds, err := parseExpiration(v)
+		if err != nil {
+			return nil, onPod(TokenExpirationAnnotation, v, err)
+		}
+		s.expiration, expirationFrom = seconds, podRef()
+	}
+	if s.expiration < MinTokenExpiration {
+		s.expirationWarning = fmt.Sprintf("annotation %s on %s asks for a %d s token; Kubernetes issues tokens for at least %d s, so the token lasts %d s",
+			TokenExpirationAnnotation, expirationFrom, s.expiration, MinTokenExpiration, MinTokenExpiration)
+		s.expiration = MinTokenExpiration
+	}
+	if v, ok := pod.Annotations[SkipContainersAnnotation]; ok {
+		skip, err := parseSkipContainers(v)
+		if err != nil {
+			return nil, onPod(SkipContainersAnnotation, v, err)
+		}
+		s.skip = skip
+	}
+	tokenPath := m.tokenPath
+	if pod.Spec.NodeSelector["kubernetes.io/os"] == "windows" || pod.Spec.NodeSelector["beta.kubernetes.io/os"] == "windows" {
+		tokenPath = m.windowsPath
+	}
+	s.env = [5]corev1.EnvVar{
+		{Name: envRegionalSTS, Value: "regional"},
+		{Name: envDefaultRegion, Value: m.config.Region}, {Name: envRegion, Value: m.config.Region},
+		{Name: envRoleARN, Value: roleARN}, {Name: envTokenFile, Value: tokenPath},
+	}
+	return s, nil
+}
+
+// podName is the name or, for pods named by the API server, the prefix.
+func podName(pod *corev1.Pod) string {
+	if pod.Name != "" {
+		return pod.Name
+	}
+	return pod.GenerateName
+}
