@@ -54,7 +54,9 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/subscription:FuzzMutator \
 	./pkg/webhook/subscription:FuzzNameList \
 	./pkg/webhook/subscription:FuzzFilter \
-	./pkg/issuer:FuzzSigningKeys
+	./pkg/issuer:FuzzSigningKeys \
+	./pkg/webhook/podidentity:FuzzPodIdentityMutator \
+	./pkg/webhook/podidentity:FuzzPodIdentityAnnotations
 
 fuzz:
 	for target in $(FUZZ_TARGETS); do \
