@@ -75,7 +75,8 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	// Controllers, one job each.
 	staticOperand := staticresources.NewOperand(kubeInformers, c.operator)
 	webhookOperand := webhookavailability.NewOperand(o.Image, kubeInformers, webhookConfigs, c.operator)
-	webhookDeployment, err := webhookdeployment.New(o.Image, c.kube, kubeInformers, configInformers.Config().V1(), c.operator, recorder)
+	webhookDeployment, err := webhookdeployment.New(o.Image, c.kube, kubeInformers, configInformers.Config().V1(),
+		subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), c.operator, recorder)
 	if err != nil {
 		return err
 	}
@@ -94,7 +95,8 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		staticresources.NewController(c.kube, kubeInformers, configInformers.Config().V1().Infrastructures(), c.operator, recorder),
 		staticresources.NewAvailabilityController(staticOperand, recorder),
 		webhookcerts.New(c.kube, kubeInformers, c.operator, recorder),
-		webhookconfiguration.New(c.kube, kubeInformers, webhookConfigs, c.operator, recorder),
+		webhookconfiguration.New(c.kube, kubeInformers, webhookConfigs, configInformers.Config().V1().Infrastructures(),
+			subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), c.operator, recorder),
 		webhookDeployment,
 		webhookavailability.NewController(webhookOperand, recorder),
 		bundles.New(bundleInformers.Bundles(), c.subscription.SubscriptionV1alpha1(), c.kube, c.operator, recorder),

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -83,6 +84,9 @@ type Config struct {
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 
 	Mutators []mutation.Mutator
+	// Collectors are the mutators' own metrics (cache lookups), served on
+	// /metrics with the server's.
+	Collectors []prometheus.Collector
 	// CachesSynced are the informers the mutators read; the server is not
 	// ready until all have synced.
 	CachesSynced []cache.InformerSynced
@@ -116,6 +120,11 @@ func New(config Config) (*Server, error) {
 	config.WriteTimeout = cmp.Or(config.WriteTimeout, defaultWriteTimeout)
 	config.IdleTimeout = cmp.Or(config.IdleTimeout, defaultIdleTimeout)
 	m := newMetrics()
+	for _, c := range config.Collectors {
+		if err := m.registry.Register(c); err != nil {
+			return nil, fmt.Errorf("registering a mutator's metrics: %w", err)
+		}
+	}
 	return &Server{
 		config:  config,
 		metrics: m,

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/crypto"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -21,6 +23,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/subscription"
 )
 
@@ -44,6 +47,13 @@ type Options struct {
 	KubeAPIQPS   float32
 	KubeAPIBurst int
 	MaxInFlight  int
+
+	// PodIdentity turns on AWS IAM role injection; the operator sets it
+	// when podidentityconfig says pod identity runs.
+	PodIdentity bool
+	// PodIdentityConfig is what every pod gets unless its ServiceAccount or
+	// its own annotations say otherwise.
+	PodIdentityConfig podidentity.Config
 }
 
 // NewOptions returns the defaults the operator's Deployment relies on.
@@ -59,6 +69,7 @@ func NewOptions() *Options {
 		KubeAPIQPS:         50,
 		KubeAPIBurst:       100,
 		MaxInFlight:        webhook.DefaultMaxInFlight,
+		PodIdentityConfig:  podidentity.DefaultConfig(),
 	}
 }
 
@@ -76,6 +87,11 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second to the API server (SubjectAccessReviews, informers).")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests to the API server above --kube-api-qps.")
 	fs.IntVar(&o.MaxInFlight, "max-in-flight-admissions", o.MaxInFlight, "Admissions answered at once; more are refused with 429 (a pod that asked for an injection is then refused, others are admitted without automatic injections).")
+	fs.BoolVar(&o.PodIdentity, "pod-identity", o.PodIdentity, "Inject AWS IAM role credentials into pods whose ServiceAccount is annotated "+podidentity.RoleARNAnnotation+" (watches every ServiceAccount's "+podidentity.AnnotationPrefix+" annotations).")
+	fs.StringVar(&o.PodIdentityConfig.Region, "aws-default-region", o.PodIdentityConfig.Region, "AWS_REGION and AWS_DEFAULT_REGION given to pods with pod identity; empty gives none.")
+	fs.StringVar(&o.PodIdentityConfig.DefaultAudience, "token-audience", o.PodIdentityConfig.DefaultAudience, "Audience of the injected token unless the ServiceAccount sets "+podidentity.AudienceAnnotation+".")
+	fs.BoolVar(&o.PodIdentityConfig.DefaultRegionalSTS, "sts-regional-endpoint", o.PodIdentityConfig.DefaultRegionalSTS, "Set AWS_STS_REGIONAL_ENDPOINTS=regional unless the ServiceAccount sets "+podidentity.RegionalSTSAnnotation+".")
+	fs.Int64Var(&o.PodIdentityConfig.DefaultTokenExpiration, "token-expiration", o.PodIdentityConfig.DefaultTokenExpiration, "Lifetime in seconds of the injected token unless an annotation sets one (at least 600).")
 }
 
 // NewCommand returns `webhook`.
@@ -116,7 +132,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	mutators, synced, err := o.mutators(ctx, config, kube)
+	mutators, synced, collectors, err := o.mutators(ctx, config, kube)
 	if err != nil {
 		return err
 	}
@@ -136,6 +152,7 @@ func (o *Options) Run(ctx context.Context) error {
 		ShutdownTimeout:    o.ShutdownTimeout,
 		MaxInFlight:        o.MaxInFlight,
 		Mutators:           mutators,
+		Collectors:         collectors,
 		CachesSynced:       synced,
 	})
 	if err != nil {
@@ -155,21 +172,42 @@ func (o *Options) restConfig() (*rest.Config, error) {
 	return config, nil
 }
 
-// mutators builds every mutator over informers started on ctx. The server
-// reports ready once their caches have synced.
-func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubernetes.Interface) ([]mutation.Mutator, []cache.InformerSynced, error) {
+// mutators builds every mutator over informers started on ctx, with their
+// metrics. The server reports ready once their caches have synced.
+func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubernetes.Interface) ([]mutation.Mutator, []cache.InformerSynced, []prometheus.Collector, error) {
 	client, err := versioned.NewForConfig(config)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	informers := externalversions.NewSharedInformerFactory(client, informerResync)
 	bundles := informers.Subscription().V1alpha1().Bundles()
 	clusterBundles := informers.Subscription().V1alpha1().ClusterBundles()
 	synced := []cache.InformerSynced{bundles.Informer().HasSynced, clusterBundles.Informer().HasSynced}
-	informers.Start(ctx.Done())
-
-	return []mutation.Mutator{
+	mutators := []mutation.Mutator{
 		subscription.New(bundles.Lister(), clusterBundles.Lister(),
 			webhook.NewSubjectAccessReviewer(kube.AuthorizationV1().SubjectAccessReviews())),
-	}, synced, nil
+	}
+	var collectors []prometheus.Collector
+	informers.Start(ctx.Done())
+
+	if o.PodIdentity {
+		// ServiceAccounts come as protobuf: the initial list of every one in
+		// the cluster is the webhook's largest read.
+		protoConfig := rest.CopyConfig(config)
+		protoConfig.ContentType = "application/vnd.kubernetes.protobuf"
+		protoKube, err := kubernetes.NewForConfig(protoConfig)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		kubeInformers := kubeinformers.NewSharedInformerFactory(protoKube, informerResync)
+		serviceAccounts, err := webhook.NewServiceAccountAnnotations(kubeInformers, protoKube, podidentity.AnnotationPrefix)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		kubeInformers.Start(ctx.Done())
+		mutators = append(mutators, podidentity.New(o.PodIdentityConfig, serviceAccounts))
+		synced = append(synced, serviceAccounts.HasSynced)
+		collectors = append(collectors, serviceAccounts.Collector())
+	}
+	return mutators, synced, collectors, nil
 }

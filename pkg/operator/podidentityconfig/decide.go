@@ -11,8 +11,11 @@ import (
 	"strings"
 
 	configv1 "github.com/openshift/api/config/v1"
+	configv1listers "github.com/openshift/client-go/config/listers/config/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
+	operatorv1alpha1listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
 )
 
 // Reasons of the PodIdentityEnabled condition.
@@ -115,4 +118,21 @@ func dnsSuffix(region string) string {
 		return "amazonaws.com.cn"
 	}
 	return "amazonaws.com"
+}
+
+// Read decides from the listers' Infrastructure "cluster" (absent is
+// allowed: not AWS) and WorkloadAccess "cluster".
+func Read(infrastructures configv1listers.InfrastructureLister, workloadAccesses operatorv1alpha1listers.WorkloadAccessLister) (Decision, error) {
+	infra, err := infrastructures.Get("cluster")
+	if apierrors.IsNotFound(err) {
+		infra, err = nil, nil
+	}
+	if err != nil {
+		return Decision{}, fmt.Errorf("reading the Infrastructure for pod identity: %w", err)
+	}
+	wa, err := workloadAccesses.Get(operatorv1alpha1.WorkloadAccessName)
+	if err != nil {
+		return Decision{}, fmt.Errorf("reading the WorkloadAccess for pod identity: %w", err)
+	}
+	return Decide(infra, wa.Spec.PodIdentity), nil
 }

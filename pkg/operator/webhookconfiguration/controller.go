@@ -1,5 +1,6 @@
 // Package webhookconfiguration applies the webhook's
-// MutatingWebhookConfiguration from bindata with every webhook's caBundle
+// MutatingWebhookConfiguration from bindata (with the pod identity webhooks
+// while pod identity runs) with every webhook's caBundle
 // set to the serving-CA ConfigMap's bundle, restores it when it drifts or is
 // deleted, and deletes it under Removed. It is applied by the operator, never
 // shipped through the CVO, whose apply would wipe the caBundle.
@@ -9,6 +10,7 @@ import (
 	"context"
 	"time"
 
+	configv1informers "github.com/openshift/client-go/config/informers/externalversions/config/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
@@ -23,20 +25,33 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
+	operatorv1alpha1informers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstate"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentityconfig"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhooktrust"
 )
 
 // ControllerName owns the WebhookCABundleDegraded condition.
 const ControllerName = "WebhookCABundle"
 
-// ManifestFile is the MutatingWebhookConfiguration in bindata.
-const ManifestFile = "operand/webhook-mutatingwebhookconfiguration.yaml"
+// ManifestFile is the MutatingWebhookConfiguration in bindata;
+// PodIdentityManifestFile holds the webhooks added to it while pod
+// identity runs.
+const (
+	ManifestFile            = "operand/webhook-mutatingwebhookconfiguration.yaml"
+	PodIdentityManifestFile = "operand/webhook-mutatingwebhookconfiguration-pod-identity.yaml"
+)
 
-// Manifest is the configuration as shipped, without any caBundle.
-func Manifest() *admissionregistrationv1.MutatingWebhookConfiguration {
-	return resourceread.ReadMutatingWebhookConfigurationV1OrDie(bindata.MustAsset(ManifestFile))
+// Manifest is the configuration as shipped, without any caBundle, with the
+// pod identity webhooks when podIdentity is set.
+func Manifest(podIdentity bool) *admissionregistrationv1.MutatingWebhookConfiguration {
+	m := resourceread.ReadMutatingWebhookConfigurationV1OrDie(bindata.MustAsset(ManifestFile))
+	if podIdentity {
+		extra := resourceread.ReadMutatingWebhookConfigurationV1OrDie(bindata.MustAsset(PodIdentityManifestFile))
+		m.Webhooks = append(m.Webhooks, extra.Webhooks...)
+	}
+	return m
 }
 
 type controller struct {
@@ -44,25 +59,31 @@ type controller struct {
 	operatorClient v1helpers.OperatorClient
 	configMaps     corev1listers.ConfigMapLister
 	webhookConfigs admissionregistrationlisters.MutatingWebhookConfigurationLister
-	manifest       *admissionregistrationv1.MutatingWebhookConfiguration
-	cache          resourceapply.ResourceCache
+	// podIdentity says whether the pod identity webhooks belong in the
+	// configuration.
+	podIdentity func() (podidentityconfig.Decision, error)
+	cache       resourceapply.ResourceCache
 }
 
 // New returns the controller. webhookConfigs must watch the operator's own
 // configuration (RBAC names that one object).
-func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, webhookConfigs admissionregistrationinformers.MutatingWebhookConfigurationInformer, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
+func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, webhookConfigs admissionregistrationinformers.MutatingWebhookConfigurationInformer,
+	infrastructures configv1informers.InfrastructureInformer, workloadAccesses operatorv1alpha1informers.WorkloadAccessInformer,
+	operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
 	configMaps := kubeInformers.InformersFor(operatorclient.OperandNamespace).Core().V1().ConfigMaps()
 	c := &controller{
 		kubeClient:     kubeClient,
 		operatorClient: operatorClient,
 		configMaps:     configMaps.Lister(),
 		webhookConfigs: webhookConfigs.Lister(),
-		manifest:       Manifest(),
-		cache:          resourceapply.NewResourceCache(),
+		podIdentity: func() (podidentityconfig.Decision, error) {
+			return podidentityconfig.Read(infrastructures.Lister(), workloadAccesses.Lister())
+		},
+		cache: resourceapply.NewResourceCache(),
 	}
 	return factory.New().
 		WithFilteredEventsInformers(factory.NamesFilter(operatorclient.WebhookServingCAConfigMap), configMaps.Informer()).
-		WithInformers(webhookConfigs.Informer(), operatorClient.Informer()).
+		WithInformers(webhookConfigs.Informer(), operatorClient.Informer(), infrastructures.Informer(), workloadAccesses.Informer()).
 		WithSync(c.sync).
 		WithSyncDegradedOnError(operatorClient).
 		ResyncEvery(10*time.Minute).
@@ -81,10 +102,14 @@ func (c *controller) apply(ctx context.Context, syncCtx factory.SyncContext) err
 		// its event brings us back.
 		return err
 	}
-	required := webhooktrust.WithCABundle(c.manifest, caBundle)
+	podIdentity, err := c.podIdentity()
+	if err != nil {
+		return err
+	}
+	required := webhooktrust.WithCABundle(Manifest(podIdentity.Enabled), caBundle)
 	// A resync with nothing changed costs no API call: the cached object is
 	// what the last apply wrote.
-	if existing, err := c.webhookConfigs.Get(c.manifest.Name); err == nil && c.cache.SafeToSkipApply(required, existing) {
+	if existing, err := c.webhookConfigs.Get(required.Name); err == nil && c.cache.SafeToSkipApply(required, existing) {
 		return nil
 	}
 	_, _, err = resourceapply.ApplyMutatingWebhookConfigurationImproved(ctx, c.kubeClient.AdmissionregistrationV1(),
@@ -93,12 +118,12 @@ func (c *controller) apply(ctx context.Context, syncCtx factory.SyncContext) err
 }
 
 func (c *controller) remove(ctx context.Context, syncCtx factory.SyncContext) error {
-	if _, err := c.webhookConfigs.Get(c.manifest.Name); apierrors.IsNotFound(err) {
+	if _, err := c.webhookConfigs.Get(operatorclient.WebhookName); apierrors.IsNotFound(err) {
 		return nil
 	}
-	err := c.kubeClient.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, c.manifest.Name, metav1.DeleteOptions{})
+	err := c.kubeClient.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, operatorclient.WebhookName, metav1.DeleteOptions{})
 	if err == nil {
-		syncCtx.Recorder().Eventf("MutatingWebhookConfigurationDeleted", "Deleted %s: the operator is Removed", c.manifest.Name)
+		syncCtx.Recorder().Eventf("MutatingWebhookConfigurationDeleted", "Deleted %s: the operator is Removed", operatorclient.WebhookName)
 	}
 	if apierrors.IsNotFound(err) {
 		return nil

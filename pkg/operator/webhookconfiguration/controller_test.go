@@ -23,6 +23,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentityconfig"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhooktrust"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
@@ -58,7 +59,7 @@ func newController(t *testing.T, state operatorv1.ManagementState, cm *corev1.Co
 		operatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: state}, &operatorv1.OperatorStatus{}, nil),
 		configMaps:     corev1listers.NewConfigMapLister(indexer),
 		webhookConfigs: admissionregistrationlisters.NewMutatingWebhookConfigurationLister(configs),
-		manifest:       Manifest(),
+		podIdentity:    func() (podidentityconfig.Decision, error) { return podidentityconfig.Decision{}, nil },
 		cache:          resourceapply.NewResourceCache(),
 	}, client
 }
@@ -101,7 +102,7 @@ func TestSyncInjectsTheBundleIntoEveryWebhook(t *testing.T) {
 }
 
 func TestSyncRestoresATamperedBundle(t *testing.T) {
-	tampered := webhooktrust.WithCABundle(Manifest(), []byte("someone else's CA"))
+	tampered := webhooktrust.WithCABundle(Manifest(false), []byte("someone else's CA"))
 	c, client := newController(t, operatorv1.Managed, caConfigMap(bundle), tampered)
 	if err := c.sync(context.Background(), syncContext()); err != nil {
 		t.Fatal(err)
@@ -133,7 +134,7 @@ func TestSyncWaitsForTheBundle(t *testing.T) {
 }
 
 func TestSyncFollowsManagementState(t *testing.T) {
-	existing := webhooktrust.WithCABundle(Manifest(), []byte(bundle))
+	existing := webhooktrust.WithCABundle(Manifest(false), []byte(bundle))
 
 	c, client := newController(t, operatorv1.Removed, caConfigMap(bundle), existing)
 	if err := c.sync(context.Background(), syncContext()); err != nil {
@@ -160,7 +161,7 @@ func TestSyncFollowsManagementState(t *testing.T) {
 // server knows to the fail-closed webhook, and everything else to the
 // fail-open one; and it never sends the operator's own pods.
 func TestManifestRoutesExplicitRequestsToTheFailClosedWebhook(t *testing.T) {
-	m := Manifest()
+	m := Manifest(false)
 	if m.Name != operatorclient.WebhookName || len(m.Webhooks) != 2 {
 		t.Fatalf("manifest %s with %d webhooks", m.Name, len(m.Webhooks))
 	}
@@ -219,5 +220,35 @@ func TestResyncFromACurrentCacheCallsNothing(t *testing.T) {
 	}
 	if a := client.Actions(); len(a) != 0 {
 		t.Errorf("a resync with the informer's object current made %d API calls: %v", len(a), a)
+	}
+}
+
+// The pod identity webhook is in the configuration exactly while pod
+// identity runs, so disabling it leaves nothing sending debug containers to
+// a mutator that is off.
+func TestPodIdentityWebhookFollowsTheDecision(t *testing.T) {
+	c, client := newController(t, operatorv1.Managed, caConfigMap(bundle))
+	names := func() []string {
+		t.Helper()
+		mwc, err := client.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(context.Background(), operatorclient.WebhookName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, w := range mwc.Webhooks {
+			out = append(out, w.Name)
+		}
+		return out
+	}
+	const podIdentityWebhook = "pod-identity-debug-containers.workload-access.openshift.io"
+	for _, enabled := range []bool{true, false} {
+		c.podIdentity = func() (podidentityconfig.Decision, error) { return podidentityconfig.Decision{Enabled: enabled}, nil }
+		if err := c.sync(context.Background(), syncContext()); err != nil {
+			t.Fatal(err)
+		}
+		got := names()
+		if slices.Contains(got, podIdentityWebhook) != enabled || len(got) != 2+map[bool]int{true: 1}[enabled] {
+			t.Errorf("pod identity %v: webhooks %v", enabled, got)
+		}
 	}
 }

@@ -2,7 +2,7 @@
 // library-go's deployment controller: the manifest from bindata, the image
 // from the operator's environment, replicas and anti-affinity from the
 // control-plane topology, TLS settings from the cluster's TLS security
-// profile, and a hash of the serving certificate so that a rotation rolls the
+// profile, pod identity from the platform and WorkloadAccess, and a hash of the serving certificate so that a rotation rolls the
 // pods.
 package webhookdeployment
 
@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
+	operatorv1alpha1informers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/topology"
 )
@@ -48,7 +49,8 @@ const ServingCertHashAnnotation = "workload-access.openshift.io/serving-cert-has
 // New returns the controller. image is the operator's own image: the webhook
 // is a subcommand of the same binary.
 func New(image string, kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces,
-	config configv1informers.Interface, operatorClient v1helpers.OperatorClientWithFinalizers, recorder events.Recorder) (factory.Controller, error) {
+	config configv1informers.Interface, workloadAccesses operatorv1alpha1informers.WorkloadAccessInformer,
+	operatorClient v1helpers.OperatorClientWithFinalizers, recorder events.Recorder) (factory.Controller, error) {
 	operand := kubeInformers.InformersFor(operatorclient.OperandNamespace)
 	secrets := operand.Core().V1().Secrets()
 	infrastructures, apiservers := config.Infrastructures(), config.APIServers()
@@ -63,13 +65,14 @@ func New(image string, kubeClient kubernetes.Interface, kubeInformers v1helpers.
 		operatorv1.OperatorStatusTypeProgressing,
 		operatorv1.OperatorStatusTypeDegraded,
 	).WithExtraInformers(
-		secrets.Informer(), infrastructures.Informer(), apiservers.Informer(),
+		secrets.Informer(), infrastructures.Informer(), apiservers.Informer(), workloadAccesses.Informer(),
 	).WithManifestHooks(
 		ReplacePlaceholders(image),
 	).WithDeploymentHooks(
 		TopologyHook(infrastructures.Lister()),
 		TLSProfileHook(apiservers.Lister()),
 		ServingCertHashHook(secrets.Lister()),
+		PodIdentityHook(infrastructures.Lister(), workloadAccesses.Lister()),
 	).ToController()
 }
 

@@ -1,0 +1,160 @@
+package webhook
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+)
+
+const testPrefix = "eks.amazonaws.com/"
+
+func serviceAccount(namespace, name string, annotations map[string]string) *corev1.ServiceAccount {
+	return &corev1.ServiceAccount{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Annotations: annotations,
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}},
+		Secrets: []corev1.ObjectReference{{Name: "token"}},
+	}
+}
+
+// startedCache returns a synced cache over objects; the informer is not
+// started when live is set, so every lookup is a cache miss.
+func startedCache(t *testing.T, client *fake.Clientset, live bool) *ServiceAccountAnnotations {
+	t.Helper()
+	factory := informers.NewSharedInformerFactory(client, 0)
+	s, err := NewServiceAccountAnnotations(factory, client, testPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !live {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		factory.Start(ctx.Done())
+		if !cache.WaitForCacheSync(ctx.Done(), s.HasSynced) {
+			t.Fatal("cache did not sync")
+		}
+	}
+	return s
+}
+
+func TestCachedServiceAccountKeepsOnlyPrefixedAnnotations(t *testing.T) {
+	client := fake.NewClientset(serviceAccount("app", "builder", map[string]string{
+		testPrefix + "role-arn": "arn:aws:iam::123456789012:role/builder",
+		"openshift.io/internal": "x",
+	}))
+	s := startedCache(t, client, false)
+	client.ClearActions()
+
+	got, found, err := s.Annotations(context.Background(), "app", "builder")
+	if err != nil || !found {
+		t.Fatalf("found=%v err=%v", found, err)
+	}
+	if len(got) != 1 || got[testPrefix+"role-arn"] != "arn:aws:iam::123456789012:role/builder" {
+		t.Errorf("annotations %v", got)
+	}
+	stored, err := s.lister.ServiceAccounts("app").Get("builder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored.Secrets) != 0 || len(stored.ManagedFields) != 0 || len(stored.Annotations) != 1 {
+		t.Errorf("the cache keeps more than the mutator reads: %+v", stored)
+	}
+	if actions := client.Actions(); len(actions) != 0 {
+		t.Errorf("a cache hit called the API server: %v", actions)
+	}
+	if v := testutil.ToFloat64(s.lookups.WithLabelValues("cache", "found")); v != 1 {
+		t.Errorf("cache hits counted %v", v)
+	}
+}
+
+func TestCacheMissIsLookedUpLiveOnceForConcurrentPods(t *testing.T) {
+	client := fake.NewClientset(serviceAccount("app", "new", map[string]string{testPrefix + "audience": "sts"}))
+	var gets atomic.Int32
+	release := make(chan struct{})
+	client.PrependReactor("get", "serviceaccounts", func(clienttesting.Action) (bool, runtime.Object, error) {
+		gets.Add(1)
+		<-release
+		return false, nil, nil
+	})
+	s := startedCache(t, client, true)
+
+	var wg sync.WaitGroup
+	results := make([]map[string]string, 10)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			annotations, found, err := s.Annotations(context.Background(), "app", "new")
+			if err != nil || !found {
+				t.Errorf("found=%v err=%v", found, err)
+			}
+			results[i] = annotations
+		}()
+	}
+	// Let every caller join the one lookup before it answers.
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	if n := gets.Load(); n != 1 {
+		t.Errorf("%d live GETs for one ServiceAccount, want 1", n)
+	}
+	for _, r := range results {
+		if r[testPrefix+"audience"] != "sts" {
+			t.Errorf("annotations %v", r)
+		}
+	}
+}
+
+func TestLiveLookupOfAMissingServiceAccount(t *testing.T) {
+	s := startedCache(t, fake.NewClientset(), true)
+	_, found, err := s.Annotations(context.Background(), "app", "gone")
+	if err != nil || found {
+		t.Errorf("found=%v err=%v, want not found and no error", found, err)
+	}
+	if v := testutil.ToFloat64(s.lookups.WithLabelValues("api", "not_found")); v != 1 {
+		t.Errorf("not_found counted %v", v)
+	}
+}
+
+func TestSlowLiveLookupIsAnErrorThatSaysSo(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("get", "serviceaccounts", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		time.Sleep(200 * time.Millisecond)
+		return true, nil, context.DeadlineExceeded
+	})
+	s := startedCache(t, client, true)
+	s.timeout = 50 * time.Millisecond
+	_, found, err := s.Annotations(context.Background(), "app", "slow")
+	if found || err == nil || !strings.Contains(err.Error(), "ServiceAccount app/slow is not in the webhook's cache yet, and reading it took longer than 50ms") {
+		t.Errorf("found=%v err=%v", found, err)
+	}
+}
+
+func TestLiveLookupsAreRateLimited(t *testing.T) {
+	client := fake.NewClientset()
+	s := startedCache(t, client, true)
+	s.timeout = 20 * time.Millisecond
+	s.limiter.SetBurst(2)
+	s.limiter.SetLimit(0.1)
+	var refused int
+	for i := range 5 {
+		_, _, err := s.Annotations(context.Background(), "app", "sa-"+string(rune('a'+i)))
+		if err != nil && strings.Contains(err.Error(), "too many lookups are waiting") {
+			refused++
+		}
+	}
+	if gets := len(client.Actions()); gets != 2 || refused != 3 {
+		t.Errorf("%d GETs and %d refusals, want 2 and 3", gets, refused)
+	}
+}
