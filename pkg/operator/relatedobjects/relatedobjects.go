@@ -9,6 +9,14 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 )
 
+// The issuer publisher's names (pkg/operator/issuerpublisher, which checks
+// that they are its own: this package may not import a controller).
+const (
+	signingCertsNamespace    = "openshift-kube-apiserver"
+	signingCertsConfigMap    = "bound-sa-token-signing-certs"
+	issuerCredentialsRequest = "workload-access-issuer-s3"
+)
+
 // List returns every namespace, configuration object and resource type the
 // operator owns.
 func List() []configv1.ObjectReference {
@@ -33,5 +41,10 @@ func List() []configv1.ObjectReference {
 		{Group: "sharedresource.openshift.io", Resource: "sharedconfigmaps"},
 		{Group: "console.openshift.io", Resource: "consoleyamlsamples", Name: operatorclient.ClusterBundleSample},
 		{Group: "console.openshift.io", Resource: "consoleyamlsamples", Name: operatorclient.BundleSample},
+		// The issuer publisher's inputs: the public keys it publishes, and the
+		// request for its S3 credentials (never the Secret, whose name and
+		// namespace the operator's namespace above already covers).
+		{Resource: "configmaps", Namespace: signingCertsNamespace, Name: signingCertsConfigMap},
+		{Group: "cloudcredential.openshift.io", Resource: "credentialsrequests", Namespace: "openshift-cloud-credential-operator", Name: issuerCredentialsRequest},
 	}
 }

@@ -1,0 +1,186 @@
+package issuerpublisher
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"maps"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+)
+
+// fakeS3 is an in-memory objectStore: buckets, their public access block
+// and policy, and objects with the ETag S3 gives a single-part upload. It
+// records every call, and can be told to fail any of them.
+type fakeS3 struct {
+	buckets map[string]*fakeBucket
+	calls   []string
+	// fail maps a call ("PutObject keys.json", or just "PutObject") to the
+	// error it returns.
+	fail map[string]error
+}
+
+type fakeBucket struct {
+	locationConstraint string
+	publicAccessBlock  *s3types.PublicAccessBlockConfiguration
+	policy             string
+	objects            map[string]fakeObject
+}
+
+type fakeObject struct {
+	body        []byte
+	contentType string
+	metadata    map[string]string
+	acl         s3types.ObjectCannedACL
+}
+
+func newFakeS3() *fakeS3 {
+	return &fakeS3{buckets: map[string]*fakeBucket{}, fail: map[string]error{}}
+}
+
+func apiError(code, message string) error {
+	return &smithy.GenericAPIError{Code: code, Message: message}
+}
+
+func (f *fakeS3) call(operation, bucket, key string) (*fakeBucket, error) {
+	name := operation
+	if key != "" {
+		name += " " + key
+	}
+	f.calls = append(f.calls, name)
+	if err, ok := f.fail[name]; ok {
+		return nil, err
+	}
+	if err, ok := f.fail[operation]; ok {
+		return nil, err
+	}
+	return f.buckets[bucket], nil
+}
+
+// writes are the calls that change something.
+func (f *fakeS3) writes() []string {
+	var out []string
+	for _, c := range f.calls {
+		if strings.HasPrefix(c, "Put") || strings.HasPrefix(c, "Create") || strings.HasPrefix(c, "Delete") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (f *fakeS3) HeadBucket(_ context.Context, in *s3.HeadBucketInput, _ ...func(*s3.Options)) (*s3.HeadBucketOutput, error) {
+	b, err := f.call("HeadBucket", aws.ToString(in.Bucket), "")
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, &s3types.NotFound{}
+	}
+	return &s3.HeadBucketOutput{}, nil
+}
+
+func (f *fakeS3) CreateBucket(_ context.Context, in *s3.CreateBucketInput, _ ...func(*s3.Options)) (*s3.CreateBucketOutput, error) {
+	b, err := f.call("CreateBucket", aws.ToString(in.Bucket), "")
+	if err != nil {
+		return nil, err
+	}
+	if b != nil {
+		return nil, apiError("BucketAlreadyOwnedByYou", "Your previous request to create the named bucket succeeded and you already own it.")
+	}
+	b = &fakeBucket{objects: map[string]fakeObject{}}
+	if in.CreateBucketConfiguration != nil {
+		b.locationConstraint = string(in.CreateBucketConfiguration.LocationConstraint)
+	}
+	// New AWS buckets block all public access.
+	b.publicAccessBlock = &s3types.PublicAccessBlockConfiguration{BlockPublicAcls: aws.Bool(true), IgnorePublicAcls: aws.Bool(true), BlockPublicPolicy: aws.Bool(true), RestrictPublicBuckets: aws.Bool(true)}
+	f.buckets[aws.ToString(in.Bucket)] = b
+	return &s3.CreateBucketOutput{}, nil
+}
+
+func (f *fakeS3) GetPublicAccessBlock(_ context.Context, in *s3.GetPublicAccessBlockInput, _ ...func(*s3.Options)) (*s3.GetPublicAccessBlockOutput, error) {
+	b, err := f.call("GetPublicAccessBlock", aws.ToString(in.Bucket), "")
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, apiError("NoSuchBucket", "The specified bucket does not exist")
+	}
+	if b.publicAccessBlock == nil {
+		return nil, apiError("NoSuchPublicAccessBlockConfiguration", "The public access block configuration was not found")
+	}
+	c := *b.publicAccessBlock
+	return &s3.GetPublicAccessBlockOutput{PublicAccessBlockConfiguration: &c}, nil
+}
+
+func (f *fakeS3) PutPublicAccessBlock(_ context.Context, in *s3.PutPublicAccessBlockInput, _ ...func(*s3.Options)) (*s3.PutPublicAccessBlockOutput, error) {
+	b, err := f.call("PutPublicAccessBlock", aws.ToString(in.Bucket), "")
+	if err != nil {
+		return nil, err
+	}
+	c := *in.PublicAccessBlockConfiguration
+	b.publicAccessBlock = &c
+	return &s3.PutPublicAccessBlockOutput{}, nil
+}
+
+func (f *fakeS3) GetBucketPolicy(_ context.Context, in *s3.GetBucketPolicyInput, _ ...func(*s3.Options)) (*s3.GetBucketPolicyOutput, error) {
+	b, err := f.call("GetBucketPolicy", aws.ToString(in.Bucket), "")
+	if err != nil {
+		return nil, err
+	}
+	if b.policy == "" {
+		return nil, apiError("NoSuchBucketPolicy", "The bucket policy does not exist")
+	}
+	return &s3.GetBucketPolicyOutput{Policy: aws.String(b.policy)}, nil
+}
+
+func (f *fakeS3) PutBucketPolicy(_ context.Context, in *s3.PutBucketPolicyInput, _ ...func(*s3.Options)) (*s3.PutBucketPolicyOutput, error) {
+	b, err := f.call("PutBucketPolicy", aws.ToString(in.Bucket), "")
+	if err != nil {
+		return nil, err
+	}
+	if b.publicAccessBlock != nil && aws.ToBool(b.publicAccessBlock.BlockPublicPolicy) {
+		return nil, apiError("AccessDenied", "public policies are blocked by the BlockPublicPolicy block public access setting")
+	}
+	b.policy = aws.ToString(in.Policy)
+	return &s3.PutBucketPolicyOutput{}, nil
+}
+
+func etagOf(body []byte) string {
+	sum := md5.Sum(body)
+	return `"` + hex.EncodeToString(sum[:]) + `"`
+}
+
+func (f *fakeS3) HeadObject(_ context.Context, in *s3.HeadObjectInput, _ ...func(*s3.Options)) (*s3.HeadObjectOutput, error) {
+	b, err := f.call("HeadObject", aws.ToString(in.Bucket), aws.ToString(in.Key))
+	if err != nil {
+		return nil, err
+	}
+	o, ok := b.objects[aws.ToString(in.Key)]
+	if !ok {
+		return nil, &s3types.NotFound{}
+	}
+	return &s3.HeadObjectOutput{ETag: aws.String(etagOf(o.body)), ContentType: aws.String(o.contentType),
+		ContentLength: aws.Int64(int64(len(o.body))), Metadata: maps.Clone(o.metadata)}, nil
+}
+
+func (f *fakeS3) PutObject(_ context.Context, in *s3.PutObjectInput, _ ...func(*s3.Options)) (*s3.PutObjectOutput, error) {
+	b, err := f.call("PutObject", aws.ToString(in.Bucket), aws.ToString(in.Key))
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(in.Body)
+	if err != nil {
+		return nil, err
+	}
+	if in.ContentLength != nil && *in.ContentLength != int64(len(body)) {
+		return nil, fmt.Errorf("content length %d for %d bytes", *in.ContentLength, len(body))
+	}
+	b.objects[aws.ToString(in.Key)] = fakeObject{body: body, contentType: aws.ToString(in.ContentType), metadata: maps.Clone(in.Metadata), acl: in.ACL}
+	return &s3.PutObjectOutput{ETag: aws.String(etagOf(body))}, nil
+}

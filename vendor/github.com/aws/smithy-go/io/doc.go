@@ -1,0 +1,2 @@
+// Package io provides utilities for Smithy generated API clients.
+package io

@@ -1,0 +1,3 @@
+// Package rand provides utilities for creating and working with random value
+// generators.
+package rand
