@@ -27,7 +27,7 @@ $(call verify-golang-versions,Dockerfile.rhel)
 
 BINARY := $(GO_BUILD_BINDIR)/cluster-workload-access-operator
 
-.PHONY: all build test test-unit test-e2e bench bench-scale controlplane run-local \
+.PHONY: all build test test-unit test-e2e bench bench-scale controlplane s3server run-local \
 	update update-codegen update-deps verify verify-update verify-version-stamp clean fuzz
 
 # Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
@@ -35,10 +35,17 @@ BINARY := $(GO_BUILD_BINDIR)/cluster-workload-access-operator
 controlplane:
 	bash hack/build-controlplane.sh
 
+# Builds the S3-compatible server (versitygw, test/tools/versitygw) once into
+# ~/.cache (about 2.5 min cold, instant afterwards).
+s3server:
+	bash hack/build-s3server.sh
+
 test: test-unit test-e2e
 
-test-e2e: build controlplane
-	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -count=1 -timeout 30m ./test/controlplane/... ./test/e2e/...
+test-e2e: build controlplane s3server
+	s3server=$$(bash hack/build-s3server.sh); \
+	OPERATOR_BINARY=$(CURDIR)/$(BINARY) S3SERVER_BINARY=$$s3server \
+		go test $(GO_MOD_FLAGS) -count=1 -timeout 30m ./test/controlplane/... ./test/s3server/... ./test/e2e/...
 
 # Micro-benchmarks of the webhook (see docs/performance.md).
 bench:
@@ -68,8 +75,9 @@ fuzz:
 bench-scale: build controlplane
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench OperatorAtScale -benchtime 1x -timeout 40m -v ./test/scale/
 
-run-local: build controlplane
-	go run $(GO_MOD_FLAGS) ./test/cmd/run-local --operator-binary=$(BINARY)
+run-local: build controlplane s3server
+	s3server=$$(bash hack/build-s3server.sh); \
+	go run $(GO_MOD_FLAGS) ./test/cmd/run-local --operator-binary=$(BINARY) --s3server-binary=$$s3server
 
 # update = update-gofmt (build-machinery-go), then these; vendor/ first, as the generators load from it.
 update: update-deps update-codegen

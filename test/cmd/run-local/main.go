@@ -1,7 +1,8 @@
 // Command run-local brings up the test control plane on loopback, applies
-// the operator's CVO payload to it, runs the operator against it as its own
-// ServiceAccount and the webhook on its Service's address, until
-// interrupted. `make run-local` runs it.
+// the operator's CVO payload to it, starts an S3-compatible server for the
+// service account issuer, turns pod identity on against it, and runs the
+// operator against the cluster as its own ServiceAccount and the webhook on
+// its Service's address, until interrupted. `make run-local` runs it.
 package main
 
 import (
@@ -14,21 +15,47 @@ import (
 	"syscall"
 	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
+	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
+	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
 
+const (
+	// issuerSecret holds the credentials the operator publishes the issuer
+	// with; on a cluster, the CredentialsRequest in manifests/ provisions it.
+	issuerSecret = "workload-access-issuer-s3"
+	// demoRoleARN is what the printed example annotates a ServiceAccount with.
+	demoRoleARN = "arn:aws:iam::123456789012:role/demo"
+)
+
+type options struct {
+	binary, dir, s3Binary, bucket string
+}
+
 func main() {
-	binary := flag.String("operator-binary", "_output/bin/cluster-workload-access-operator", "operator binary to run")
-	dir := flag.String("dir", "_output/local", "where the control plane keeps its PKI, data and logs")
+	var o options
+	flag.StringVar(&o.binary, "operator-binary", "_output/bin/cluster-workload-access-operator", "operator binary to run")
+	flag.StringVar(&o.dir, "dir", "_output/local", "where the control plane and the S3 server keep their PKI, data and logs")
+	flag.StringVar(&o.s3Binary, "s3server-binary", "", "versitygw binary; empty means $"+s3server.BinaryEnv+", else what hack/build-s3server.sh builds")
+	flag.StringVar(&o.bucket, "bucket", "local-oidc", "S3 bucket the operator publishes the service account issuer to")
 	flag.Parse()
-	if err := run(*binary, *dir); err != nil {
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "run-local:", err)
 		os.Exit(1)
 	}
 }
 
-func run(binary, dir string) error {
+func run(o options) error {
+	binary, dir := o.binary, o.dir
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	binary, err := filepath.Abs(binary)
@@ -42,15 +69,27 @@ func run(binary, dir string) error {
 
 	startCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
+	// The S3 server first: the API server's issuer is the URL the operator
+	// publishes the discovery document at, <endpoint>/<bucket>.
+	s3, err := s3server.Start(startCtx, s3server.Options{Dir: filepath.Join(dir, "s3"), Binary: o.s3Binary})
+	if err != nil {
+		return err
+	}
+	defer s3.Stop()
+	issuerURL := s3.Endpoint + "/" + o.bucket
+
 	cluster, err := framework.StartCluster(startCtx, framework.ClusterOptions{
 		ReleaseVersion: "0.0.1-local",
 		Image:          "registry.invalid/cluster-workload-access-operator:local",
-		ControlPlane:   controlplane.Options{Dir: dir},
+		ControlPlane:   controlplane.Options{Dir: dir, ServiceAccountIssuer: issuerURL},
 	})
 	if err != nil {
 		return err
 	}
 	defer cluster.Stop()
+	if err := enablePodIdentity(startCtx, cluster, s3, o.bucket, issuerURL); err != nil {
+		return err
+	}
 	operator, err := cluster.StartOperator(binary, "operator")
 	if err != nil {
 		return err
@@ -78,10 +117,36 @@ operator issued.
 Operator log: %s
 Webhook log:  %s
 Component logs: %s
-Press Ctrl-C to stop everything.
 `, webhook.Address, cluster.AdminKubeconfig,
 		framework.ClusterOperatorName, framework.OperandNamespace, framework.WebhookName,
 		operator.LogPath, webhook.LogPath, filepath.Join(dir, "logs"))
+
+	fmt.Printf(`
+Pod identity is Enabled. The operator publishes the service account issuer
+to the local S3 server (versitygw):
+  endpoint:  %s (region %s)
+  bucket credentials (its root account): Secret %s/%s
+  log:       %s
+  issuer:    %s (the API server's, in Authentication cluster)
+Once published, anyone can read the discovery document and keys without
+credentials, as AWS STS does:
+
+  kubectl get workloadaccess cluster -o jsonpath='{.status.podIdentity}{"\n"}'   # issuer URL, key IDs
+  curl %s/.well-known/openid-configuration
+  curl %s/keys.json
+
+A ServiceAccount with a role gets AWS web identity credentials in its pods
+(AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE, AWS_REGION and a projected token
+for audience sts.amazonaws.com; kwok runs no containers, so read the pod's spec):
+
+  kubectl create serviceaccount demo-aws
+  kubectl annotate serviceaccount demo-aws eks.amazonaws.com/role-arn=%s
+  kubectl run demo-aws --image=registry.invalid/demo --restart=Never --overrides='{"spec":{"serviceAccountName":"demo-aws"}}'
+  kubectl get pod demo-aws -o yaml
+
+Press Ctrl-C to stop everything.
+`, s3.Endpoint, s3.Region, framework.OperatorNamespace, issuerSecret, s3.LogPath,
+		issuerURL, issuerURL, issuerURL, demoRoleARN)
 
 	select {
 	case <-ctx.Done():
@@ -91,4 +156,47 @@ Press Ctrl-C to stop everything.
 	case <-webhook.Done():
 		return fmt.Errorf("the webhook exited:\n%s", webhook.Tail(40))
 	}
+}
+
+// enablePodIdentity does what an admin does on a cluster that publishes its
+// issuer to S3-compatible storage: the bucket credentials Secret (normally
+// from the CredentialsRequest), the cluster's serviceAccountIssuer in
+// Authentication/cluster, and WorkloadAccess spec.podIdentity.
+func enablePodIdentity(ctx context.Context, cluster *framework.Cluster, s3 *s3server.Server, bucket, issuerURL string) error {
+	kube := kubernetes.NewForConfigOrDie(cluster.Config)
+	_, err := kube.CoreV1().Secrets(framework.OperatorNamespace).Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: issuerSecret, Namespace: framework.OperatorNamespace},
+		Type:       corev1.SecretTypeOpaque,
+		StringData: map[string]string{
+			"aws_access_key_id":     s3.AccessKeyID,
+			"aws_secret_access_key": s3.SecretAccessKey,
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("creating Secret %s/%s: %w", framework.OperatorNamespace, issuerSecret, err)
+	}
+
+	config := configclient.NewForConfigOrDie(cluster.Config)
+	_, err = config.ConfigV1().Authentications().Create(ctx, &configv1.Authentication{
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
+		Spec:       configv1.AuthenticationSpec{ServiceAccountIssuer: issuerURL},
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating Authentication cluster: %w", err)
+	}
+
+	wa := operatorclientset.NewForConfigOrDie(cluster.Config).OperatorV1alpha1().WorkloadAccesses()
+	current, err := wa.Get(ctx, "cluster", metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading WorkloadAccess cluster (applied from manifests/): %w", err)
+	}
+	current.Spec.PodIdentity = operatorv1alpha1.PodIdentitySpec{
+		Mode:   operatorv1alpha1.PodIdentityEnabled,
+		Region: s3.Region,
+		Issuer: operatorv1alpha1.IssuerPublishingSpec{Bucket: bucket, Endpoint: s3.Endpoint},
+	}
+	if _, err := wa.Update(ctx, current, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("setting WorkloadAccess cluster spec.podIdentity: %w", err)
+	}
+	return nil
 }
