@@ -22,6 +22,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/clusterbundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/consolesamples"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/issuerpublisher"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstatecheck"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/relatedobjects"
@@ -63,8 +64,10 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	}
 
 	// Shared informers. No core object is watched cluster-wide: only the
-	// operator's two namespaces and its own MutatingWebhookConfiguration.
+	// operator's two namespaces, its own MutatingWebhookConfiguration, and by
+	// name the issuer publisher's signing keys and S3 credentials.
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(c.kube, operatorclient.OperatorNamespace, operatorclient.OperandNamespace)
+	issuerInputs := issuerpublisher.NewInformers(c.kube, informerResync)
 	webhookConfigInformers := ownWebhookConfiguration(c.kube)
 	webhookConfigs := webhookConfigInformers.Admissionregistration().V1().MutatingWebhookConfigurations()
 	configInformers := configinformers.NewSharedInformerFactory(c.config, informerResync)
@@ -101,6 +104,8 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		webhookavailability.NewController(webhookOperand, recorder),
 		bundles.New(bundleInformers.Bundles(), c.subscription.SubscriptionV1alpha1(), c.kube, c.operator, recorder),
 		consoleSamples,
+		issuerpublisher.New(issuerInputs, configInformers.Config().V1(), subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
+			c.subscription.OperatorV1alpha1(), c.operator, recorder),
 		managementstatecheck.New(c.operator, recorder),
 		versioncontroller.New(c.operator, versions, o.ReleaseVersion, []versioncontroller.Operand{staticOperand, webhookOperand},
 			append(staticresources.Informers(kubeInformers), webhookOperand.Informers()...), recorder),
@@ -114,7 +119,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	// its first sync. There is no global wait: the operand namespace's
 	// objects are readable only once the CVO has created the namespace and
 	// the operator's RoleBinding in it, and the rest must not wait for that.
-	for _, informers := range []interface{ Start(<-chan struct{}) }{kubeInformers, webhookConfigInformers, configInformers, c.operatorInformers, subscriptionInformers} {
+	for _, informers := range []interface{ Start(<-chan struct{}) }{kubeInformers, webhookConfigInformers, issuerInputs, configInformers, c.operatorInformers, subscriptionInformers} {
 		informers.Start(ctx.Done())
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), c.operator.Informer().HasSynced, configInformers.Config().V1().ClusterOperators().Informer().HasSynced) {
