@@ -259,7 +259,7 @@ func (c *controller) publish(ctx context.Context, syncCtx factory.SyncContext) e
 		}
 		return failure // retried with backoff, besides the events and the resync
 	}
-	message := fmt.Sprintf("%d signing keys published at %s", len(docs.KeyIDs), d.IssuerURL)
+	message := fmt.Sprintf("published %d signing key(s) at %s", len(docs.KeyIDs), d.IssuerURL)
 	return conditions.Apply(ctx, c.operatorClient, ControllerName, append(report,
 		conditions.Normal(degradedType, ""), conditions.Normal(progressingType, message))...)
 }

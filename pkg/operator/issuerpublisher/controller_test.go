@@ -340,7 +340,7 @@ func TestFirstPublishCreatesTheBucketAndUploadsKeysBeforeDiscovery(t *testing.T)
 	}
 	f.wantCondition(PodIdentityEnabled, operatorv1.ConditionTrue, podidentityconfig.ReasonPlatformAWS)
 	f.wantCondition("IssuerPublisherDegraded", operatorv1.ConditionFalse, "AsExpected")
-	f.wantCondition("IssuerPublisherProgressing", operatorv1.ConditionFalse, "AsExpected", "1 signing keys published at "+awsIssuer)
+	f.wantCondition("IssuerPublisherProgressing", operatorv1.ConditionFalse, "AsExpected", "published 1 signing key(s) at "+awsIssuer)
 	f.wantCondition(ServiceAccountIssuerMatches, operatorv1.ConditionTrue, "AsExpected", awsIssuer)
 
 	if got := f.eventReasons(); !slices.Equal(got, []string{"BucketCreated", "PublicAccessBlockUpdated", "BucketPolicyUpdated", "IssuerDocumentUploaded", "IssuerDocumentUploaded"}) {
