@@ -30,8 +30,9 @@ import (
 )
 
 const (
-	requestedWebhook     = "requested.workload-access.openshift.io"
-	opportunisticWebhook = "opportunistic.workload-access.openshift.io"
+	requestedWebhook        = "requested.workload-access.openshift.io"
+	opportunisticWebhook    = "opportunistic.workload-access.openshift.io"
+	podIdentityDebugWebhook = "pod-identity-debug-containers.workload-access.openshift.io"
 	// admittedSeries counts AdmissionReviews the webhook answered.
 	admittedSeries = `workload_access_webhook_http_requests_total{code="200",path="/mutate-pods",verb="POST"}`
 )
@@ -217,8 +218,10 @@ func TestWebhookConfigurationAsShipped(t *testing.T) {
 			t.Errorf("%s: namespaceSelector %v", w.Name, excluded)
 		}
 	}
-	if policies[requestedWebhook] != admissionregistrationv1.Fail || policies[opportunisticWebhook] != admissionregistrationv1.Ignore || len(policies) != 2 {
-		t.Errorf("failure policies %v: want %s=Fail and %s=Ignore", policies, requestedWebhook, opportunisticWebhook)
+	// The suite runs with pod identity on, which adds its debug-container webhook.
+	if policies[requestedWebhook] != admissionregistrationv1.Fail || policies[opportunisticWebhook] != admissionregistrationv1.Ignore ||
+		policies[podIdentityDebugWebhook] != admissionregistrationv1.Ignore || len(policies) != 3 {
+		t.Errorf("failure policies %v: want %s=Fail, %s=Ignore and %s=Ignore", policies, requestedWebhook, opportunisticWebhook, podIdentityDebugWebhook)
 	}
 }
 

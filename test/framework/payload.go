@@ -48,6 +48,14 @@ type Payload struct {
 	ClusterOperator *configv1.ClusterOperator
 }
 
+// capabilityAnnotation names the cluster capability a manifest belongs to.
+const capabilityAnnotation = "capability.openshift.io/name"
+
+// absentCapabilities are the capabilities the test cluster does not have:
+// no cloud credential operator runs there, so nothing serves
+// CredentialsRequests (the tests create the Secret it would write).
+var absentCapabilities = map[string]bool{"CloudCredential": true}
+
 // LoadPayload reads manifests/ in file-name order.
 func LoadPayload(dir, releaseVersion, image string) (*Payload, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "0000_*.yaml"))
@@ -131,6 +139,8 @@ func CRDFiles(dir string) ([]string, error) {
 // pre-created with its relatedObjects but no versions (the operator reports
 // those). CRDs are skipped: the control plane installs them before
 // kube-controller-manager starts.
+// Manifests of a capability the test cluster lacks are skipped, as the CVO
+// skips those of disabled capabilities.
 func (p *Payload) Apply(ctx context.Context, config *rest.Config) error {
 	dyn, err := dynamic.NewForConfig(config)
 	if err != nil {
@@ -142,6 +152,9 @@ func (p *Payload) Apply(ctx context.Context, config *rest.Config) error {
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
 	for _, obj := range p.Objects {
+		if absentCapabilities[obj.GetAnnotations()[capabilityAnnotation]] {
+			continue
+		}
 		switch obj.GetKind() {
 		case "CustomResourceDefinition":
 			continue

@@ -50,9 +50,8 @@ type credentialsRequest struct {
 }
 
 // The CredentialsRequest grants exactly the calls objectStore makes, no more.
-// (testdata/credentialsrequest.yaml says why it is not in manifests/ yet.)
 func TestCredentialsRequestGrantsExactlyTheCallsMade(t *testing.T) {
-	data, err := os.ReadFile("testdata/credentialsrequest.yaml")
+	data, err := os.ReadFile("../../../manifests/0000_50_workload-access_02_credentialsrequest.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
