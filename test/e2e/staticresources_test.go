@@ -40,7 +40,10 @@ func TestStaticResourcesAreAppliedAndRestored(t *testing.T) {
 		t.Errorf("operand namespace enforces pod security %q, want restricted", got)
 	}
 
-	// Deleted objects come back.
+	// Deleted objects come back. The webhook's token dies with its
+	// ServiceAccount, as a pod's would: the next test that needs the
+	// webhook starts one with a token of the restored ServiceAccount.
+	stopWebhook()
 	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}

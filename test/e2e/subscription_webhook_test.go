@@ -309,8 +309,12 @@ func TestClusterBundleAccessThroughAggregatedEdit(t *testing.T) {
 	var got *corev1.Pod
 	var lastErr error
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		got, lastErr = env.kube.CoreV1().Pods(ns).Create(ctx, podFor("builder"), metav1.CreateOptions{})
-		return lastErr == nil, nil
+		var err error
+		got, err = env.kube.CoreV1().Pods(ns).Create(ctx, podFor("builder"), metav1.CreateOptions{})
+		if ctx.Err() == nil {
+			lastErr = err // not the poll's own deadline
+		}
+		return err == nil, nil
 	}); err != nil {
 		t.Fatalf("builder (edit in its namespace) was never admitted: %v", lastErr)
 	}

@@ -106,6 +106,13 @@ const (
 // ResyncInterval is how often the bucket is read back to repair drift.
 const ResyncInterval = time.Minute
 
+// recheckAfter coalesces the bursts of syncs that status writes cause
+// (every condition any controller writes is an event here): within it, an
+// unchanged publication is not read back. Short, so that the periodic
+// resync, which shares the queue key, is rarely the one skipped, and drift
+// is repaired within about ResyncInterval.
+const recheckAfter = 5 * time.Second
+
 // syncTimeout bounds one publication: a hung endpoint must not hold the
 // controller's only worker.
 const syncTimeout = 2 * time.Minute
@@ -162,7 +169,7 @@ type controller struct {
 	store    objectStore
 	storeFor connection
 	// verified is the publication last read back from S3 in full: an event
-	// that changes none of its inputs within half a resync reads nothing.
+	// that changes none of its inputs within recheckAfter reads nothing.
 	verified   string
 	verifiedAt time.Time
 	// unsupported remembers the S3-compatible servers' missing calls already
@@ -303,7 +310,7 @@ func (c *controller) publishDocuments(ctx context.Context, recorder events.Recor
 
 	fingerprint := publicationFingerprint(d, conn, docs)
 	now := c.clock.Now()
-	if fingerprint == c.verified && now.Sub(c.verifiedAt) < ResyncInterval/2 {
+	if fingerprint == c.verified && now.Sub(c.verifiedAt) < recheckAfter {
 		return docs, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, syncTimeout)
