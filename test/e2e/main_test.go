@@ -13,15 +13,10 @@ import (
 	"testing"
 	"time"
 
-	configv1 "github.com/openshift/api/config/v1"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
 	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/issuerpublisher"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
@@ -109,59 +104,12 @@ func setUp(ctx context.Context) error {
 	env.kube = kubernetes.NewForConfigOrDie(env.cp.Config)
 	env.config = configclient.NewForConfigOrDie(env.cp.Config)
 	env.operator = operatorclientset.NewForConfigOrDie(env.cp.Config)
-	if err := enablePodIdentity(ctx); err != nil {
+	// Pod identity on, as an admin would turn it on off AWS, publishing to
+	// the local S3 server.
+	if err := env.cp.EnablePodIdentity(ctx, env.s3, issuerBucket); err != nil {
 		return err
 	}
 	env.running, err = startOperator("operator-main")
-	return err
-}
-
-// enablePodIdentity turns pod identity on before the operator starts, as an
-// admin would on a cluster that is not AWS, publishing to the local S3
-// server with the credentials the CredentialsRequest would provision.
-func enablePodIdentity(ctx context.Context) error {
-	_, err := env.kube.CoreV1().Secrets(operatorNS).Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: issuerCredentialsSecret},
-		Data: map[string][]byte{
-			"aws_access_key_id":     []byte(env.s3.AccessKeyID),
-			"aws_secret_access_key": []byte(env.s3.SecretAccessKey),
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		return err
-	}
-	wa, err := env.operator.OperatorV1alpha1().WorkloadAccesses().Get(ctx, operatorv1alpha1.WorkloadAccessName, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	wa.Spec.PodIdentity = operatorv1alpha1.PodIdentitySpec{
-		Mode:   operatorv1alpha1.PodIdentityEnabled,
-		Region: e2eRegion,
-		Issuer: operatorv1alpha1.IssuerPublishingSpec{Bucket: issuerBucket, Endpoint: env.s3.Endpoint},
-	}
-	// The kube-apiserver operator's ConfigMap of trusted service account
-	// keys: here, the control plane's one key.
-	saKey, err := os.ReadFile(env.cp.ServiceAccountPublicKeyFile())
-	if err != nil {
-		return err
-	}
-	if _, err := env.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: issuerpublisher.SigningCertsNamespace}}, metav1.CreateOptions{}); err != nil {
-		return err
-	}
-	if _, err := env.kube.CoreV1().ConfigMaps(issuerpublisher.SigningCertsNamespace).Create(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: issuerpublisher.SigningCertsConfigMap},
-		Data:       map[string]string{"service-account-001.pub": string(saKey)},
-	}, metav1.CreateOptions{}); err != nil {
-		return err
-	}
-	// The Authentication an AWS cluster has: its issuer is the published one.
-	if _, err := env.config.ConfigV1().Authentications().Create(ctx, &configv1.Authentication{
-		ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
-		Spec:       configv1.AuthenticationSpec{ServiceAccountIssuer: issuerURL()},
-	}, metav1.CreateOptions{}); err != nil {
-		return err
-	}
-	_, err = env.operator.OperatorV1alpha1().WorkloadAccesses().Update(ctx, wa, metav1.UpdateOptions{})
 	return err
 }
 

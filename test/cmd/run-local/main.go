@@ -15,24 +15,13 @@ import (
 	"syscall"
 	"time"
 
-	configv1 "github.com/openshift/api/config/v1"
-	configclient "github.com/openshift/client-go/config/clientset/versioned"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-
-	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
-	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/issuerpublisher"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
 
 const (
-	// issuerSecret holds the credentials the operator publishes the issuer
-	// with; on a cluster, the CredentialsRequest in manifests/ provisions it.
-	issuerSecret = "workload-access-issuer-s3"
 	// demoRoleARN is what the printed example annotates a ServiceAccount with.
 	demoRoleARN = "arn:aws:iam::123456789012:role/demo"
 )
@@ -87,7 +76,7 @@ func run(o options) error {
 		return err
 	}
 	defer cluster.Stop()
-	if err := enablePodIdentity(startCtx, cluster, s3, o.bucket, issuerURL); err != nil {
+	if err := cluster.EnablePodIdentity(startCtx, s3, o.bucket); err != nil {
 		return err
 	}
 	operator, err := cluster.StartOperator(binary, "operator")
@@ -145,7 +134,7 @@ for audience sts.amazonaws.com; kwok runs no containers, so read the pod's spec)
   kubectl get pod demo-aws -o yaml
 
 Press Ctrl-C to stop everything.
-`, s3.Endpoint, s3.Region, framework.OperatorNamespace, issuerSecret, s3.LogPath,
+`, s3.Endpoint, s3.Region, framework.OperatorNamespace, issuerpublisher.CredentialsSecret, s3.LogPath,
 		issuerURL, issuerURL, issuerURL, demoRoleARN)
 
 	select {
@@ -156,47 +145,4 @@ Press Ctrl-C to stop everything.
 	case <-webhook.Done():
 		return fmt.Errorf("the webhook exited:\n%s", webhook.Tail(40))
 	}
-}
-
-// enablePodIdentity does what an admin does on a cluster that publishes its
-// issuer to S3-compatible storage: the bucket credentials Secret (normally
-// from the CredentialsRequest), the cluster's serviceAccountIssuer in
-// Authentication/cluster, and WorkloadAccess spec.podIdentity.
-func enablePodIdentity(ctx context.Context, cluster *framework.Cluster, s3 *s3server.Server, bucket, issuerURL string) error {
-	kube := kubernetes.NewForConfigOrDie(cluster.Config)
-	_, err := kube.CoreV1().Secrets(framework.OperatorNamespace).Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: issuerSecret, Namespace: framework.OperatorNamespace},
-		Type:       corev1.SecretTypeOpaque,
-		StringData: map[string]string{
-			"aws_access_key_id":     s3.AccessKeyID,
-			"aws_secret_access_key": s3.SecretAccessKey,
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		return fmt.Errorf("creating Secret %s/%s: %w", framework.OperatorNamespace, issuerSecret, err)
-	}
-
-	config := configclient.NewForConfigOrDie(cluster.Config)
-	_, err = config.ConfigV1().Authentications().Create(ctx, &configv1.Authentication{
-		ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
-		Spec:       configv1.AuthenticationSpec{ServiceAccountIssuer: issuerURL},
-	}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating Authentication cluster: %w", err)
-	}
-
-	wa := operatorclientset.NewForConfigOrDie(cluster.Config).OperatorV1alpha1().WorkloadAccesses()
-	current, err := wa.Get(ctx, "cluster", metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("reading WorkloadAccess cluster (applied from manifests/): %w", err)
-	}
-	current.Spec.PodIdentity = operatorv1alpha1.PodIdentitySpec{
-		Mode:   operatorv1alpha1.PodIdentityEnabled,
-		Region: s3.Region,
-		Issuer: operatorv1alpha1.IssuerPublishingSpec{Bucket: bucket, Endpoint: s3.Endpoint},
-	}
-	if _, err := wa.Update(ctx, current, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("setting WorkloadAccess cluster spec.podIdentity: %w", err)
-	}
-	return nil
 }
