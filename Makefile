@@ -76,7 +76,7 @@ bench-scale: build controlplane
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench OperatorAtScale -benchtime 1x -timeout 40m -v ./test/scale/
 
 # The webhook binary's memory with 20,000 ServiceAccounts, with and without
-# --pod-identity, on the test control plane (about 3 minutes).
+# --pod-identity, on the test control plane (about 5 minutes).
 bench-webhook-memory: build controlplane
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench WebhookServiceAccountMemory -benchtime 1x -timeout 30m -v ./test/scale/
 
