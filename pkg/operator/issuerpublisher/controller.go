@@ -32,6 +32,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
@@ -39,6 +40,7 @@ import (
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
@@ -106,11 +108,12 @@ const (
 // ResyncInterval is how often the bucket is read back to repair drift.
 const ResyncInterval = time.Minute
 
-// recheckAfter coalesces the bursts of syncs that status writes cause
-// (every condition any controller writes is an event here): within it, an
-// unchanged publication is not read back. Short, so that the periodic
-// resync, which shares the queue key, is rarely the one skipped, and drift
-// is repaired within about ResyncInterval.
+// recheckAfter coalesces syncs that come together (several inputs changing
+// at once, a retry right after a success): within it, an unchanged
+// publication is not read back. Status writes do not wake the controller
+// at all (see wire). Short, so that the periodic resync, which shares the
+// queue key, is rarely the one skipped, and drift is repaired within about
+// ResyncInterval.
 const recheckAfter = 5 * time.Second
 
 // syncTimeout bounds one publication: a hung endpoint must not hold the
@@ -192,12 +195,87 @@ func New(inputs *Informers, config configv1informers.Interface, workloadAccesses
 		newStore:         newS3Store,
 		unsupported:      map[string]bool{},
 	}
-	return factory.New().
-		WithInformers(operatorClient.Informer(), workloadAccesses.Informer(), config.Infrastructures().Informer(),
-			config.Authentications().Informer(), inputs.configMaps().Informer(), inputs.secrets().Informer()).
+	sources := eventSources{
+		operator:         operatorClient.Informer(),
+		workloadAccesses: workloadAccesses.Informer(),
+		infrastructures:  config.Infrastructures().Informer(),
+		authentications:  config.Authentications().Informer(),
+		signingCerts:     inputs.configMaps().Informer(),
+		credentials:      inputs.secrets().Informer(),
+	}
+	return c.wire(factory.New(), sources).ToController(ControllerName, recorder.WithComponentSuffix("issuer-publisher"))
+}
+
+// eventSources are the informers whose events may change what is published.
+type eventSources struct {
+	// operator and workloadAccesses both watch WorkloadAccess "cluster": the
+	// operator client's (managementState) and the typed one (spec.podIdentity).
+	operator, workloadAccesses       factory.Informer
+	infrastructures, authentications factory.Informer
+	signingCerts, credentials        factory.Informer
+}
+
+// wire makes the controller sync on the events that can change what it
+// publishes, and every ResyncInterval to repair drift. Each informer passes
+// only the object the publisher reads, and WorkloadAccess updates only when
+// the spec changes: every controller writes its conditions to that object,
+// and waking on each of them would read S3 back for nothing.
+func (c *controller) wire(f *factory.Factory, sources eventSources) *factory.Factory {
+	return f.
+		WithFilteredEventsInformers(named("", operatorclient.ConfigName),
+			&specUpdatesOnly{sources.operator}, &specUpdatesOnly{sources.workloadAccesses}).
+		WithFilteredEventsInformers(named("", "cluster"), sources.infrastructures, sources.authentications).
+		WithFilteredEventsInformers(named(SigningCertsNamespace, SigningCertsConfigMap), sources.signingCerts).
+		WithFilteredEventsInformers(named(operatorclient.OperatorNamespace, CredentialsSecret), sources.credentials).
 		WithSync(c.sync).
-		ResyncEvery(ResyncInterval).
-		ToController(ControllerName, recorder.WithComponentSuffix("issuer-publisher"))
+		ResyncEvery(ResyncInterval)
+}
+
+// named passes the events of one object (namespace "" for a cluster-scoped
+// one), deletions seen only as tombstones included. The informers already
+// list by name; this keeps the controller right whatever informer it gets.
+func named(namespace, name string) factory.EventFilterFunc {
+	return func(obj any) bool {
+		if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tombstone.Obj
+		}
+		o, err := meta.Accessor(obj)
+		return err == nil && o.GetNamespace() == namespace && o.GetName() == name
+	}
+}
+
+// specUpdatesOnly is an informer that hands the factory's handler every add
+// and delete, but only the updates that change metadata.generation, which
+// the API server bumps for spec changes and never for status writes.
+type specUpdatesOnly struct {
+	factory.Informer
+}
+
+func (i *specUpdatesOnly) AddEventHandler(handler cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+	return i.Informer.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: handler.OnAdd,
+		UpdateFunc: func(oldObj, newObj any) {
+			if specChanged(oldObj, newObj) {
+				handler.OnUpdate(oldObj, newObj)
+			}
+		},
+		DeleteFunc: handler.OnDelete,
+	})
+}
+
+// specChanged says whether an update changed the generation, or is a
+// recreated object (a relist can fold a delete and a create into an
+// update); an object without metadata counts as changed.
+func specChanged(oldObj, newObj any) bool {
+	o, err := meta.Accessor(oldObj)
+	if err != nil {
+		return true
+	}
+	n, err := meta.Accessor(newObj)
+	if err != nil {
+		return true
+	}
+	return o.GetGeneration() != n.GetGeneration() || o.GetUID() != n.GetUID()
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
