@@ -102,7 +102,7 @@ const (
 	ReasonIssuerDiffers        = "ServiceAccountIssuerDiffers"
 	ReasonAuthenticationAbsent = "AuthenticationMissing"
 	ReasonRemoved              = "Removed"
-	// The S3 reasons are in s3errors.go.
+	// The S3 reasons are in s3.go.
 )
 
 // ResyncInterval is how often the bucket is read back to repair drift.

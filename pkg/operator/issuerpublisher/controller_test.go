@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"slices"
@@ -165,6 +166,7 @@ func newFixture(t *testing.T, in inputs) *fixture {
 		clock:            f.clock,
 		newStore: func(conn connection) objectStore {
 			f.stores = append(f.stores, conn)
+			f.s3.region = conn.region
 			return f.s3
 		},
 		unsupported: map[string]bool{},
@@ -592,6 +594,75 @@ func TestFailuresReportTheirReasonWithoutCredentials(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestBucketInAnotherRegionSaysWhichRegions(t *testing.T) {
+	redirectWithoutRegion := httpError("PutObject", 301, http.Header{}, apiError("PermanentRedirect", "The bucket you are attempting to access must be addressed using the specified endpoint."))
+	for _, tc := range []struct {
+		name  string
+		style wrongRegionStyle
+		fail  map[string]error
+		// the bucket's region, "" when S3 does not name it
+		bucketRegion string
+		call         string
+	}{
+		{name: "HeadBucket 301 with the region header", style: redirect, bucketRegion: "eu-west-1", call: "HeadBucket"},
+		{name: "HeadBucket 400 with the region header", style: malformedAuthorization, bucketRegion: "eu-west-1", call: "HeadBucket"},
+		{name: "PermanentRedirect naming no region", fail: map[string]error{"HeadObject keys.json": redirectWithoutRegion}, call: "HeadObject"},
+		{name: "AuthorizationHeaderMalformed naming the expected region", fail: map[string]error{"GetBucketPolicy": httpError("GetBucketPolicy", 400, http.Header{},
+			apiError("AuthorizationHeaderMalformed", "The authorization header is malformed; the region 'us-east-2' is wrong; expecting 'ap-south-1'"))},
+			bucketRegion: "ap-south-1", call: "GetBucketPolicy"},
+		{name: "IllegalLocationConstraintException", fail: map[string]error{"HeadBucket": &s3types.NotFound{}, "CreateBucket": apiError("IllegalLocationConstraintException",
+			"The unspecified location constraint is incompatible for the region specific endpoint this request was sent to.")}, call: "CreateBucket"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, healthy(t))
+			f.s3.wrongRegion = tc.style
+			f.s3.fail = tc.fail
+			if tc.fail == nil {
+				f.s3.buckets["mycluster-oidc"] = &fakeBucket{region: tc.bucketRegion, objects: map[string]fakeObject{}}
+			} else {
+				f.s3.buckets["mycluster-oidc"] = &fakeBucket{objects: map[string]fakeObject{}, publicAccessBlock: &wantPublicAccessBlock}
+			}
+			err := f.sync()
+			if err == nil {
+				t.Fatal("the sync succeeded")
+			}
+			want := []string{`S3 ` + tc.call + ` on bucket "mycluster-oidc"`, "set spec.podIdentity.region to ", "spec.podIdentity.issuer.bucket to a bucket in us-east-2"}
+			if tc.bucketRegion != "" {
+				want = append(want, "is in region "+tc.bucketRegion+", not in the configured region us-east-2", "set spec.podIdentity.region to "+tc.bucketRegion)
+			} else {
+				want = append(want, "is in another region than the configured region us-east-2")
+			}
+			f.wantCondition("IssuerPublisherDegraded", operatorv1.ConditionTrue, ReasonBucketInAnotherRegion, want...)
+			t.Log(f.condition("IssuerPublisherDegraded").Message)
+			if w := f.s3.writes(); tc.fail == nil && len(w) != 0 {
+				t.Errorf("wrote %v to a bucket in another region", w)
+			}
+			if strings.Contains(err.Error(), testSecret) || strings.Contains(err.Error(), testAccessKeyID) {
+				t.Errorf("credentials in %q", err)
+			}
+		})
+	}
+
+	t.Run("other 400s stay what they are", func(t *testing.T) {
+		f := newFixture(t, healthy(t))
+		f.s3.fail = map[string]error{"HeadBucket": httpError("HeadBucket", 400, http.Header{}, apiError("AuthorizationHeaderMalformed",
+			"The authorization header is malformed; a non-empty Access Key (AKID) must be provided in the credential."))}
+		_ = f.sync()
+		f.wantCondition("IssuerPublisherDegraded", operatorv1.ConditionTrue, ReasonS3Error, "AuthorizationHeaderMalformed")
+	})
+
+	t.Run("in the configured region once spec.podIdentity.region says so", func(t *testing.T) {
+		in := healthy(t)
+		in.spec.Region = "eu-west-1"
+		in.auth = authentication("https://mycluster-oidc.s3.eu-west-1.amazonaws.com")
+		f := newFixture(t, in)
+		f.s3.buckets["mycluster-oidc"] = &fakeBucket{region: "eu-west-1", objects: map[string]fakeObject{}}
+		f.mustSync()
+		f.wantCondition("IssuerPublisherDegraded", operatorv1.ConditionFalse, "AsExpected")
+		f.wantCondition(ServiceAccountIssuerMatches, operatorv1.ConditionTrue, "AsExpected")
+	})
 }
 
 func TestDegradedClearsAndTheLastPublicationStaysInStatus(t *testing.T) {

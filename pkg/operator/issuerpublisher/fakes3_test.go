@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // fakeS3 is an in-memory objectStore: buckets, their public access block
@@ -24,9 +27,29 @@ type fakeS3 struct {
 	// fail maps a call ("PutObject keys.json", or just "PutObject") to the
 	// error it returns.
 	fail map[string]error
+	// region is where the client sends its requests ("" for an
+	// S3-compatible endpoint: no region is checked). A bucket in another
+	// region answers as S3 does, in the style wrongRegion says.
+	region      string
+	wrongRegion wrongRegionStyle
 }
 
+// wrongRegionStyle is how S3 refuses a request sent to another region than
+// the bucket's.
+type wrongRegionStyle int
+
+const (
+	// redirect: 301 PermanentRedirect (MovedPermanently for a HEAD, which
+	// has no body), with the bucket's region in a header.
+	redirect wrongRegionStyle = iota
+	// malformedAuthorization: 400 AuthorizationHeaderMalformed naming the
+	// expected region (BadRequest for a HEAD, the region then in a header).
+	malformedAuthorization
+)
+
 type fakeBucket struct {
+	// region is the bucket's region, "" for one that answers in any.
+	region             string
 	locationConstraint string
 	publicAccessBlock  *s3types.PublicAccessBlockConfiguration
 	policy             string
@@ -60,7 +83,42 @@ func (f *fakeS3) call(operation, bucket, key string) (*fakeBucket, error) {
 	if err, ok := f.fail[operation]; ok {
 		return nil, err
 	}
-	return f.buckets[bucket], nil
+	b := f.buckets[bucket]
+	if b != nil && b.region != "" && f.region != "" && b.region != f.region {
+		return nil, f.wrongRegionError(operation, b.region)
+	}
+	return b, nil
+}
+
+// wrongRegionError is the error the SDK returns for S3's answer to a
+// request sent to region f.region for a bucket in bucketRegion.
+func (f *fakeS3) wrongRegionError(operation, bucketRegion string) error {
+	head := strings.HasPrefix(operation, "Head")
+	status, header := http.StatusMovedPermanently, http.Header{}
+	var err error
+	switch {
+	case f.wrongRegion == redirect && head:
+		header.Set("X-Amz-Bucket-Region", bucketRegion)
+		err = apiError("MovedPermanently", "Moved Permanently")
+	case f.wrongRegion == redirect:
+		header.Set("X-Amz-Bucket-Region", bucketRegion)
+		err = apiError("PermanentRedirect", "The bucket you are attempting to access must be addressed using the specified endpoint. Please send all future requests to this endpoint.")
+	case head:
+		status = http.StatusBadRequest
+		header.Set("X-Amz-Bucket-Region", bucketRegion)
+		err = apiError("BadRequest", "Bad Request")
+	default:
+		status = http.StatusBadRequest
+		err = apiError("AuthorizationHeaderMalformed", fmt.Sprintf("The authorization header is malformed; the region '%s' is wrong; expecting '%s'", f.region, bucketRegion))
+	}
+	return httpError(operation, status, header, err)
+}
+
+// httpError wraps err as the SDK does an answer with status and header.
+func httpError(operation string, status int, header http.Header, err error) error {
+	return &smithy.OperationError{ServiceID: "S3", OperationName: operation, Err: &awshttp.ResponseError{
+		ResponseError: &smithyhttp.ResponseError{Response: &smithyhttp.Response{Response: &http.Response{StatusCode: status, Header: header}}, Err: err},
+	}}
 }
 
 // writes are the calls that change something.
@@ -93,7 +151,7 @@ func (f *fakeS3) CreateBucket(_ context.Context, in *s3.CreateBucketInput, _ ...
 	if b != nil {
 		return nil, apiError("BucketAlreadyOwnedByYou", "Your previous request to create the named bucket succeeded and you already own it.")
 	}
-	b = &fakeBucket{objects: map[string]fakeObject{}}
+	b = &fakeBucket{objects: map[string]fakeObject{}, region: f.region}
 	if in.CreateBucketConfiguration != nil {
 		b.locationConstraint = string(in.CreateBucketConfiguration.LocationConstraint)
 	}

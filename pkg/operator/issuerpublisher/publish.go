@@ -60,10 +60,12 @@ type publisher struct {
 	unsupported func(operation, code, where string)
 }
 
-// opError is a failed S3 call: what was called on which bucket and key.
+// opError is a failed S3 call: what was called on which bucket and key, and
+// the region the request was sent to ("" for an S3-compatible endpoint
+// without one).
 type opError struct {
-	operation, bucket, key string
-	err                    error
+	operation, bucket, key, region string
+	err                            error
 }
 
 func (e *opError) Error() string {
@@ -73,7 +75,7 @@ func (e *opError) Error() string {
 func (e *opError) Unwrap() error { return e.err }
 
 func (p *publisher) fail(operation, key string, err error) error {
-	return &opError{operation: operation, bucket: p.bucket, key: key, err: err}
+	return &opError{operation: operation, bucket: p.bucket, key: key, region: p.region, err: err}
 }
 
 func (p *publisher) publish(ctx context.Context, docs *issuer.Documents) error {

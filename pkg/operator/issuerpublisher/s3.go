@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	awscredentials "github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"k8s.io/klog/v2"
 )
 
@@ -30,6 +32,9 @@ const (
 	ReasonInvalidCredentials = "InvalidCredentials"
 	// ReasonBucketNameTaken: another account owns a bucket of that name.
 	ReasonBucketNameTaken = "BucketNameTaken"
+	// ReasonBucketInAnotherRegion: the bucket exists, in another region
+	// than the one configured, where the publisher sends its requests.
+	ReasonBucketInAnotherRegion = "BucketInAnotherRegion"
 	// ReasonS3Error: any other error S3 answered with.
 	ReasonS3Error = "S3Error"
 )
@@ -58,12 +63,8 @@ func (conn connection) withSecret(secret string) connection {
 // the publisher never uses). Few retries and short timeouts: a resync comes
 // every minute anyway, and one hung endpoint must not hold the worker.
 func newS3Store(conn connection) objectStore {
-	region := conn.region
-	if region == "" {
-		region = defaultSigningRegion
-	}
 	options := s3.Options{
-		Region:           region,
+		Region:           signingRegion(conn.region),
 		Credentials:      awscredentials.NewStaticCredentialsProvider(conn.accessKeyID, conn.secret, ""),
 		RetryMaxAttempts: 2,
 		HTTPClient: awshttp.NewBuildableClient().
@@ -105,6 +106,9 @@ func describe(err error, creds credentials) *failure {
 	if message != "" && message != code {
 		text += ": " + message
 	}
+	if bucketRegion, ok := inAnotherRegion(err, op.region); ok {
+		return &failure{ReasonBucketInAnotherRegion, scrub(anotherRegionMessage(where, code, op.bucket, op.region, bucketRegion), creds)}
+	}
 	reason := ReasonS3Error
 	switch code {
 	case "AccessDenied", "Forbidden", "AllAccessDisabled", "AccountProblem":
@@ -116,6 +120,71 @@ func describe(err error, creds credentials) *failure {
 		text += ": the bucket name belongs to another account; set spec.podIdentity.issuer.bucket"
 	}
 	return &failure{reason, scrub(text, creds)}
+}
+
+// bucketRegionHeader is where S3 names a bucket's region in its answers,
+// errors included.
+const bucketRegionHeader = "X-Amz-Bucket-Region"
+
+// expectingRegion finds the region in S3's AuthorizationHeaderMalformed
+// message: "... the region 'us-east-1' is wrong; expecting 'eu-west-1'".
+var expectingRegion = regexp.MustCompile(`expecting '([a-z0-9-]+)'`)
+
+// inAnotherRegion says whether S3 refused a request because the bucket is
+// in another region than the one it was sent to (configured), and that
+// region when S3 names it. S3 answers 301 (PermanentRedirect with a body,
+// MovedPermanently for a HEAD without one), or 400 AuthorizationHeaderMalformed
+// naming the region it expects (BadRequest for a HEAD), usually with the
+// bucket's region in a header; CreateBucket answers
+// IllegalLocationConstraintException.
+func inAnotherRegion(err error, configured string) (string, bool) {
+	region, status := "", 0
+	var response *smithyhttp.ResponseError
+	if errors.As(err, &response) && response.Response != nil && response.Response.Response != nil {
+		region, status = response.Response.Header.Get(bucketRegionHeader), response.Response.StatusCode
+	}
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) {
+		return "", false
+	}
+	if region == "" {
+		if m := expectingRegion.FindStringSubmatch(apiErr.ErrorMessage()); m != nil {
+			region = m[1]
+		}
+	}
+	if region != "" && region == signingRegion(configured) {
+		return "", false // not a region mismatch, whatever else it is
+	}
+	switch apiErr.ErrorCode() {
+	case "PermanentRedirect", "MovedPermanently", "IllegalLocationConstraintException":
+		return region, true
+	case "AuthorizationHeaderMalformed", "BadRequest":
+		// Both are also answered for other reasons: only a named region
+		// says this one.
+		return region, region != ""
+	}
+	return region, status == http.StatusMovedPermanently
+}
+
+func anotherRegionMessage(where, code, bucket, configured, bucketRegion string) string {
+	in := "the configured region " + configured
+	if configured == "" {
+		in = defaultSigningRegion + ", the default signing region (spec.podIdentity.region is empty)"
+	}
+	if bucketRegion == "" {
+		return fmt.Sprintf("%s: %s: bucket %q is in another region than %s: set spec.podIdentity.region to the bucket's region, or spec.podIdentity.issuer.bucket to a bucket in %s",
+			where, code, bucket, in, signingRegion(configured))
+	}
+	return fmt.Sprintf("%s: %s: bucket %q is in region %s, not in %s: set spec.podIdentity.region to %s, or spec.podIdentity.issuer.bucket to a bucket in %s",
+		where, code, bucket, bucketRegion, in, bucketRegion, signingRegion(configured))
+}
+
+// signingRegion is the region requests are sent to and signed for.
+func signingRegion(region string) string {
+	if region == "" {
+		return defaultSigningRegion
+	}
+	return region
 }
 
 // transportError is why a request got no answer, without the request URL.

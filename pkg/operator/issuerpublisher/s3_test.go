@@ -133,6 +133,18 @@ func TestRealClientErrorsAreDescribedWithoutCredentials(t *testing.T) {
 			}
 			s3Error(w, http.StatusForbidden, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.")
 		}, ReasonInvalidCredentials, `S3 GetPublicAccessBlock on bucket "oidc": SignatureDoesNotMatch: The request signature`},
+		{"HeadBucket 301 naming the bucket's region", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Amz-Bucket-Region", "eu-west-1")
+			w.WriteHeader(http.StatusMovedPermanently)
+		}, ReasonBucketInAnotherRegion, `S3 HeadBucket on bucket "oidc": MovedPermanently: bucket "oidc" is in region eu-west-1, not in us-east-1, the default signing region`},
+		{"PermanentRedirect", func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodHead {
+				w.WriteHeader(http.StatusOK)
+				return
+			}
+			w.Header().Set("X-Amz-Bucket-Region", "eu-west-1")
+			s3Error(w, http.StatusMovedPermanently, "PermanentRedirect", "The bucket you are attempting to access must be addressed using the specified endpoint.")
+		}, ReasonBucketInAnotherRegion, `S3 GetPublicAccessBlock on bucket "oidc": PermanentRedirect: bucket "oidc" is in region eu-west-1`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := httptest.NewServer(&wireServer{answer: tc.answer})
