@@ -93,7 +93,7 @@ const (
 
 // Reasons of IssuerPublisherDegraded and ServiceAccountIssuerMatches.
 const (
-	ReasonIssuerNotConfigured  = "IssuerNotConfigured"
+	ReasonIssuerNotConfigured  = podidentityconfig.ReasonIssuerNotConfigured
 	ReasonMissingCredentials   = "MissingCredentials"
 	ReasonSigningKeysMissing   = "SigningKeysMissing"
 	ReasonInvalidSigningKeys   = "InvalidSigningKeys"
@@ -314,7 +314,7 @@ func (c *controller) publish(ctx context.Context, syncCtx factory.SyncContext) e
 		degraded, progressing := conditions.Normal(degradedType, "pod identity is disabled: nothing to publish"), conditions.Normal(progressingType, "")
 		if d.Enabled {
 			message := "pod identity is enabled but the issuer cannot be published: " + d.PublishMessage
-			degraded = conditions.Abnormal(degradedType, ReasonIssuerNotConfigured, message)
+			degraded = conditions.Abnormal(degradedType, d.PublishReason, message)
 		}
 		if err := c.writeStatus(ctx, wa, operatorv1alpha1.PodIdentityStatus{Region: d.Region}); err != nil {
 			return err

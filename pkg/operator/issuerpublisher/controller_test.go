@@ -717,6 +717,12 @@ func TestNothingPublishedWhenPodIdentityIsOffOrCannotPublish(t *testing.T) {
 			in.infra.Status.InfrastructureName = ""
 		}, enabled: operatorv1.ConditionTrue, enabledWhy: podidentityconfig.ReasonForcedOn,
 			degraded: operatorv1.ConditionTrue, degradedWhy: ReasonIssuerNotConfigured, degradedText: "no bucket", region: "us-east-2"},
+		{name: "a bucket on AWS the shipped credentials do not reach", modify: func(in *inputs) { in.spec.Issuer.Bucket = "prod-issuer" },
+			enabled: operatorv1.ConditionTrue, enabledWhy: podidentityconfig.ReasonPlatformAWS, degraded: operatorv1.ConditionTrue,
+			degradedWhy: podidentityconfig.ReasonBucketNotCoveredByCredentials, degradedText: `"prod-issuer" is not covered by the operator's S3 credentials`, region: "us-east-2"},
+		{name: "a bucket name S3 refuses", modify: func(in *inputs) { in.spec.Issuer.Bucket = "a..b-oidc" },
+			enabled: operatorv1.ConditionTrue, enabledWhy: podidentityconfig.ReasonPlatformAWS, degraded: operatorv1.ConditionTrue,
+			degradedWhy: podidentityconfig.ReasonInvalidBucketName, degradedText: "two adjacent dots", region: "us-east-2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := healthy(t)

@@ -7,6 +7,7 @@ package podidentityconfig
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 
@@ -26,9 +27,24 @@ const (
 	ReasonDisabled    = "DisabledInWorkloadAccess"
 )
 
+// Reasons the issuer cannot be published (Decision.PublishReason).
+const (
+	ReasonIssuerNotConfigured = "IssuerNotConfigured"
+	ReasonInvalidBucketName   = "InvalidBucketName"
+	// ReasonBucketNotCoveredByCredentials: on AWS S3 the publisher uses the
+	// credentials of the shipped CredentialsRequest, which reach only
+	// buckets matching CredentialsBucketPattern.
+	ReasonBucketNotCoveredByCredentials = "BucketNotCoveredByCredentials"
+)
+
 // DefaultBucketNameSuffix follows the infrastructure name in the default
 // bucket name, as ccoctl's documentation and CCO's old controller name it.
 const DefaultBucketNameSuffix = "-oidc"
+
+// CredentialsBucketPattern is the bucket names the CredentialsRequest
+// workload-access-issuer-s3 in manifests/ grants its S3 actions on
+// (resource "arn:*:s3:::*-oidc").
+const CredentialsBucketPattern = "*" + DefaultBucketNameSuffix
 
 // Decision is what pod identity runs with.
 type Decision struct {
@@ -43,10 +59,10 @@ type Decision struct {
 	Region string
 
 	// Publish says whether the issuer can be published: Bucket and IssuerURL
-	// are set. When not, PublishMessage says why.
-	Publish        bool
-	PublishMessage string
-	Bucket         string
+	// are set. When not, PublishReason and PublishMessage say why.
+	Publish                       bool
+	PublishReason, PublishMessage string
+	Bucket                        string
 	// Endpoint is the S3 endpoint override, "" for AWS S3.
 	Endpoint string
 	// IssuerURL is where the discovery document is served:
@@ -80,9 +96,24 @@ func Decide(infra *configv1.Infrastructure, spec operatorv1alpha1.PodIdentitySpe
 		d.Bucket = infra.Status.InfrastructureName + DefaultBucketNameSuffix
 	}
 	d.Endpoint = spec.Issuer.Endpoint
+	bucketSource := fmt.Sprintf("spec.podIdentity.issuer.bucket %q", d.Bucket)
+	if spec.Issuer.Bucket == "" {
+		bucketSource = fmt.Sprintf("the default bucket name %q (infrastructureName and %q)", d.Bucket, DefaultBucketNameSuffix)
+	}
+	d.PublishReason = ReasonIssuerNotConfigured
 	switch {
 	case d.Bucket == "":
 		d.PublishMessage = "no bucket: the Infrastructure has no infrastructureName and spec.podIdentity.issuer.bucket is empty"
+	case bucketNameProblem(d.Bucket, d.Endpoint == "") != "":
+		d.PublishReason = ReasonInvalidBucketName
+		d.PublishMessage = fmt.Sprintf("%s is not a usable S3 bucket name: %s", bucketSource, bucketNameProblem(d.Bucket, d.Endpoint == ""))
+	case d.Endpoint == "" && !strings.HasSuffix(d.Bucket, DefaultBucketNameSuffix):
+		// Refused here rather than by S3's AccessDenied on every call. With
+		// an endpoint the admin supplies the credentials, for any bucket.
+		d.PublishReason = ReasonBucketNotCoveredByCredentials
+		d.PublishMessage = fmt.Sprintf("%s is not covered by the operator's S3 credentials: the CredentialsRequest workload-access-issuer-s3 grants them on buckets named %q only; "+
+			"choose a bucket name ending in %q, or, with S3 credentials of your own in that Secret, set spec.podIdentity.issuer.endpoint (for example https://s3.<region>.amazonaws.com)",
+			bucketSource, CredentialsBucketPattern, DefaultBucketNameSuffix)
 	case d.Endpoint != "":
 		u, err := url.Parse(d.Endpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
@@ -96,7 +127,62 @@ func Decide(infra *configv1.Infrastructure, spec operatorv1alpha1.PodIdentitySpe
 		d.IssuerURL = fmt.Sprintf("https://%s.s3.%s.%s", d.Bucket, d.Region, dnsSuffix(d.Region))
 	}
 	d.Publish = d.IssuerURL != ""
+	if d.Publish {
+		d.PublishReason = ""
+	}
 	return d
+}
+
+// Reserved by S3 for its own names (access point aliases, Object Lambda,
+// multi-region access points, directory and table buckets).
+var (
+	reservedBucketPrefixes = []string{"xn--", "sthree-", "amzn-s3-demo-"}
+	reservedBucketSuffixes = []string{"-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3"}
+)
+
+// bucketNameProblem is what S3's bucket naming rules refuse in name, "" if
+// nothing. virtualHosted forbids dots too: the issuer on AWS S3 is
+// https://<bucket>.s3.<region>.amazonaws.com, and S3's wildcard certificate
+// covers one label, so STS could not fetch a dotted bucket's documents.
+// The CRD's pattern checks the length and characters of a name set in the
+// spec; the default name is derived, and the other rules need more than a
+// pattern.
+func bucketNameProblem(name string, virtualHosted bool) string {
+	if len(name) < 3 || len(name) > 63 {
+		return fmt.Sprintf("it has %d characters, S3 allows 3 to 63", len(name))
+	}
+	for _, r := range name {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '.' && r != '-' {
+			return fmt.Sprintf("%q is not allowed: only lowercase letters, digits, dots and hyphens are", r)
+		}
+	}
+	if !isAlnum(name[0]) || !isAlnum(name[len(name)-1]) {
+		return "it must begin and end with a lowercase letter or a digit"
+	}
+	if strings.Contains(name, "..") {
+		return "it has two adjacent dots"
+	}
+	if net.ParseIP(name) != nil {
+		return "it is formatted as an IP address"
+	}
+	for _, prefix := range reservedBucketPrefixes {
+		if strings.HasPrefix(name, prefix) {
+			return fmt.Sprintf("the prefix %q is reserved by S3", prefix)
+		}
+	}
+	for _, suffix := range reservedBucketSuffixes {
+		if strings.HasSuffix(name, suffix) {
+			return fmt.Sprintf("the suffix %q is reserved by S3", suffix)
+		}
+	}
+	if virtualHosted && strings.Contains(name, ".") {
+		return "on AWS S3 the issuer is https://<bucket>.s3.<region>.amazonaws.com, and S3's certificate does not cover a bucket name with dots"
+	}
+	return ""
+}
+
+func isAlnum(b byte) bool {
+	return (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9')
 }
 
 func platformOf(infra *configv1.Infrastructure) configv1.PlatformType {

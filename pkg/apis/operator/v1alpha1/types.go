@@ -89,7 +89,11 @@ type PodIdentitySpec struct {
 // IssuerPublishingSpec says where the service account issuer is published.
 type IssuerPublishingSpec struct {
 	// bucket is the S3 bucket holding the two documents. Empty uses
-	// "<infrastructureName>-oidc".
+	// "<infrastructureName>-oidc". Without an endpoint (AWS S3) the name must
+	// end in "-oidc", the buckets the operator's CredentialsRequest grants
+	// access to, and have no dots (the issuer URL is
+	// https://<bucket>.s3.<region>.amazonaws.com); the operator refuses
+	// other names in its IssuerPublisherDegraded condition.
 	// +optional
 	// +kubebuilder:validation:MinLength=3
 	// +kubebuilder:validation:MaxLength=63
