@@ -13,8 +13,8 @@ import (
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
@@ -95,21 +95,98 @@ func (h *podHandler) answer(ctx context.Context, body []byte) (out []byte, failu
 			out, failure = h.recovered(body, source, v)
 		}
 	}()
-	var review admissionv1.AdmissionReview
+	var review reviewHeader
 	if err := json.Unmarshal(body, &review); err != nil {
-		return nil, badRequest("decoding the admission review: " + err.Error())
+		return undecodable(body, err)
 	}
 	if review.Request == nil {
 		return nil, badRequest("the admission review has no request")
 	}
-	response := h.review(ctx, review.Request, &source)
+	response := h.review(ctx, body, review.Request, &source)
 	source = handlerSource
-	return encodeResponse(review, response)
+	return encodeResponse(review.TypeMeta, review.Request.UID, response)
 }
 
-func encodeResponse(review admissionv1.AdmissionReview, response *admissionv1.AdmissionResponse) ([]byte, *metav1.Status) {
-	response.UID = review.Request.UID
-	out, err := json.Marshal(admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: response})
+// undecodable answers a body whose first pass failed. A well-formed review
+// of a pod that does not decode is answered with a refusal, which the API
+// server honours under either failurePolicy; an HTTP error would let the
+// fail-open webhook's pods through.
+func undecodable(body []byte, err error) ([]byte, *metav1.Status) {
+	var review struct {
+		metav1.TypeMeta `json:",inline"`
+		Request         *struct {
+			UID         types.UID                   `json:"uid"`
+			Resource    metav1.GroupVersionResource `json:"resource"`
+			SubResource string                      `json:"subResource"`
+		} `json:"request"`
+	}
+	if json.Unmarshal(body, &review) != nil || review.Request == nil {
+		return nil, badRequest("decoding the admission review: " + err.Error())
+	}
+	response := &admissionv1.AdmissionResponse{Allowed: true}
+	if review.Request.Resource == podResource {
+		response = &admissionv1.AdmissionResponse{Result: &metav1.Status{
+			Status: metav1.StatusFailure, Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest,
+			Message: "decoding the pod: " + err.Error(),
+		}}
+	}
+	return encodeResponse(review.TypeMeta, review.Request.UID, response)
+}
+
+// reviewHeader is the one pass over an AdmissionReview every request costs:
+// what routes it and the pod's outline. The whole pod is decoded from the
+// same body only if a mutator asks for it.
+type reviewHeader struct {
+	metav1.TypeMeta `json:",inline"`
+	Request         *requestHeader `json:"request"`
+}
+
+type requestHeader struct {
+	UID         types.UID                   `json:"uid"`
+	Resource    metav1.GroupVersionResource `json:"resource"`
+	SubResource string                      `json:"subResource"`
+	Namespace   string                      `json:"namespace"`
+	Operation   admissionv1.Operation       `json:"operation"`
+	Object      *mutation.PodOutline        `json:"object"`
+}
+
+// reviewSource decodes the pods of a review from its body, each in the
+// shape a mutator asks for, in one pass over the body.
+type reviewSource []byte
+
+func (s reviewSource) DecodePod(into any) error {
+	var review struct {
+		Request struct {
+			Object any `json:"object"`
+		} `json:"request"`
+	}
+	review.Request.Object = into
+	return json.Unmarshal(s, &review)
+}
+
+func (s reviewSource) DecodeOldPod(into any) error {
+	var review struct {
+		Request struct {
+			OldObject any `json:"oldObject"`
+		} `json:"request"`
+	}
+	review.Request.OldObject = into
+	return json.Unmarshal(s, &review)
+}
+
+// patchedSource is the pod as an earlier mutator's patch left it; the old
+// pod is still the review's.
+type patchedSource struct {
+	pod    []byte
+	review reviewSource
+}
+
+func (s patchedSource) DecodePod(into any) error    { return json.Unmarshal(s.pod, into) }
+func (s patchedSource) DecodeOldPod(into any) error { return s.review.DecodeOldPod(into) }
+
+func encodeResponse(typeMeta metav1.TypeMeta, uid types.UID, response *admissionv1.AdmissionResponse) ([]byte, *metav1.Status) {
+	response.UID = uid
+	out, err := json.Marshal(admissionv1.AdmissionReview{TypeMeta: typeMeta, Response: response})
 	if err != nil {
 		return nil, &metav1.Status{Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError, Message: "encoding the response: " + err.Error()}
 	}
@@ -120,7 +197,7 @@ func encodeResponse(review admissionv1.AdmissionReview, response *admissionv1.Ad
 func (h *podHandler) recovered(body []byte, source string, v any) ([]byte, *metav1.Status) {
 	h.metrics.panics.WithLabelValues(source).Inc()
 	klog.ErrorS(nil, "Recovered from a panic while deciding on a pod", "source", source, "panic", v, "stack", string(debug.Stack()))
-	var review admissionv1.AdmissionReview
+	var review reviewHeader
 	if err := json.Unmarshal(body, &review); err != nil || review.Request == nil {
 		// Without a request there is no pod to decide on: the HTTP error
 		// leaves it to the failurePolicy.
@@ -134,32 +211,27 @@ func (h *podHandler) recovered(body []byte, source string, v any) ([]byte, *meta
 	response := &admissionv1.AdmissionResponse{Allowed: true, Warnings: []string{
 		fmt.Sprintf("%s failed internally while deciding on this pod; the pod asks for no injection, so it was admitted unchanged, without automatic injections", where),
 	}}
-	if annotation := explicitRequest(review.Request.Object.Raw); annotation != "" {
+	if annotation := explicitRequest(review.Request.Object); annotation != "" {
 		response = &admissionv1.AdmissionResponse{Result: &metav1.Status{
 			Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError,
 			Message: fmt.Sprintf("%s failed internally while deciding on this pod; the pod asks for an injection through annotation %s, "+
 				"so it is refused rather than started without it; retry, and report it with the webhook's log if it persists", where, annotation),
 		}}
 	}
-	return encodeResponse(review, response)
+	return encodeResponse(review.TypeMeta, review.Request.UID, response)
 }
 
-// explicitRequest is the first annotation of the pod in raw that asks for an
+// explicitRequest is the first annotation of the pod that asks for an
 // injection, or "". That is the fail-closed webhook's matchCondition but for
 // its debug-container clause: a debug container added to a pod injected
-// automatically is admitted without the mounts. It decodes the metadata
-// alone, since the full pod may be what failed.
-func explicitRequest(raw []byte) string {
-	var object struct {
-		Metadata struct {
-			Annotations map[string]string `json:"annotations"`
-		} `json:"metadata"`
-	}
-	if json.Unmarshal(raw, &object) != nil {
+// automatically is admitted without the mounts. It reads the outline alone,
+// since the whole pod may be what failed.
+func explicitRequest(pod *mutation.PodOutline) string {
+	if pod == nil {
 		return ""
 	}
 	for _, annotation := range mutation.ExplicitRequestAnnotations {
-		if _, ok := object.Metadata.Annotations[annotation]; ok {
+		if _, ok := pod.Metadata.Annotations[annotation]; ok {
 			return annotation
 		}
 	}
@@ -173,31 +245,22 @@ func badRequest(message string) *metav1.Status {
 // review decides one request. Requests this webhook is not configured for are
 // allowed untouched: refusing them would only turn a configuration mistake
 // into an outage. It names the mutator it is running in *source.
-func (h *podHandler) review(ctx context.Context, req *admissionv1.AdmissionRequest, source *string) *admissionv1.AdmissionResponse {
+func (h *podHandler) review(ctx context.Context, body []byte, req *requestHeader, source *string) *admissionv1.AdmissionResponse {
 	if req.Resource != podResource || (req.SubResource != "" && req.SubResource != "ephemeralcontainers") {
 		return &admissionv1.AdmissionResponse{Allowed: true}
 	}
-	pod := &corev1.Pod{}
-	if err := json.Unmarshal(req.Object.Raw, pod); err != nil {
+	if req.Object == nil {
 		return &admissionv1.AdmissionResponse{Result: &metav1.Status{
 			Status: metav1.StatusFailure, Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest,
-			Message: "decoding the pod: " + err.Error(),
+			Message: "the admission review has no pod",
 		}}
 	}
-	mreq := &mutation.Request{Operation: req.Operation, Namespace: req.Namespace, SubResource: req.SubResource, Pod: pod}
-	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
-		mreq.OldPod = &corev1.Pod{}
-		if err := json.Unmarshal(req.OldObject.Raw, mreq.OldPod); err != nil {
-			return &admissionv1.AdmissionResponse{Result: &metav1.Status{
-				Status: metav1.StatusFailure, Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest,
-				Message: "decoding the old pod: " + err.Error(),
-			}}
-		}
-	}
+	outline := req.Object
+	mreq := mutation.NewRequest(req.Operation, req.Namespace, req.SubResource, outline, reviewSource(body))
 
 	var patch []mutation.PatchOperation
 	var warnings []string
-	podRaw := req.Object.Raw
+	var podRaw []byte
 	for i, m := range h.mutators {
 		start := time.Now()
 		*source = m.Name()
@@ -205,27 +268,21 @@ func (h *podHandler) review(ctx context.Context, req *admissionv1.AdmissionReque
 		*source = handlerSource
 		h.metrics.observeMutator(m.Name(), result, time.Since(start))
 		if result.Denied != nil {
-			klog.V(2).InfoS("Denied pod", "mutator", m.Name(), "namespace", req.Namespace, "pod", podName(pod), "reason", result.Denied.Reason)
+			klog.V(2).InfoS("Denied pod", "mutator", m.Name(), "namespace", req.Namespace, "pod", outline.DisplayName(), "reason", result.Denied.Reason)
 			return denied(result.Denied.Message)
 		}
 		patch = append(patch, result.Patch...)
 		warnings = append(warnings, result.Warnings...)
 		if len(result.Patch) > 0 && i < len(h.mutators)-1 {
-			var err error
-			if podRaw, err = applyPatch(podRaw, result.Patch); err != nil {
-				klog.ErrorS(err, "A mutator's patch does not apply", "mutator", m.Name(), "namespace", req.Namespace, "pod", podName(pod))
+			next, raw, err := patched(mreq, podRaw, reviewSource(body), result.Patch)
+			if err != nil {
+				klog.ErrorS(err, "A mutator's patch does not apply", "mutator", m.Name(), "namespace", req.Namespace, "pod", outline.DisplayName())
 				return denied(fmt.Sprintf("the %s injection produced a patch that does not apply to the pod: %v", m.Name(), err))
 			}
-			next := &corev1.Pod{}
-			if err := json.Unmarshal(podRaw, next); err != nil {
-				return denied(fmt.Sprintf("the %s injection produced a pod that does not decode: %v", m.Name(), err))
-			}
-			shallow := *mreq
-			shallow.Pod = next
-			mreq = &shallow
+			mreq, podRaw = next, raw
 		}
 	}
-	if annotation := h.unclaimedRequest(pod); annotation != "" {
+	if annotation := h.unclaimedRequest(outline.Metadata.Annotations); annotation != "" {
 		h.metrics.observeMutator("unclaimed", mutation.Deny("NotServed", ""), 0)
 		return denied(fmt.Sprintf("the pod asks for an injection through annotation %s, which this webhook does not serve; "+
 			"the pod would start without what it asks for, so it is refused", annotation))
@@ -240,8 +297,30 @@ func (h *podHandler) review(ctx context.Context, req *admissionv1.AdmissionReque
 		response.Patch = raw
 		response.PatchType = ptrTo(admissionv1.PatchTypeJSONPatch)
 	}
-	klog.V(4).InfoS("Admitted pod", "namespace", req.Namespace, "pod", podName(pod), "patchOperations", len(patch))
+	klog.V(4).InfoS("Admitted pod", "namespace", req.Namespace, "pod", outline.DisplayName(), "patchOperations", len(patch))
 	return response
+}
+
+// patched is the request the next mutator sees: the pod as ops leave it.
+// podRaw is the pod as earlier mutators left it, nil if none patched.
+func patched(req *mutation.Request, podRaw []byte, review reviewSource, ops []mutation.PatchOperation) (*mutation.Request, []byte, error) {
+	if podRaw == nil {
+		var raw json.RawMessage
+		if err := review.DecodePod(&raw); err != nil {
+			return nil, nil, err
+		}
+		podRaw = raw
+	}
+	podRaw, err := applyPatch(podRaw, ops)
+	if err != nil {
+		return nil, nil, err
+	}
+	outline := &mutation.PodOutline{}
+	if err := json.Unmarshal(podRaw, outline); err != nil {
+		return nil, nil, fmt.Errorf("the patched pod does not decode: %w", err)
+	}
+	next := mutation.NewRequest(req.Operation, req.Namespace, req.SubResource, outline, patchedSource{pod: podRaw, review: review})
+	return next, podRaw, nil
 }
 
 // applyPatch returns the pod as a mutator's patch leaves it.
@@ -257,9 +336,9 @@ func applyPatch(podRaw []byte, ops []mutation.PatchOperation) ([]byte, error) {
 	return decoded.Apply(podRaw)
 }
 
-func (h *podHandler) unclaimedRequest(pod *corev1.Pod) string {
+func (h *podHandler) unclaimedRequest(annotations map[string]string) string {
 	for _, annotation := range h.unclaimed {
-		if _, ok := pod.Annotations[annotation]; ok {
+		if _, ok := annotations[annotation]; ok {
 			return annotation
 		}
 	}
@@ -270,14 +349,6 @@ func denied(message string) *admissionv1.AdmissionResponse {
 	return &admissionv1.AdmissionResponse{Result: &metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: message,
 	}}
-}
-
-// podName is the name or, for pods named by the API server, the prefix.
-func podName(pod *corev1.Pod) string {
-	if pod.Name != "" {
-		return pod.Name
-	}
-	return pod.GenerateName
 }
 
 func ptrTo[T any](v T) *T { return &v }

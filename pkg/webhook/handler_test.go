@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -28,11 +29,11 @@ type labelMutator struct{ annotation string }
 func (m labelMutator) Name() string                 { return "label" }
 func (m labelMutator) RequestAnnotations() []string { return []string{m.annotation} }
 func (m labelMutator) Mutate(_ context.Context, req *mutation.Request) mutation.Result {
-	switch req.Pod.Annotations[m.annotation] {
+	switch req.Outline.Metadata.Annotations[m.annotation] {
 	case "":
 		return mutation.Result{}
 	case "deny":
-		return mutation.Deny("Asked", "pod "+req.Namespace+"/"+req.Pod.Name+" asked to be denied")
+		return mutation.Deny("Asked", "pod "+req.Namespace+"/"+req.Outline.Metadata.Name+" asked to be denied")
 	}
 	return mutation.Result{Patch: []mutation.PatchOperation{{Op: "add", Path: "/metadata/labels/injected", Value: "yes"}}}
 }
@@ -200,11 +201,30 @@ func TestPodHandlerRejectsMalformedRequests(t *testing.T) {
 	}
 }
 
+// A pod is decoded as far as the webhook reads it: the outline always, the
+// whole pod only for a mutator that needs it. Whatever part is read and does
+// not decode refuses the pod, with a refusal rather than an HTTP error that
+// the fail-open webhook's failurePolicy would turn into an admission.
 func TestPodHandlerRejectsUndecodablePod(t *testing.T) {
-	body := []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","resource":{"version":"v1","resource":"pods"},"operation":"CREATE","object":{"spec":{"containers":"not a list"}}}}`)
-	_, review := post(t, newPodHandler(nil, newMetrics()), body)
-	if review == nil || review.Response.Allowed || review.Response.Result.Code != http.StatusBadRequest {
-		t.Fatalf("an undecodable pod must be refused with 400, got %+v", review)
+	const review = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","resource":{"version":"v1","resource":"pods"},"operation":"CREATE","object":%s}}`
+	rewrites := newPodHandler([]mutation.Mutator{volumeMutator{"first"}}, newMetrics())
+	for _, tc := range []struct {
+		name, object string
+		handler      *podHandler
+		wantCode     int32
+		wantMessage  string
+	}{
+		{"malformed metadata", `{"metadata":{"annotations":["not","a","map"]}}`, newPodHandler(nil, newMetrics()), http.StatusBadRequest, "decoding the pod: json: cannot unmarshal array"},
+		{"a malformed container list", `{"spec":{"containers":"not a list"}}`, newPodHandler(nil, newMetrics()), http.StatusBadRequest, "decoding the pod: json: cannot unmarshal string"},
+		{"a malformed field only the whole pod has", `{"spec":{"priority":"high"}}`, rewrites, http.StatusForbidden, "decoding the pod: json: cannot unmarshal string"},
+		{"no pod", `null`, newPodHandler(nil, newMetrics()), http.StatusBadRequest, "the admission review has no pod"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, got := post(t, tc.handler, []byte(fmt.Sprintf(review, tc.object)))
+			if got == nil || got.Response.UID != "u1" || got.Response.Allowed || got.Response.Result.Code != tc.wantCode || !strings.Contains(got.Response.Result.Message, tc.wantMessage) {
+				t.Fatalf("want a %d refusal with %q, got %+v", tc.wantCode, tc.wantMessage, got)
+			}
+		})
 	}
 }
 
@@ -234,10 +254,14 @@ type oldPodMutator struct{}
 func (oldPodMutator) Name() string                 { return "old" }
 func (oldPodMutator) RequestAnnotations() []string { return nil }
 func (oldPodMutator) Mutate(_ context.Context, req *mutation.Request) mutation.Result {
-	if req.OldPod == nil {
+	old, err := req.OldPod()
+	if err != nil {
+		return mutation.Undecodable(err)
+	}
+	if old == nil {
 		return mutation.Result{Warnings: []string{"no old pod"}}
 	}
-	return mutation.Result{Warnings: []string{"old pod had " + req.OldPod.Spec.EphemeralContainers[0].Name}}
+	return mutation.Result{Warnings: []string{"old pod had " + old.Spec.EphemeralContainers[0].Name}}
 }
 
 func TestPodHandlerPassesOldPodAndReturnsWarnings(t *testing.T) {
@@ -276,7 +300,11 @@ type volumeMutator struct{ volume string }
 func (m volumeMutator) Name() string                 { return m.volume }
 func (m volumeMutator) RequestAnnotations() []string { return nil }
 func (m volumeMutator) Mutate(_ context.Context, req *mutation.Request) mutation.Result {
-	volumes := append(slices.Clone(req.Pod.Spec.Volumes), corev1.Volume{Name: m.volume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	pod, err := req.Pod()
+	if err != nil {
+		return mutation.Undecodable(err)
+	}
+	volumes := append(slices.Clone(pod.Spec.Volumes), corev1.Volume{Name: m.volume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	return mutation.Result{Patch: []mutation.PatchOperation{{Op: "add", Path: "/spec/volumes", Value: volumes}}}
 }
 

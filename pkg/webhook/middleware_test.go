@@ -110,11 +110,11 @@ func (panicMutator) RequestAnnotations() []string {
 	return []string{"subscription.openshift.io/inject-bundle"}
 }
 func (panicMutator) Mutate(_ context.Context, req *mutation.Request) mutation.Result {
-	if req.Pod.Labels["boom"] == "encode" {
+	if req.Outline.Metadata.Labels["boom"] == "encode" {
 		return mutation.Result{Patch: []mutation.PatchOperation{{Op: "add", Path: "/metadata/labels/x", Value: panicsWhenEncoded{}}}}
 	}
 	var seen map[string]bool
-	seen[req.Pod.GenerateName] = true // assignment to entry in nil map
+	seen[req.Outline.Metadata.GenerateName] = true // assignment to entry in nil map
 	return mutation.Result{}
 }
 

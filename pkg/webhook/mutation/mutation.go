@@ -8,6 +8,9 @@ package mutation
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -15,7 +18,11 @@ import (
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 )
 
-// Request is one pod admission, decoded once by the server.
+// Request is one pod admission. Most pods a mutator is sent concern it not
+// at all, and decoding a whole pod costs several times what the rest of an
+// admission does, so the server decodes only the pod's Outline, in the same
+// pass as the rest of the request. A mutator decides from it and decodes
+// the whole pod (Pod) only when it needs more.
 type Request struct {
 	Operation admissionv1.Operation
 	// Namespace is the request's namespace: a pod being created may not carry
@@ -24,10 +31,186 @@ type Request struct {
 	// SubResource is "" for the pod itself, "ephemeralcontainers" for a debug
 	// container being added.
 	SubResource string
-	// Pod is shared by every mutator of the request: read it, never modify it.
-	Pod *corev1.Pod
-	// OldPod is the pod before an UPDATE (nil for CREATE), shared likewise.
-	OldPod *corev1.Pod
+	// Outline is the part of the pod always decoded. Shared by every
+	// mutator of the request: read it, never modify it.
+	Outline *PodOutline
+
+	source        Source
+	pod, oldPod   *corev1.Pod
+	podErr        error
+	oldPodErr     error
+	podDecoded    bool
+	oldPodDecoded bool
+}
+
+// PodOutline is a pod's metadata and the shape of its spec: names, and
+// what tells an injection's mounts and variables apart from the user's.
+// It has corev1.Pod's JSON field names, so it decodes from a pod's JSON;
+// probes, resources and env values, most of a pod's bytes, are skipped.
+type PodOutline struct {
+	Metadata struct {
+		Name         string            `json:"name"`
+		GenerateName string            `json:"generateName"`
+		Namespace    string            `json:"namespace"`
+		Labels       map[string]string `json:"labels"`
+		Annotations  map[string]string `json:"annotations"`
+	} `json:"metadata"`
+	Spec struct {
+		ServiceAccountName  string             `json:"serviceAccountName"`
+		NodeSelector        map[string]string  `json:"nodeSelector"`
+		Volumes             []VolumeOutline    `json:"volumes"`
+		InitContainers      []ContainerOutline `json:"initContainers"`
+		Containers          []ContainerOutline `json:"containers"`
+		EphemeralContainers []ContainerOutline `json:"ephemeralContainers"`
+	} `json:"spec"`
+}
+
+// VolumeOutline is a volume's name and, for a projected volume, the paths
+// of the service account tokens it projects.
+type VolumeOutline struct {
+	Name      string `json:"name"`
+	Projected *struct {
+		Sources []struct {
+			ServiceAccountToken *struct {
+				Path string `json:"path"`
+			} `json:"serviceAccountToken"`
+		} `json:"sources"`
+	} `json:"projected"`
+}
+
+// ContainerOutline is a container's name, the names of its variables and
+// its mounts.
+type ContainerOutline struct {
+	Name string `json:"name"`
+	Env  []struct {
+		Name string `json:"name"`
+	} `json:"env"`
+	VolumeMounts []struct {
+		Name      string `json:"name"`
+		MountPath string `json:"mountPath"`
+	} `json:"volumeMounts"`
+}
+
+// DisplayName is the pod's name or, for a pod the API server will name, its
+// prefix.
+func (o *PodOutline) DisplayName() string {
+	if o.Metadata.Name != "" {
+		return o.Metadata.Name
+	}
+	return o.Metadata.GenerateName
+}
+
+// Source decodes a request's pod, and for an UPDATE the pod before it, into
+// any shape: a *corev1.Pod, or a struct holding the few fields a mutator
+// reads. DecodeOldPod leaves into untouched when there is no old pod.
+type Source interface {
+	DecodePod(into any) error
+	DecodeOldPod(into any) error
+}
+
+// NewRequest returns a request whose whole pods are decoded from source on
+// demand.
+func NewRequest(operation admissionv1.Operation, namespace, subResource string, outline *PodOutline, source Source) *Request {
+	return &Request{Operation: operation, Namespace: namespace, SubResource: subResource, Outline: outline, source: source}
+}
+
+// RequestFor returns a request for typed pods, as tests and benchmarks build
+// them: the pods are encoded to JSON, and the outline and pods decoded from
+// it the way the server decodes the API server's.
+func RequestFor(operation admissionv1.Operation, namespace, subResource string, pod, oldPod *corev1.Pod) *Request {
+	source := jsonSource{}
+	outline := &PodOutline{}
+	if pod != nil {
+		source.pod = mustEncode(pod)
+		if err := json.Unmarshal(source.pod, outline); err != nil {
+			panic(fmt.Sprintf("decoding the outline of a pod: %v", err))
+		}
+	}
+	if oldPod != nil {
+		source.oldPod = mustEncode(oldPod)
+	}
+	return NewRequest(operation, namespace, subResource, outline, source)
+}
+
+func mustEncode(pod *corev1.Pod) []byte {
+	raw, err := json.Marshal(pod)
+	if err != nil {
+		panic(fmt.Sprintf("encoding a pod: %v", err))
+	}
+	return raw
+}
+
+// Pod decodes the whole pod, once per request. It is nil, without error,
+// for a request without one.
+func (r *Request) Pod() (*corev1.Pod, error) {
+	if !r.podDecoded {
+		r.podDecoded = true
+		if r.source != nil {
+			pod := &corev1.Pod{}
+			if err := r.source.DecodePod(pod); err != nil {
+				r.podErr = fmt.Errorf("decoding the pod: %w", err)
+			} else {
+				r.pod = pod
+			}
+		}
+	}
+	return r.pod, r.podErr
+}
+
+// OldPod decodes the pod before an UPDATE, once per request; nil for a
+// CREATE.
+func (r *Request) OldPod() (*corev1.Pod, error) {
+	if !r.oldPodDecoded {
+		r.oldPodDecoded = true
+		if r.source != nil && r.Operation == admissionv1.Update {
+			var old *corev1.Pod
+			if err := r.source.DecodeOldPod(&old); err != nil {
+				r.oldPodErr = fmt.Errorf("decoding the old pod: %w", err)
+			} else {
+				r.oldPod = old
+			}
+		}
+	}
+	return r.oldPod, r.oldPodErr
+}
+
+// DecodeOldPod decodes the pod before an UPDATE into a mutator's own view of
+// it, leaving into untouched for a CREATE.
+func (r *Request) DecodeOldPod(into any) error {
+	if r.source == nil || r.Operation != admissionv1.Update {
+		return nil
+	}
+	if err := r.source.DecodeOldPod(into); err != nil {
+		return fmt.Errorf("decoding the old pod: %w", err)
+	}
+	return nil
+}
+
+// Undecodable is the answer to a pod that does not decode: the API server
+// sends only pods it has decoded itself, so this is a refusal, never an
+// admission without the injection.
+func Undecodable(err error) Result {
+	return Deny("MalformedPod", err.Error())
+}
+
+// jsonSource decodes pods from their JSON.
+type jsonSource struct{ pod, oldPod []byte }
+
+// JSONSource decodes the pod, and the old pod when not nil, from their JSON.
+func JSONSource(pod, oldPod []byte) Source { return jsonSource{pod: pod, oldPod: oldPod} }
+
+func (s jsonSource) DecodePod(into any) error {
+	if s.pod == nil {
+		return errors.New("the request has no pod")
+	}
+	return json.Unmarshal(s.pod, into)
+}
+
+func (s jsonSource) DecodeOldPod(into any) error {
+	if s.oldPod == nil {
+		return nil
+	}
+	return json.Unmarshal(s.oldPod, into)
 }
 
 // PatchOperation is one RFC 6902 JSON patch operation against the pod.
@@ -71,7 +254,7 @@ type Mutator interface {
 	// the fail-closed webhook matches exactly these.
 	RequestAnnotations() []string
 	// Mutate decides for one pod. It returns an empty Result for a pod it is
-	// not concerned with.
+	// not concerned with, having read as little of the pod as that takes.
 	Mutate(ctx context.Context, req *Request) Result
 }
 

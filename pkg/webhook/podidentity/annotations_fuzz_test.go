@@ -107,7 +107,7 @@ func FuzzPodIdentityAnnotations(f *testing.F) {
 				sa[key] = value
 			}
 			result := New(DefaultConfig(), serviceAccounts{ns + "/frontend": sa}).Mutate(context.Background(),
-				&mutation.Request{Operation: admissionv1.Create, Namespace: ns, Pod: p})
+				mutation.RequestFor(admissionv1.Create, ns, "", p, nil))
 			if d := result.Denied; d != nil {
 				if d.Reason != reasonMalformedAnnotation || !strings.HasPrefix(d.Message, "annotation "+key+" on "+object+": "+quote(value)+" is malformed: ") ||
 					len(d.Message) > 2000 {

@@ -120,7 +120,7 @@ func BenchmarkPodIdentityMutate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := &mutation.Request{Operation: admissionv1.Create, Namespace: ns, Pod: p}
+	req := mutation.RequestFor(admissionv1.Create, ns, "", p, nil)
 	b.ReportAllocs()
 	for b.Loop() {
 		if r := m.Mutate(context.Background(), req); r.Denied != nil || len(r.Patch) == 0 {

@@ -15,7 +15,7 @@ import (
 // every container and init container not skipped. The patch only adds, so
 // nothing of the pod's own is replaced, and it is empty for a pod injected
 // already (the API server's reinvocation).
-func (m *mutator) mutateCreate(pod *corev1.Pod, s *settings) mutation.Result {
+func (m *mutator) mutateCreate(pod *mutation.PodOutline, s *settings) mutation.Result {
 	// A volume, and for each container a few variables and a mount.
 	result := mutation.Result{Patch: make([]mutation.PatchOperation, 0, 1+4*(len(pod.Spec.InitContainers)+len(pod.Spec.Containers)))}
 	if v := findVolume(pod.Spec.Volumes); v != nil {
@@ -37,12 +37,12 @@ func (m *mutator) mutateCreate(pod *corev1.Pod, s *settings) mutation.Result {
 	}
 	for _, group := range []struct {
 		field, kind string
-		containers  []corev1.Container
+		containers  []mutation.ContainerOutline
 	}{{"initContainers", "init container", pod.Spec.InitContainers}, {"containers", "container", pod.Spec.Containers}} {
 		for i := range group.containers {
 			c := &group.containers[i]
 			var d *denial
-			result.Patch, d = m.inject(result.Patch, "/spec/"+group.field+"/"+strconv.Itoa(i), group.kind, c.Name, c.Env, c.VolumeMounts, s)
+			result.Patch, d = m.inject(result.Patch, "/spec/"+group.field+"/"+strconv.Itoa(i), group.kind, c, s)
 			if d != nil {
 				return mutation.Deny(d.reason, d.message)
 			}
@@ -55,17 +55,19 @@ func (m *mutator) mutateCreate(pod *corev1.Pod, s *settings) mutation.Result {
 // same credentials: on this subresource only ephemeral containers may
 // change, and those already in the pod may not.
 func (m *mutator) mutateEphemeral(req *mutation.Request, s *settings) mutation.Result {
-	pod := req.Pod
+	pod := req.Outline
 	if why := notOurs(findVolume(pod.Spec.Volumes)); why != "" {
 		// The pod runs already; refusing would only stop its debugging.
 		return mutation.Result{Warnings: []string{fmt.Sprintf("the debug container gets no AWS credentials for ServiceAccount %s: the pod's volume %q is not a service account token (%s)",
 			s.serviceAccount, VolumeName, why)}}
 	}
+	var old mutation.PodOutline
+	if err := req.DecodeOldPod(&old); err != nil {
+		return mutation.Undecodable(err)
+	}
 	existing := map[string]bool{}
-	if req.OldPod != nil {
-		for _, c := range req.OldPod.Spec.EphemeralContainers {
-			existing[c.Name] = true
-		}
+	for _, c := range old.Spec.EphemeralContainers {
+		existing[c.Name] = true
 	}
 	var result mutation.Result
 	for i := range pod.Spec.EphemeralContainers {
@@ -74,7 +76,7 @@ func (m *mutator) mutateEphemeral(req *mutation.Request, s *settings) mutation.R
 			continue
 		}
 		var d *denial
-		result.Patch, d = m.inject(result.Patch, "/spec/ephemeralContainers/"+strconv.Itoa(i), "ephemeral container", c.Name, c.Env, c.VolumeMounts, s)
+		result.Patch, d = m.inject(result.Patch, "/spec/ephemeralContainers/"+strconv.Itoa(i), "ephemeral container", c, s)
 		if d != nil {
 			return mutation.Deny(d.reason, d.message)
 		}
@@ -90,7 +92,7 @@ func (m *mutator) volume(s *settings) corev1.Volume {
 	}}}
 }
 
-func findVolume(volumes []corev1.Volume) *corev1.Volume {
+func findVolume(volumes []mutation.VolumeOutline) *mutation.VolumeOutline {
 	for i := range volumes {
 		if volumes[i].Name == VolumeName {
 			return &volumes[i]
@@ -102,7 +104,7 @@ func findVolume(volumes []corev1.Volume) *corev1.Volume {
 // notOurs says why a volume under VolumeName does not put a service account
 // token at TokenFile, or returns "". Audience and lifetime are not checked:
 // a pod copied from an injected one keeps what it was given, as upstream.
-func notOurs(v *corev1.Volume) string {
+func notOurs(v *mutation.VolumeOutline) string {
 	if v == nil {
 		return "it is missing"
 	}
@@ -121,7 +123,8 @@ func notOurs(v *corev1.Volume) string {
 // As upstream, the environment comes in three groups, each added only when
 // the container sets none of its variables, so nothing the container sets
 // is overridden; a container that sets all three is left as it is.
-func (m *mutator) inject(ops []mutation.PatchOperation, at, kind, name string, env []corev1.EnvVar, mounts []corev1.VolumeMount, s *settings) ([]mutation.PatchOperation, *denial) {
+func (m *mutator) inject(ops []mutation.PatchOperation, at, kind string, c *mutation.ContainerOutline, s *settings) ([]mutation.PatchOperation, *denial) {
+	name, env, mounts := c.Name, c.Env, c.VolumeMounts
 	if s.skip[name] {
 		return ops, nil
 	}

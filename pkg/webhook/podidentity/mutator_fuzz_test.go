@@ -84,14 +84,14 @@ func FuzzPodIdentityMutator(f *testing.F) {
 
 		// The pod as the API server encodes it, and as the handler decodes that.
 		encoded, pod := reencode(t, &decoded)
-		req := &mutation.Request{Operation: admissionv1.Create, Namespace: ns, Pod: pod}
+		req := mutation.RequestFor(admissionv1.Create, ns, "", pod, nil)
 		if flags&fuzzEphemeral != 0 {
 			if len(pod.Spec.EphemeralContainers) == 0 {
 				return
 			}
 			old := pod.DeepCopy()
 			old.Spec.EphemeralContainers = old.Spec.EphemeralContainers[:len(old.Spec.EphemeralContainers)-1]
-			req = &mutation.Request{Operation: admissionv1.Update, SubResource: "ephemeralcontainers", Namespace: ns, Pod: pod, OldPod: old}
+			req = mutation.RequestFor(admissionv1.Update, ns, "ephemeralcontainers", pod, old)
 		}
 
 		result := m.Mutate(context.Background(), req)
@@ -135,9 +135,11 @@ func FuzzPodIdentityMutator(f *testing.F) {
 		keepsTheUsersOwn(t, pod, &patchedPod, skipped)
 
 		_, again := reencode(t, &patchedPod)
-		req2 := *req
-		req2.Pod = again
-		second := m.Mutate(context.Background(), &req2)
+		old, err := req.OldPod()
+		if err != nil {
+			t.Fatal(err)
+		}
+		second := m.Mutate(context.Background(), mutation.RequestFor(req.Operation, req.Namespace, req.SubResource, again, old))
 		if second.Denied != nil || len(second.Patch) > 0 {
 			t.Fatalf("admitting the patched pod again changed the answer: denied %+v, patch %+v\nfirst patch %s", second.Denied, second.Patch, ops)
 		}

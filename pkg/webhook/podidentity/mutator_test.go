@@ -71,7 +71,7 @@ func pod(annotations map[string]string) *corev1.Pod {
 
 func admit(t testing.TB, m mutation.Mutator, p *corev1.Pod) (*corev1.Pod, mutation.Result) {
 	t.Helper()
-	result := m.Mutate(context.Background(), &mutation.Request{Operation: admissionv1.Create, Namespace: ns, Pod: p})
+	result := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Create, ns, "", p, nil))
 	return applyPatch(t, p, result), result
 }
 
@@ -389,7 +389,7 @@ func TestInjection(t *testing.T) {
 // upstream, and appends to lists the pod has rather than replacing them.
 func TestPatch(t *testing.T) {
 	m := New(DefaultConfig(), serviceAccounts{ns + "/frontend": withRole()})
-	result := m.Mutate(context.Background(), &mutation.Request{Operation: admissionv1.Create, Namespace: ns, Pod: pod(nil)})
+	result := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Create, ns, "", pod(nil), nil))
 	got, err := json.Marshal(result.Patch)
 	if err != nil {
 		t.Fatal(err)
@@ -413,7 +413,7 @@ func TestTheDefaultServiceAccountAndTheRequestsNamespace(t *testing.T) {
 	m := New(DefaultConfig(), serviceAccounts{"payments/default": withRole()})
 	p := pod(nil)
 	p.Namespace, p.Spec.ServiceAccountName = "", ""
-	result := m.Mutate(context.Background(), &mutation.Request{Operation: admissionv1.Create, Namespace: "payments", Pod: p})
+	result := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Create, "payments", "", p, nil))
 	if result.Denied != nil || len(result.Patch) == 0 {
 		t.Fatalf("want payments/default's role injected, got %+v", result)
 	}
@@ -421,14 +421,14 @@ func TestTheDefaultServiceAccountAndTheRequestsNamespace(t *testing.T) {
 
 func TestOnlyPodCreationAndDebugContainersAreMutated(t *testing.T) {
 	m := New(DefaultConfig(), serviceAccounts{ns + "/frontend": withRole()})
-	for _, req := range []mutation.Request{
-		{Operation: admissionv1.Update, Namespace: ns, Pod: pod(nil), OldPod: pod(nil)},
-		{Operation: admissionv1.Delete, Namespace: ns, Pod: pod(nil)},
-		{Operation: admissionv1.Create, Namespace: ns, SubResource: "binding", Pod: pod(nil)},
-		{Operation: admissionv1.Update, Namespace: ns, SubResource: "status", Pod: pod(nil)},
-		{Operation: admissionv1.Create, Namespace: ns},
+	for _, req := range []*mutation.Request{
+		mutation.RequestFor(admissionv1.Update, ns, "", pod(nil), pod(nil)),
+		mutation.RequestFor(admissionv1.Delete, ns, "", pod(nil), nil),
+		mutation.RequestFor(admissionv1.Create, ns, "binding", pod(nil), nil),
+		mutation.RequestFor(admissionv1.Update, ns, "status", pod(nil), nil),
+		mutation.RequestFor(admissionv1.Create, ns, "", nil, nil),
 	} {
-		if r := m.Mutate(context.Background(), &req); r.Denied != nil || len(r.Patch) != 0 || len(r.Warnings) != 0 {
+		if r := m.Mutate(context.Background(), req); r.Denied != nil || len(r.Patch) != 0 || len(r.Warnings) != 0 {
 			t.Errorf("%s %q: %+v", req.Operation, req.SubResource, r)
 		}
 	}
@@ -568,18 +568,26 @@ func TestRefusals(t *testing.T) {
 // has one debug container, the new one a second.
 func debug(t *testing.T, m mutation.Mutator, p *corev1.Pod) *mutation.Request {
 	t.Helper()
+	updated, old := debugPods(t, m, p)
+	return mutation.RequestFor(admissionv1.Update, ns, "ephemeralcontainers", updated, old)
+}
+
+// debugPods are the pod p after injection, with one debug container, and
+// with a second one being added.
+func debugPods(t *testing.T, m mutation.Mutator, p *corev1.Pod) (updated, old *corev1.Pod) {
+	t.Helper()
 	injected, result := admit(t, m, p)
 	if result.Denied != nil {
 		t.Fatal(result.Denied.Message)
 	}
-	old := injected.DeepCopy()
+	old = injected.DeepCopy()
 	old.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger-1", Image: "ubi9"}}}
-	updated := old.DeepCopy()
+	updated = old.DeepCopy()
 	updated.Spec.EphemeralContainers = append(updated.Spec.EphemeralContainers, corev1.EphemeralContainer{
 		EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger-2", Image: "ubi9", Env: []corev1.EnvVar{{Name: "TERM", Value: "xterm"}}},
 		TargetContainerName:      "web",
 	})
-	return &mutation.Request{Operation: admissionv1.Update, Namespace: ns, SubResource: "ephemeralcontainers", Pod: updated, OldPod: old}
+	return updated, old
 }
 
 func TestDebugContainersGetTheCredentials(t *testing.T) {
@@ -596,7 +604,15 @@ func TestDebugContainersGetTheCredentials(t *testing.T) {
 			t.Errorf("on the ephemeralcontainers subresource only new ephemeral containers may change: %+v", op)
 		}
 	}
-	got := applyPatch(t, req.Pod, result)
+	updated, err := req.Pod()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := req.OldPod()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := applyPatch(t, updated, result)
 	if e := envOf(got.Spec.EphemeralContainers[1].Env); e != "TERM=xterm AWS_DEFAULT_REGION=eu-west-3 AWS_REGION=eu-west-3 "+identity {
 		t.Errorf("debug container env = %s", e)
 	}
@@ -606,16 +622,14 @@ func TestDebugContainersGetTheCredentials(t *testing.T) {
 	if c := got.Spec.EphemeralContainers[0]; len(c.Env) != 0 || len(c.VolumeMounts) != 0 {
 		t.Errorf("the existing debug container changed: %+v", c)
 	}
-	again := *req
-	again.Pod = got
-	if r := m.Mutate(context.Background(), &again); r.Denied != nil || len(r.Patch) != 0 {
+	again := mutation.RequestFor(admissionv1.Update, ns, "ephemeralcontainers", got, old)
+	if r := m.Mutate(context.Background(), again); r.Denied != nil || len(r.Patch) != 0 {
 		t.Errorf("admitting the update again: %+v", r)
 	}
 
 	// Without OldPod every debug container is taken for new.
-	noOld := *req
-	noOld.OldPod = nil
-	if r := m.Mutate(context.Background(), &noOld); len(r.Patch) == 0 || !strings.HasPrefix(r.Patch[0].Path, "/spec/ephemeralContainers/0/") {
+	noOld := mutation.RequestFor(admissionv1.Update, ns, "ephemeralcontainers", updated, nil)
+	if r := m.Mutate(context.Background(), noOld); len(r.Patch) == 0 || !strings.HasPrefix(r.Patch[0].Path, "/spec/ephemeralContainers/0/") {
 		t.Errorf("without the old pod: %+v", r)
 	}
 }
@@ -627,8 +641,8 @@ func TestDebugContainers(t *testing.T) {
 		name     string
 		sa       map[string]string
 		pod      *corev1.Pod
-		edit     func(req *mutation.Request) // the update, after injection
-		env      string                      // the new debug container's env; "" for no patch
+		edit     func(updated *corev1.Pod) // the update, after injection
+		env      string                    // the new debug container's env; "" for no patch
 		warnings []string
 		denial   string
 	}{{
@@ -639,27 +653,27 @@ func TestDebugContainers(t *testing.T) {
 		pod: pod(map[string]string{SkipContainersAnnotation: "debugger-2"}),
 	}, {
 		name: "a pod injected before the role was removed", sa: withRole(),
-		edit: func(req *mutation.Request) { req.Pod.Spec.ServiceAccountName = "other" },
+		edit: func(updated *corev1.Pod) { updated.Spec.ServiceAccountName = "other" },
 	}, {
 		name: "a pod without the token volume", sa: withRole(),
-		edit: func(req *mutation.Request) { req.Pod.Spec.Volumes = req.Pod.Spec.Volumes[1:] },
+		edit: func(updated *corev1.Pod) { updated.Spec.Volumes = updated.Spec.Volumes[1:] },
 	}, {
 		name: "a pod whose own volume has the token's name", sa: withRole(),
-		edit: func(req *mutation.Request) {
-			req.Pod.Spec.Volumes[0].VolumeSource = corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+		edit: func(updated *corev1.Pod) {
+			updated.Spec.Volumes[0].VolumeSource = corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
 		},
 		warnings: []string{`the debug container gets no AWS credentials for ServiceAccount shop/frontend: the pod's volume "aws-iam-token" is not a service account token (it is not a projected volume)`},
 	}, {
 		name: "a debug container mounting something at the token's path", sa: withRole(),
-		edit: func(req *mutation.Request) {
-			c := &req.Pod.Spec.EphemeralContainers[1]
+		edit: func(updated *corev1.Pod) {
+			c := &updated.Spec.EphemeralContainers[1]
 			c.VolumeMounts = []corev1.VolumeMount{{Name: "kube-api-access-x7k2p", MountPath: mountPath}}
 		},
 		denial: `ephemeral container "debugger-2" already mounts volume "kube-api-access-x7k2p" at /var/run/secrets/eks.amazonaws.com/serviceaccount, ` +
 			`where pod identity mounts the web identity token for the IAM role of ServiceAccount shop/frontend; mount that volume elsewhere, or name the container in annotation eks.amazonaws.com/skip-containers`,
 	}, {
 		name: "a ServiceAccount annotation broken since", sa: withRole(),
-		edit:   func(req *mutation.Request) { req.Pod.Spec.ServiceAccountName = "broken" },
+		edit:   func(updated *corev1.Pod) { updated.Spec.ServiceAccountName = "broken" },
 		denial: `annotation eks.amazonaws.com/sts-regional-endpoints on ServiceAccount shop/broken: "yes" is malformed: it is not a boolean; expected "true" or "false"`,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -668,10 +682,11 @@ func TestDebugContainers(t *testing.T) {
 			if p == nil {
 				p = pod(nil)
 			}
-			req := debug(t, m, p)
+			updated, old := debugPods(t, m, p)
 			if tc.edit != nil {
-				tc.edit(req)
+				tc.edit(updated)
 			}
+			req := mutation.RequestFor(admissionv1.Update, ns, "ephemeralcontainers", updated, old)
 			result := m.Mutate(context.Background(), req)
 			if tc.denial != "" {
 				if result.Denied == nil || result.Denied.Message != tc.denial {
@@ -691,10 +706,35 @@ func TestDebugContainers(t *testing.T) {
 				}
 				return
 			}
-			got := applyPatch(t, req.Pod, result)
+			got := applyPatch(t, updated, result)
 			if e := envOf(got.Spec.EphemeralContainers[1].Env); e != tc.env {
 				t.Errorf("debug container env:\n got %s\nwant %s", e, tc.env)
 			}
 		})
+	}
+}
+
+// TestTheSkipLabelKeepsPodIdentityAway: upstream skips a pod labelled
+// eks.amazonaws.com/skip-pod-identity-webhook, whatever the value, through
+// its webhook configuration's objectSelector; here the fail-open webhook is
+// shared with automatic subscription injection, so the mutator honours it.
+func TestTheSkipLabelKeepsPodIdentityAway(t *testing.T) {
+	m := New(DefaultConfig(), serviceAccounts{ns + "/frontend": withRole()})
+	for _, value := range []string{"", "true", "false"} {
+		p := pod(nil)
+		p.Labels = map[string]string{SkipLabel: value}
+		if r := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Create, ns, "", p, nil)); r.Denied != nil || len(r.Patch) != 0 || len(r.Warnings) != 0 {
+			t.Errorf("label value %q: %+v", value, r)
+		}
+		updated, old := debugPods(t, New(DefaultConfig(), serviceAccounts{ns + "/frontend": withRole()}), pod(nil))
+		updated.Labels = map[string]string{SkipLabel: value}
+		if r := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Update, ns, "ephemeralcontainers", updated, old)); len(r.Patch) != 0 {
+			t.Errorf("debug container, label value %q: %+v", value, r)
+		}
+	}
+	p := pod(nil)
+	p.Labels = map[string]string{"eks.amazonaws.com/other": "true"}
+	if r := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Create, ns, "", p, nil)); len(r.Patch) == 0 {
+		t.Errorf("another label must not skip: %+v", r)
 	}
 }

@@ -33,6 +33,10 @@ const (
 
 	// On the pod.
 	SkipContainersAnnotation = AnnotationPrefix + "skip-containers"
+
+	// SkipLabel on a pod, with any value, keeps pod identity away from it,
+	// as the objectSelector of upstream's webhook configuration does.
+	SkipLabel = AnnotationPrefix + "skip-pod-identity-webhook"
 )
 
 const (
@@ -146,18 +150,21 @@ func (m *mutator) Name() string { return "pod-identity" }
 // fail-open webhook.
 func (m *mutator) RequestAnnotations() []string { return nil }
 
-// Mutate implements mutation.Mutator.
+// Mutate implements mutation.Mutator. The pod's outline holds all it reads,
+// so it never decodes the whole pod.
 func (m *mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Result {
 	ephemeral := req.SubResource == "ephemeralcontainers"
+	pod := req.Outline
 	switch {
-	case req.Pod == nil:
-		return mutation.Result{}
 	case ephemeral && req.Operation == admissionv1.Update:
 		// Only a pod injected at creation has a token volume to share.
-		if findVolume(req.Pod.Spec.Volumes) == nil {
+		if findVolume(pod.Spec.Volumes) == nil {
 			return mutation.Result{}
 		}
 	case req.Operation != admissionv1.Create || req.SubResource != "":
+		return mutation.Result{}
+	}
+	if _, skip := pod.Metadata.Labels[SkipLabel]; skip {
 		return mutation.Result{}
 	}
 	s, d := m.settings(ctx, req)
@@ -170,7 +177,7 @@ func (m *mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 	if ephemeral {
 		return m.mutateEphemeral(req, s)
 	}
-	return m.mutateCreate(req.Pod, s)
+	return m.mutateCreate(pod, s)
 }
 
 // settings is what one pod gets, after every annotation was read.
@@ -196,10 +203,10 @@ func deny(reason, format string, args ...any) *denial {
 // settings reads the pod's ServiceAccount and the annotations of both. It
 // returns nil settings for a pod that gets no role.
 func (m *mutator) settings(ctx context.Context, req *mutation.Request) (*settings, *denial) {
-	pod := req.Pod
+	pod := req.Outline
 	namespace := req.Namespace
 	if namespace == "" {
-		namespace = pod.Namespace
+		namespace = pod.Metadata.Namespace
 	}
 	name := pod.Spec.ServiceAccountName
 	if name == "" {
@@ -222,7 +229,7 @@ func (m *mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 	onSA := func(annotation, value string, err error) *denial {
 		return deny(reasonMalformedAnnotation, "annotation %s on ServiceAccount %s: %s is malformed: %v", annotation, serviceAccount, quote(value), err)
 	}
-	podRef := func() string { return "pod " + namespace + "/" + podName(pod) }
+	podRef := func() string { return "pod " + namespace + "/" + pod.DisplayName() }
 	onPod := func(annotation, value string, err error) *denial {
 		return deny(reasonMalformedAnnotation, "annotation %s on %s: %s is malformed: %v", annotation, podRef(), quote(value), err)
 	}
@@ -257,7 +264,7 @@ func (m *mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 		}
 		s.expiration, expirationFrom = seconds, "ServiceAccount "+serviceAccount
 	}
-	if v, ok := pod.Annotations[TokenExpirationAnnotation]; ok {
+	if v, ok := pod.Metadata.Annotations[TokenExpirationAnnotation]; ok {
 		seconds, err := parseExpiration(v)
 		if err != nil {
 			return nil, onPod(TokenExpirationAnnotation, v, err)
@@ -269,7 +276,7 @@ func (m *mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 			TokenExpirationAnnotation, expirationFrom, s.expiration, MinTokenExpiration, MinTokenExpiration)
 		s.expiration = MinTokenExpiration
 	}
-	if v, ok := pod.Annotations[SkipContainersAnnotation]; ok {
+	if v, ok := pod.Metadata.Annotations[SkipContainersAnnotation]; ok {
 		skip, err := parseSkipContainers(v)
 		if err != nil {
 			return nil, onPod(SkipContainersAnnotation, v, err)
@@ -286,12 +293,4 @@ func (m *mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 		{Name: envRoleARN, Value: roleARN}, {Name: envTokenFile, Value: tokenPath},
 	}
 	return s, nil
-}
-
-// podName is the name or, for pods named by the API server, the prefix.
-func podName(pod *corev1.Pod) string {
-	if pod.Name != "" {
-		return pod.Name
-	}
-	return pod.GenerateName
 }

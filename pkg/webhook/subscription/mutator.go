@@ -58,13 +58,18 @@ func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 	case req.Operation != admissionv1.Create || req.SubResource != "":
 		return mutation.Result{}
 	}
-	pod := req.Pod
-	p, d := m.plan(ctx, req.Namespace, pod)
+	// Planning reads the outline alone: most pods get no bundle, and the
+	// whole pod is decoded only for those that do.
+	p, d := m.plan(ctx, req.Namespace, req.Outline)
 	if d != nil {
 		return d.result()
 	}
 	if p.generations.empty() {
 		return mutation.Result{Warnings: p.warnings}
+	}
+	pod, err := req.Pod()
+	if err != nil {
+		return mutation.Undecodable(err)
 	}
 	l := buildLayout(p)
 
@@ -194,17 +199,24 @@ func what(mountPath string) string {
 // injected volumes too. Bundles are not read again: the pod's volumes are
 // what it was admitted with.
 func mutateEphemeral(req *mutation.Request) mutation.Result {
-	pod := req.Pod
-	if _, ok := pod.Annotations[subscriptionv1alpha1.BundleGenerationsAnnotation]; !ok {
+	if _, ok := req.Outline.Metadata.Annotations[subscriptionv1alpha1.BundleGenerationsAnnotation]; !ok {
 		return mutation.Result{}
+	}
+	pod, err := req.Pod()
+	if err != nil {
+		return mutation.Undecodable(err)
+	}
+	old, err := req.OldPod()
+	if err != nil {
+		return mutation.Undecodable(err)
 	}
 	mounts, partial := ephemeralMounts(pod.Spec.Volumes)
 	if len(mounts) == 0 {
 		return mutation.Result{}
 	}
 	existing := map[string]bool{}
-	if req.OldPod != nil {
-		for _, c := range req.OldPod.Spec.EphemeralContainers {
+	if old != nil {
+		for _, c := range old.Spec.EphemeralContainers {
 			existing[c.Name] = true
 		}
 	}

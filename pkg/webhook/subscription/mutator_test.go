@@ -103,7 +103,7 @@ func pod(annotations map[string]string) *corev1.Pod {
 // admit runs the mutator and applies its patch, as the API server would.
 func admit(t testing.TB, m *Mutator, p *corev1.Pod) (*corev1.Pod, mutation.Result) {
 	t.Helper()
-	result := m.Mutate(context.Background(), &mutation.Request{Operation: admissionv1.Create, Namespace: ns, Pod: p})
+	result := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Create, ns, "", p, nil))
 	return applyPatch(t, p, result), result
 }
 
@@ -432,7 +432,7 @@ func TestEphemeralContainersGetTheInjectedVolumes(t *testing.T) {
 	updated := old.DeepCopy()
 	updated.Spec.EphemeralContainers = append(updated.Spec.EphemeralContainers, corev1.EphemeralContainer{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger-2", Image: "ubi9"}})
 
-	result := m.Mutate(context.Background(), &mutation.Request{Operation: admissionv1.Update, Namespace: ns, SubResource: "ephemeralcontainers", Pod: updated, OldPod: old})
+	result := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Update, ns, "ephemeralcontainers", updated, old))
 	if result.Denied != nil {
 		t.Fatalf("denied: %s", result.Denied.Message)
 	}
@@ -455,7 +455,7 @@ func TestEphemeralContainersGetTheInjectedVolumes(t *testing.T) {
 
 	plain := pod(nil)
 	plain.Spec.EphemeralContainers = updated.Spec.EphemeralContainers
-	if r := m.Mutate(context.Background(), &mutation.Request{Operation: admissionv1.Update, Namespace: ns, SubResource: "ephemeralcontainers", Pod: plain, OldPod: pod(nil)}); len(r.Patch) != 0 || r.Denied != nil {
+	if r := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Update, ns, "ephemeralcontainers", plain, pod(nil))); len(r.Patch) != 0 || r.Denied != nil {
 		t.Errorf("pod without injection: %+v", r)
 	}
 }
@@ -477,7 +477,7 @@ func BenchmarkMutateThreeBundles(b *testing.B) {
 		clusterBundle("cluster", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "e", "share-e", "e.pem", "e-key.pem")}, nil),
 	}, access{ns + "/builder/cluster": true})
 	p := pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel,driver", v1alpha1.InjectClusterBundleAnnotation: "cluster"})
-	req := &mutation.Request{Operation: admissionv1.Create, Namespace: ns, Pod: p}
+	req := mutation.RequestFor(admissionv1.Create, ns, "", p, nil)
 	b.ReportAllocs()
 	for b.Loop() {
 		if r := m.Mutate(context.Background(), req); r.Denied != nil || len(r.Patch) == 0 {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,21 +75,21 @@ func deny(reason, format string, args ...any) *denial {
 
 // plan resolves every bundle the pod asks for or is given automatically,
 // checks access and key uniqueness, and returns what to mount.
-func (m *Mutator) plan(ctx context.Context, namespace string, pod *corev1.Pod) (*plan, *denial) {
+func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodOutline) (*plan, *denial) {
 	p := &plan{}
-	requested, d := requestedNames(pod.Annotations, subscriptionv1alpha1.InjectBundleAnnotation)
+	requested, d := requestedNames(pod.Metadata.Annotations, subscriptionv1alpha1.InjectBundleAnnotation)
 	if d != nil {
 		return nil, d
 	}
-	requestedCluster, d := requestedNames(pod.Annotations, subscriptionv1alpha1.InjectClusterBundleAnnotation)
+	requestedCluster, d := requestedNames(pod.Metadata.Annotations, subscriptionv1alpha1.InjectClusterBundleAnnotation)
 	if d != nil {
 		return nil, d
 	}
-	bundleFilter, err := parseFilter(pod.Annotations, subscriptionv1alpha1.AllowBundlesAnnotation, subscriptionv1alpha1.DenyBundlesAnnotation)
+	bundleFilter, err := parseFilter(pod.Metadata.Annotations, subscriptionv1alpha1.AllowBundlesAnnotation, subscriptionv1alpha1.DenyBundlesAnnotation)
 	if err != nil {
 		return nil, deny(reasonMalformedAnnotation, "%v", err)
 	}
-	clusterFilter, err := parseFilter(pod.Annotations, subscriptionv1alpha1.AllowClusterBundlesAnnotation, subscriptionv1alpha1.DenyClusterBundlesAnnotation)
+	clusterFilter, err := parseFilter(pod.Metadata.Annotations, subscriptionv1alpha1.AllowClusterBundlesAnnotation, subscriptionv1alpha1.DenyClusterBundlesAnnotation)
 	if err != nil {
 		return nil, deny(reasonMalformedAnnotation, "%v", err)
 	}
