@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +18,7 @@ import (
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/subscription"
 )
 
@@ -151,16 +151,6 @@ func FuzzPodHandler(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		patch, err := jsonpatch.DecodePatch(resp.Patch)
-		if err != nil {
-			t.Fatalf("patch does not decode: %v: %s", err, resp.Patch)
-		}
-		patched, err := patch.Apply(encoded)
-		if err != nil {
-			t.Fatalf("patch does not apply: %v\npatch %s\npod %s", err, resp.Patch, encoded)
-		}
-		if err := json.Unmarshal(patched, &corev1.Pod{}); err != nil {
-			t.Fatalf("patched pod does not decode: %v", err)
-		}
+		mutationtest.ApplyJSONPatch(t, encoded, resp.Patch)
 	})
 }

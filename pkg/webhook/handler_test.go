@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 )
 
 // labelMutator patches pods that carry its annotation, denies those whose
@@ -315,22 +315,11 @@ func TestPodHandlerChainsMutatorsThatRewriteTheSameList(t *testing.T) {
 	if review == nil || !review.Response.Allowed {
 		t.Fatalf("not allowed: %+v", review)
 	}
-	patch, err := jsonpatch.DecodePatch(review.Response.Patch)
-	if err != nil {
-		t.Fatal(err)
-	}
 	raw, err := json.Marshal(pod)
 	if err != nil {
 		t.Fatal(err)
 	}
-	patched, err := patch.Apply(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out corev1.Pod
-	if err := json.Unmarshal(patched, &out); err != nil {
-		t.Fatal(err)
-	}
+	out := mutationtest.ApplyJSONPatch(t, raw, review.Response.Patch)
 	var names []string
 	for _, v := range out.Spec.Volumes {
 		names = append(names, v.Name)

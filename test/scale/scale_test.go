@@ -117,16 +117,41 @@ func summary(m map[string]int) string {
 	return strings.Join(parts, " ")
 }
 
+// operatorBinary is the operator binary a benchmark runs, named by
+// OPERATOR_BINARY, which the make target sets.
+func operatorBinary(b *testing.B, makeTarget string) string {
+	b.Helper()
+	binary := os.Getenv("OPERATOR_BINARY")
+	if binary == "" {
+		b.Fatalf("OPERATOR_BINARY must name the operator binary (make %s sets it)", makeTarget)
+	}
+	return binary
+}
+
+// startCluster starts the test control plane with the operator's payload,
+// within 5 minutes. The caller stops it.
+func startCluster(b *testing.B, controlPlane controlplane.Options) *framework.Cluster {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cluster, err := framework.StartCluster(ctx, framework.ClusterOptions{
+		ReleaseVersion: "4.99.0-scale",
+		Image:          "registry.invalid/openshift/cluster-workload-access-operator:scale",
+		ControlPlane:   controlPlane,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cluster
+}
+
 // BenchmarkOperatorAtScale: 20,000 unrelated Secrets, then 1,000
 // ClusterBundles over one entitlement Secret and one yum ConfigMap.
 // Reports the operator's RSS before and after each step, the time until
 // every bundle is valid with its shares and role, its API requests, and its
 // writes during a quiet minute afterwards.
 func BenchmarkOperatorAtScale(b *testing.B) {
-	binary := os.Getenv("OPERATOR_BINARY")
-	if binary == "" {
-		b.Fatal("OPERATOR_BINARY must name the operator binary (make bench-scale sets it)")
-	}
+	binary := operatorBinary(b, "bench-scale")
 	for b.Loop() {
 		runScale(b, binary)
 	}
@@ -134,16 +159,7 @@ func BenchmarkOperatorAtScale(b *testing.B) {
 
 func runScale(b *testing.B, binary string) {
 	ctx := context.Background()
-	startCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	cluster, err := framework.StartCluster(startCtx, framework.ClusterOptions{
-		ReleaseVersion: "4.99.0-scale",
-		Image:          "registry.invalid/openshift/cluster-workload-access-operator:scale",
-		ControlPlane:   controlplane.Options{AuditLog: true},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	cluster := startCluster(b, controlplane.Options{AuditLog: true})
 	defer cluster.Stop()
 	// The load generator must not be what limits the run: client-go's
 	// default of 5 requests/s would take an hour for the Secrets alone.

@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
+	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
@@ -56,10 +57,7 @@ const (
 // OPERATOR_BINARY is any binary with the webhook as its `webhook`
 // subcommand; WEBHOOK_ENV adds to the webhook's environment.
 func BenchmarkWebhookServiceAccountMemory(b *testing.B) {
-	binary := os.Getenv("OPERATOR_BINARY")
-	if binary == "" {
-		b.Fatal("OPERATOR_BINARY must name the operator binary (make bench-webhook-memory sets it)")
-	}
+	binary := operatorBinary(b, "bench-webhook-memory")
 	for b.Loop() {
 		runWebhookMemory(b, binary)
 	}
@@ -108,15 +106,7 @@ func memoryStatus(b *testing.B, pid int) (m webhookMemory) {
 
 func runWebhookMemory(b *testing.B, binary string) {
 	ctx := context.Background()
-	startCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	cluster, err := framework.StartCluster(startCtx, framework.ClusterOptions{
-		ReleaseVersion: "4.99.0-scale",
-		Image:          "registry.invalid/openshift/cluster-workload-access-operator:scale",
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	cluster := startCluster(b, controlplane.Options{})
 	defer cluster.Stop()
 	certFile, keyFile, pool := servingCert(b, cluster.Dir)
 

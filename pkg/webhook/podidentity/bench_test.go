@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 )
 
 // realisticPod is a ReplicaSet's pod of about 5.5 KB as the API server
@@ -139,7 +140,7 @@ func TestRealisticPodIsRealistic(t *testing.T) {
 		t.Errorf("the benchmark's pod is %d bytes, not 5-6 KB", len(raw))
 	}
 	m := New(DefaultConfig(), serviceAccounts{ns + "/orders": withRole()})
-	got, result := admit(t, m, realisticPod())
+	got, result := mutationtest.Admit(t, m, ns, realisticPod())
 	if result.Denied != nil || len(got.Spec.Volumes) != 4 {
 		t.Fatalf("%+v", result)
 	}

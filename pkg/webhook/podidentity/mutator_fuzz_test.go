@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 )
 
 // Which annotations FuzzPodIdentityMutator sets from its string arguments,
@@ -83,7 +83,7 @@ func FuzzPodIdentityMutator(f *testing.F) {
 		m := New(config, sas)
 
 		// The pod as the API server encodes it, and as the handler decodes that.
-		encoded, pod := reencode(t, &decoded)
+		encoded, pod := mutationtest.Reencode(t, &decoded)
 		req := mutation.RequestFor(admissionv1.Create, ns, "", pod, nil)
 		if flags&fuzzEphemeral != 0 {
 			if len(pod.Spec.EphemeralContainers) == 0 {
@@ -119,44 +119,12 @@ func FuzzPodIdentityMutator(f *testing.F) {
 				t.Fatalf("a debug container's patch touches more than the new debug container: %s", ops)
 			}
 		}
-		patch, err := jsonpatch.DecodePatch(ops)
-		if err != nil {
-			t.Fatalf("patch does not decode: %v: %s", err, ops)
-		}
-		patchedJSON, err := patch.Apply(encoded)
-		if err != nil {
-			t.Fatalf("patch does not apply: %v\npatch %s\npod %s", err, ops, encoded)
-		}
-		var patchedPod corev1.Pod
-		if err := json.Unmarshal(patchedJSON, &patchedPod); err != nil {
-			t.Fatalf("patched pod does not decode: %v\n%s", err, patchedJSON)
-		}
+		patchedPod := mutationtest.ApplyJSONPatch(t, encoded, ops)
 		skipped, _ := parseSkipContainers(pod.Annotations[SkipContainersAnnotation])
-		keepsTheUsersOwn(t, pod, &patchedPod, skipped)
+		keepsTheUsersOwn(t, pod, patchedPod, skipped)
 
-		_, again := reencode(t, &patchedPod)
-		old, err := req.OldPod()
-		if err != nil {
-			t.Fatal(err)
-		}
-		second := m.Mutate(context.Background(), mutation.RequestFor(req.Operation, req.Namespace, req.SubResource, again, old))
-		if second.Denied != nil || len(second.Patch) > 0 {
-			t.Fatalf("admitting the patched pod again changed the answer: denied %+v, patch %+v\nfirst patch %s", second.Denied, second.Patch, ops)
-		}
+		mutationtest.Readmit(t, m, req, patchedPod, ops)
 	})
-}
-
-func reencode(t *testing.T, pod *corev1.Pod) ([]byte, *corev1.Pod) {
-	t.Helper()
-	encoded, err := json.Marshal(pod)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &corev1.Pod{}
-	if err := json.Unmarshal(encoded, out); err != nil {
-		t.Fatal(err)
-	}
-	return encoded, out
 }
 
 // keepsTheUsersOwn fails unless the patched pod has every volume,

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 )
 
 const (
@@ -67,41 +67,6 @@ func pod(annotations map[string]string) *corev1.Pod {
 			}}}},
 		},
 	}
-}
-
-func admit(t testing.TB, m mutation.Mutator, p *corev1.Pod) (*corev1.Pod, mutation.Result) {
-	t.Helper()
-	result := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Create, ns, "", p, nil))
-	return applyPatch(t, p, result), result
-}
-
-// applyPatch applies a result's patch to the pod as the API server would.
-func applyPatch(t testing.TB, p *corev1.Pod, result mutation.Result) *corev1.Pod {
-	t.Helper()
-	if result.Denied != nil || len(result.Patch) == 0 {
-		return p
-	}
-	raw, err := json.Marshal(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := json.Marshal(result.Patch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	patch, err := jsonpatch.DecodePatch(ops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	patched, err := patch.Apply(raw)
-	if err != nil {
-		t.Fatalf("patch does not apply: %v\n%s", err, ops)
-	}
-	out := &corev1.Pod{}
-	if err := json.Unmarshal(patched, out); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // envOf renders a container's environment as "NAME=value ...".
@@ -346,7 +311,7 @@ func TestInjection(t *testing.T) {
 				tc.pod(p)
 			}
 			before := p.DeepCopy()
-			got, result := admit(t, m, p)
+			got, result := mutationtest.Admit(t, m, ns, p)
 			if result.Denied != nil {
 				t.Fatalf("denied: %s", result.Denied.Message)
 			}
@@ -377,7 +342,7 @@ func TestInjection(t *testing.T) {
 			}
 
 			// The API server's reinvocation: nothing more to do.
-			_, again := admit(t, m, got)
+			_, again := mutationtest.Admit(t, m, ns, got)
 			if again.Denied != nil || len(again.Patch) != 0 || len(again.Warnings) != 0 {
 				t.Errorf("admitting the injected pod again: %+v", again)
 			}
@@ -439,7 +404,7 @@ func TestOnlyPodCreationAndDebugContainersAreMutated(t *testing.T) {
 
 func TestNewFillsTheDefaults(t *testing.T) {
 	m := New(Config{DefaultTokenExpiration: 100}, serviceAccounts{ns + "/frontend": withRole()})
-	got, result := admit(t, m, pod(nil))
+	got, result := mutationtest.Admit(t, m, ns, pod(nil))
 	if result.Denied != nil {
 		t.Fatal(result.Denied.Message)
 	}
@@ -550,7 +515,7 @@ func TestRefusals(t *testing.T) {
 			if tc.pod != nil {
 				tc.pod(p)
 			}
-			_, result := admit(t, m, p)
+			_, result := mutationtest.Admit(t, m, ns, p)
 			if result.Denied == nil {
 				t.Fatalf("admitted with patch %+v", result.Patch)
 			}
@@ -576,7 +541,7 @@ func debug(t *testing.T, m mutation.Mutator, p *corev1.Pod) *mutation.Request {
 // with a second one being added.
 func debugPods(t *testing.T, m mutation.Mutator, p *corev1.Pod) (updated, old *corev1.Pod) {
 	t.Helper()
-	injected, result := admit(t, m, p)
+	injected, result := mutationtest.Admit(t, m, ns, p)
 	if result.Denied != nil {
 		t.Fatal(result.Denied.Message)
 	}
@@ -612,7 +577,7 @@ func TestDebugContainersGetTheCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := applyPatch(t, updated, result)
+	got := mutationtest.ApplyPatch(t, updated, result)
 	if e := envOf(got.Spec.EphemeralContainers[1].Env); e != "TERM=xterm AWS_DEFAULT_REGION=eu-west-3 AWS_REGION=eu-west-3 "+identity {
 		t.Errorf("debug container env = %s", e)
 	}
@@ -706,7 +671,7 @@ func TestDebugContainers(t *testing.T) {
 				}
 				return
 			}
-			got := applyPatch(t, updated, result)
+			got := mutationtest.ApplyPatch(t, updated, result)
 			if e := envOf(got.Spec.EphemeralContainers[1].Env); e != tc.env {
 				t.Errorf("debug container env:\n got %s\nwant %s", e, tc.env)
 			}

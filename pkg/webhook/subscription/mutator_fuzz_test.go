@@ -7,12 +7,12 @@ import (
 	"slices"
 	"testing"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 )
 
 // Which annotations FuzzMutator sets from its string arguments, and how it
@@ -81,7 +81,7 @@ func FuzzMutator(f *testing.F) {
 			}
 		}
 		// The pod as the API server encodes it, and as the handler decodes that.
-		encoded, pod := reencode(t, &decoded)
+		encoded, pod := mutationtest.Reencode(t, &decoded)
 		req := mutation.RequestFor(admissionv1.Create, ns, "", pod, nil)
 		if flags&fuzzEphemeral != 0 {
 			if len(pod.Spec.EphemeralContainers) == 0 {
@@ -106,43 +106,11 @@ func FuzzMutator(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		patch, err := jsonpatch.DecodePatch(ops)
-		if err != nil {
-			t.Fatalf("patch does not decode: %v: %s", err, ops)
-		}
-		patchedJSON, err := patch.Apply(encoded)
-		if err != nil {
-			t.Fatalf("patch does not apply: %v\npatch %s\npod %s", err, ops, encoded)
-		}
-		var patchedPod corev1.Pod
-		if err := json.Unmarshal(patchedJSON, &patchedPod); err != nil {
-			t.Fatalf("patched pod does not decode: %v\n%s", err, patchedJSON)
-		}
-		keepsTheUsersOwn(t, pod, &patchedPod)
+		patchedPod := mutationtest.ApplyJSONPatch(t, encoded, ops)
+		keepsTheUsersOwn(t, pod, patchedPod)
 
-		_, again := reencode(t, &patchedPod)
-		old, err := req.OldPod()
-		if err != nil {
-			t.Fatal(err)
-		}
-		second := m.Mutate(context.Background(), mutation.RequestFor(req.Operation, req.Namespace, req.SubResource, again, old))
-		if second.Denied != nil || len(second.Patch) > 0 {
-			t.Fatalf("admitting the patched pod again changed the answer: denied %+v, patch %+v\nfirst patch %s", second.Denied, second.Patch, ops)
-		}
+		mutationtest.Readmit(t, m, req, patchedPod, ops)
 	})
-}
-
-func reencode(t *testing.T, pod *corev1.Pod) ([]byte, *corev1.Pod) {
-	t.Helper()
-	encoded, err := json.Marshal(pod)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &corev1.Pod{}
-	if err := json.Unmarshal(encoded, out); err != nil {
-		t.Fatal(err)
-	}
-	return encoded, out
 }
 
 // keepsTheUsersOwn fails if the patch dropped or changed a volume or mount

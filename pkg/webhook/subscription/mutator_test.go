@@ -2,13 +2,11 @@ package subscription
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +15,7 @@ import (
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 )
 
 const ns = "shop"
@@ -100,41 +99,6 @@ func pod(annotations map[string]string) *corev1.Pod {
 	}
 }
 
-// admit runs the mutator and applies its patch, as the API server would.
-func admit(t testing.TB, m *Mutator, p *corev1.Pod) (*corev1.Pod, mutation.Result) {
-	t.Helper()
-	result := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Create, ns, "", p, nil))
-	return applyPatch(t, p, result), result
-}
-
-func applyPatch(t testing.TB, p *corev1.Pod, result mutation.Result) *corev1.Pod {
-	t.Helper()
-	if result.Denied != nil || len(result.Patch) == 0 {
-		return p
-	}
-	raw, err := json.Marshal(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := json.Marshal(result.Patch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	patch, err := jsonpatch.DecodePatch(ops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	patched, err := patch.Apply(raw)
-	if err != nil {
-		t.Fatalf("patch does not apply: %v\n%s", err, ops)
-	}
-	out := &corev1.Pod{}
-	if err := json.Unmarshal(patched, out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func mountsOf(c corev1.Container) []string {
 	var out []string
 	for _, m := range c.VolumeMounts {
@@ -162,7 +126,7 @@ func TestNamespacedBundlesShareOneProjectedDirectory(t *testing.T) {
 			[]v1alpha1.ResolvedReference{ref("configmap", ns, "satellite", "", "redhat.repo")}),
 		bundle("driver", 5, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "ent-b", "", "2.pem")}, nil),
 	}, nil)
-	got, result := admit(t, m, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel, driver"}))
+	got, result := mutationtest.Admit(t, m, ns, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel, driver"}))
 	if result.Denied != nil {
 		t.Fatalf("denied: %s", result.Denied.Message)
 	}
@@ -197,7 +161,7 @@ func TestClusterBundlesMountKeyByKeyIntoOneDirectory(t *testing.T) {
 		clusterBundle("extra", 4, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "extra", "extra-entitlement-openshift-config-extra", "x.pem")},
 			[]v1alpha1.ResolvedReference{ref("configmap", "openshift-config", "repos", "extra-yum-openshift-config-repos", "a.repo")}),
 	}, access{ns + "/builder/cluster": true, ns + "/builder/extra": true})
-	got, result := admit(t, m, pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "cluster,extra"}))
+	got, result := mutationtest.Admit(t, m, ns, pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "cluster,extra"}))
 	if result.Denied != nil {
 		t.Fatalf("denied: %s", result.Denied.Message)
 	}
@@ -230,7 +194,7 @@ func TestSingleClusterShareIsMountedWhole(t *testing.T) {
 	m := newMutator(t, []any{
 		clusterBundle("cluster", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "etc-pki-entitlement", "share-a", "e.pem")}, nil),
 	}, access{ns + "/builder/cluster": true})
-	got, result := admit(t, m, pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "cluster"}))
+	got, result := mutationtest.Admit(t, m, ns, pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: "cluster"}))
 	if result.Denied != nil {
 		t.Fatalf("denied: %s", result.Denied.Message)
 	}
@@ -263,7 +227,7 @@ func TestAlwaysInjectFilters(t *testing.T) {
 		{map[string]string{v1alpha1.InjectBundleAnnotation: "manual,a", v1alpha1.DenyBundlesAnnotation: "*", v1alpha1.DenyClusterBundlesAnnotation: "*"}, `{"bundles":{"a":1,"manual":1}}`},
 		{map[string]string{v1alpha1.DenyBundlesAnnotation: "*", v1alpha1.DenyClusterBundlesAnnotation: "*"}, ``},
 	} {
-		got, result := admit(t, newMutator(t, objects, a), pod(tc.annotations))
+		got, result := mutationtest.Admit(t, newMutator(t, objects, a), ns, pod(tc.annotations))
 		if result.Denied != nil {
 			t.Errorf("%v: denied: %s", tc.annotations, result.Denied.Message)
 			continue
@@ -283,7 +247,7 @@ func TestAlwaysInjectSkipsWhatThePodCannotUse(t *testing.T) {
 			return b
 		}(),
 	}, access{})
-	got, result := admit(t, m, pod(nil))
+	got, result := mutationtest.Admit(t, m, ns, pod(nil))
 	if result.Denied != nil || len(result.Patch) != 0 || got.Annotations != nil {
 		t.Fatalf("want the pod untouched, got %+v", result)
 	}
@@ -370,7 +334,7 @@ func TestDenials(t *testing.T) {
 			withMount(corev1.VolumeMount{Name: "repo", MountPath: "/run/secrets/redhat.repo", SubPath: "x"})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, result := admit(t, newMutator(t, objects, a), tc.pod)
+			_, result := mutationtest.Admit(t, newMutator(t, objects, a), ns, tc.pod)
 			if result.Denied == nil {
 				t.Fatalf("admitted with patch %+v", result.Patch)
 			}
@@ -386,11 +350,11 @@ func TestReadmittingAnInjectedPodChangesNothing(t *testing.T) {
 		bundle("rhel", 2, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "ent-a", "", "1.pem")}, []v1alpha1.ResolvedReference{ref("configmap", ns, "satellite", "", "redhat.repo")}),
 		clusterBundle("cluster", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "e", "share-e", "e.pem")}, nil),
 	}, access{ns + "/builder/cluster": true})
-	first, result := admit(t, m, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel", v1alpha1.InjectClusterBundleAnnotation: "cluster"}))
+	first, result := mutationtest.Admit(t, m, ns, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel", v1alpha1.InjectClusterBundleAnnotation: "cluster"}))
 	if result.Denied != nil || len(result.Patch) == 0 {
 		t.Fatalf("first admission: %+v", result)
 	}
-	second, result := admit(t, m, first)
+	second, result := mutationtest.Admit(t, m, ns, first)
 	if result.Denied != nil || len(result.Patch) != 0 {
 		t.Fatalf("second admission of the same pod: %+v", result)
 	}
@@ -401,9 +365,9 @@ func TestReadmittingAnInjectedPodChangesNothing(t *testing.T) {
 
 func TestCopiedPodIsReinjectedWithCurrentBundles(t *testing.T) {
 	old := []any{bundle("rhel", 1, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "old", "", "old.pem")}, []v1alpha1.ResolvedReference{ref("configmap", ns, "r", "", "old.repo")})}
-	injected, _ := admit(t, newMutator(t, old, nil), pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}))
+	injected, _ := mutationtest.Admit(t, newMutator(t, old, nil), ns, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}))
 	current := []any{bundle("rhel", 2, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "new", "", "new.pem")}, nil)}
-	copied, result := admit(t, newMutator(t, current, nil), injected)
+	copied, result := mutationtest.Admit(t, newMutator(t, current, nil), ns, injected)
 	if result.Denied != nil {
 		t.Fatalf("denied: %s", result.Denied.Message)
 	}
@@ -426,7 +390,7 @@ func TestEphemeralContainersGetTheInjectedVolumes(t *testing.T) {
 	m := newMutator(t, []any{
 		bundle("rhel", 1, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "ent", "", "1.pem")}, []v1alpha1.ResolvedReference{ref("configmap", ns, "r", "", "redhat.repo")}),
 	}, nil)
-	injected, _ := admit(t, m, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}))
+	injected, _ := mutationtest.Admit(t, m, ns, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}))
 	old := injected.DeepCopy()
 	old.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger-1", Image: "ubi9"}}}
 	updated := old.DeepCopy()
@@ -436,7 +400,7 @@ func TestEphemeralContainersGetTheInjectedVolumes(t *testing.T) {
 	if result.Denied != nil {
 		t.Fatalf("denied: %s", result.Denied.Message)
 	}
-	got := applyPatch(t, updated, result)
+	got := mutationtest.ApplyPatch(t, updated, result)
 	if m := got.Spec.EphemeralContainers[0].VolumeMounts; len(m) != 0 {
 		t.Errorf("existing ephemeral container changed: %+v", m)
 	}
@@ -462,7 +426,7 @@ func TestEphemeralContainersGetTheInjectedVolumes(t *testing.T) {
 
 func TestPodWithoutAnnotationsGetsAnnotationMap(t *testing.T) {
 	m := newMutator(t, []any{bundle("a", 1, always, []v1alpha1.ResolvedReference{ref("secret", ns, "a", "", "a.pem")}, nil)}, nil)
-	got, result := admit(t, m, pod(nil))
+	got, result := mutationtest.Admit(t, m, ns, pod(nil))
 	if result.Denied != nil || got.Annotations[v1alpha1.BundleGenerationsAnnotation] != `{"bundles":{"a":1}}` {
 		t.Fatalf("result %+v, annotations %v", result, got.Annotations)
 	}
@@ -496,7 +460,7 @@ func TestAlwaysInjectNeverRefusesAPod(t *testing.T) {
 	a := access{ns + "/builder/error": true}
 
 	// Overlapping a requested bundle: the always-inject one is left out.
-	got, result := admit(t, newMutator(t, objects, a), pod(map[string]string{v1alpha1.InjectBundleAnnotation: "asked"}))
+	got, result := mutationtest.Admit(t, newMutator(t, objects, a), ns, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "asked"}))
 	if result.Denied != nil {
 		t.Fatalf("denied: %s", result.Denied.Message)
 	}
@@ -516,7 +480,7 @@ func TestAlwaysInjectNeverRefusesAPod(t *testing.T) {
 	mine := pod(map[string]string{v1alpha1.DenyBundlesAnnotation: "auto-clash"})
 	mine.Spec.Volumes = append(mine.Spec.Volumes, corev1.Volume{Name: "repo", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	mine.Spec.Containers[0].VolumeMounts = append(mine.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "repo", MountPath: "/run/secrets/redhat.repo"})
-	_, result = admit(t, newMutator(t, objects, a), mine)
+	_, result = mutationtest.Admit(t, newMutator(t, objects, a), ns, mine)
 	if result.Denied != nil || len(result.Patch) != 0 {
 		t.Fatalf("want the pod admitted unchanged, got %+v", result)
 	}
@@ -527,7 +491,7 @@ func TestAlwaysInjectNeverRefusesAPod(t *testing.T) {
 	// An access check that times out leaves the bundle out, and says so.
 	slow := pod(nil)
 	slow.Spec.ServiceAccountName = "slow"
-	got, result = admit(t, newMutator(t, objects, access{ns + "/slow/timeout": true}), slow)
+	got, result = mutationtest.Admit(t, newMutator(t, objects, access{ns + "/slow/timeout": true}), ns, slow)
 	if result.Denied != nil || got.Annotations[v1alpha1.BundleGenerationsAnnotation] != `{"bundles":{"auto-clash":1,"auto-repo":1}}` {
 		t.Fatalf("result = %+v, annotations %v", result, got.Annotations)
 	}
@@ -542,7 +506,7 @@ func TestReposOnlyLeaveTheEntitlementDirectoryToThePod(t *testing.T) {
 	p := pod(map[string]string{v1alpha1.InjectBundleAnnotation: "repos"})
 	p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "keys", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	p.Spec.Containers[0].VolumeMounts = append(p.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "keys", MountPath: EntitlementDir})
-	got, result := admit(t, m, p)
+	got, result := mutationtest.Admit(t, m, ns, p)
 	if result.Denied != nil {
 		t.Fatalf("denied: %s", result.Denied.Message)
 	}
@@ -554,7 +518,7 @@ func TestReposOnlyLeaveTheEntitlementDirectoryToThePod(t *testing.T) {
 
 func TestRepoKeyOnAReservedPathIsRefused(t *testing.T) {
 	m := newMutator(t, []any{bundle("bad", 1, nil, nil, []v1alpha1.ResolvedReference{ref("configmap", ns, "r", "", "etc-pki-entitlement")})}, nil)
-	_, result := admit(t, m, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "bad"}))
+	_, result := mutationtest.Admit(t, m, ns, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "bad"}))
 	want := `yum repository key "etc-pki-entitlement" of configmap shop/r (bundle "bad") would be mounted at /run/secrets/etc-pki-entitlement, which subscription injection reserves; rename that key`
 	if result.Denied == nil || result.Denied.Message != want {
 		t.Fatalf("result = %+v\nwant denial %s", result, want)
@@ -569,11 +533,11 @@ func TestReinvocationKeepsTheUsersLookalikeVolume(t *testing.T) {
 	p := pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one"})
 	p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "subscription-data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	p.Spec.Containers[0].VolumeMounts = append(p.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "subscription-data", MountPath: "/data"})
-	injected, result := admit(t, m, p)
+	injected, result := mutationtest.Admit(t, m, ns, p)
 	if result.Denied != nil {
 		t.Fatal(result.Denied.Message)
 	}
-	again, result := admit(t, m, injected)
+	again, result := mutationtest.Admit(t, m, ns, injected)
 	if result.Denied != nil || len(result.Patch) != 0 {
 		t.Fatalf("re-admission: %+v", result)
 	}
@@ -601,7 +565,7 @@ func TestInjectedNamesTheInjectionWouldNotAddAreRefused(t *testing.T) {
 		clusterBundle("cluster", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "e", "share-e", "c.pem")}, nil),
 	}
 	m := newMutator(t, objects, access{ns + "/builder/cluster": true})
-	injected, result := admit(t, m, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one"}))
+	injected, result := mutationtest.Admit(t, m, ns, pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one"}))
 	if result.Denied != nil {
 		t.Fatal(result.Denied.Message)
 	}
@@ -613,25 +577,25 @@ func TestInjectedNamesTheInjectionWouldNotAddAreRefused(t *testing.T) {
 	}
 
 	same := copied(v1alpha1.InjectBundleAnnotation)
-	if _, result := admit(t, m, same); result.Denied != nil {
+	if _, result := mutationtest.Admit(t, m, ns, same); result.Denied != nil {
 		t.Errorf("a copy asking for the same bundle: %s", result.Denied.Message)
 	}
 
 	extraMount := copied(v1alpha1.InjectBundleAnnotation)
 	extraMount.Spec.Containers[0].VolumeMounts = append(extraMount.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "subscription-entitlements", MountPath: "/data"})
 	want := `container "build" mounts volume "subscription-entitlements" at /data, where subscription injection does not mount it; that volume is the injection's: remove that mount or stop requesting bundles`
-	if _, result := admit(t, m, extraMount); result.Denied == nil || result.Denied.Message != want {
+	if _, result := mutationtest.Admit(t, m, ns, extraMount); result.Denied == nil || result.Denied.Message != want {
 		t.Errorf("an extra mount of an injected volume: %+v\nwant %s", result.Denied, want)
 	}
 
 	other := copied(v1alpha1.InjectClusterBundleAnnotation)
 	want = `the pod already has a volume named "subscription-entitlements" that is not the one subscription injection adds; rename that volume`
-	if _, result := admit(t, m, other); result.Denied == nil || result.Denied.Message != want {
+	if _, result := mutationtest.Admit(t, m, ns, other); result.Denied == nil || result.Denied.Message != want {
 		t.Errorf("an injected volume no longer injected: %+v\nwant %s", result.Denied, want)
 	}
 	// With bundle-generations the same pod is a copy whose injection is redone.
 	other.Annotations[v1alpha1.BundleGenerationsAnnotation] = injected.Annotations[v1alpha1.BundleGenerationsAnnotation]
-	redone, result := admit(t, m, other)
+	redone, result := mutationtest.Admit(t, m, ns, other)
 	if result.Denied != nil || volume(redone, "subscription-entitlements") != nil || volume(redone, "subscription-ent-"+shortHash("share-e")) == nil {
 		t.Errorf("redoing a copied injection: %+v, volumes %v", result.Denied, redone.Spec.Volumes)
 	}
