@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,9 +15,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -34,74 +36,168 @@ const (
 )
 
 // ServiceAccountAnnotations is the server side of the pod identity
-// mutator's view of ServiceAccounts: an informer cache that keeps, of each
-// ServiceAccount, its name and the annotations under one prefix, and a
+// mutator's view of ServiceAccounts: a cache of every ServiceAccount that
+// keeps only whether it exists and its annotations under one prefix, and a
 // bounded live lookup when the cache misses.
 type ServiceAccountAnnotations struct {
-	prefix  string
-	lister  corev1listers.ServiceAccountLister
-	synced  cache.InformerSynced
-	client  kubernetes.Interface
-	timeout time.Duration
-	limiter *rate.Limiter
-	group   singleflight.Group
-	lookups *prometheus.CounterVec
+	prefix    string
+	store     *serviceAccountStore
+	reflector *cache.Reflector
+	client    kubernetes.Interface
+	timeout   time.Duration
+	limiter   *rate.Limiter
+	group     singleflight.Group
+	lookups   *prometheus.CounterVec
 }
 
-// NewServiceAccountAnnotations watches every ServiceAccount through
-// factory (which the caller starts), keeping only annotations that start
-// with prefix: on a cluster with tens of thousands of ServiceAccounts the
-// rest (secrets lists, other annotations, managed fields) would dominate
-// the webhook's memory.
-func NewServiceAccountAnnotations(factory informers.SharedInformerFactory, client kubernetes.Interface, prefix string) (*ServiceAccountAnnotations, error) {
-	informer := factory.Core().V1().ServiceAccounts()
-	if err := informer.Informer().SetTransform(keepAnnotations(prefix)); err != nil {
-		return nil, err
-	}
+// NewServiceAccountAnnotations watches every ServiceAccount through client
+// once Run is called. A cluster may have tens of thousands: an informer's
+// store of stripped objects with a namespace index costs about 570 bytes
+// each, this cache about 100, and the webhook's memory target is set with
+// 20,000 of them.
+func NewServiceAccountAnnotations(client kubernetes.Interface, prefix string) *ServiceAccountAnnotations {
+	store := &serviceAccountStore{prefix: prefix, accounts: map[string]map[string]string{}}
+	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return client.CoreV1().ServiceAccounts(metav1.NamespaceAll).List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return client.CoreV1().ServiceAccounts(metav1.NamespaceAll).Watch(ctx, opts)
+		},
+	}, client)
 	return &ServiceAccountAnnotations{
-		prefix:  prefix,
-		lister:  informer.Lister(),
-		synced:  informer.Informer().HasSynced,
-		client:  client,
-		timeout: serviceAccountLookupTimeout,
-		limiter: rate.NewLimiter(serviceAccountLookupRate, serviceAccountLookupBurst),
+		prefix:    prefix,
+		store:     store,
+		reflector: cache.NewReflectorWithOptions(lw, &corev1.ServiceAccount{}, store, cache.ReflectorOptions{Name: "serviceaccount-annotations"}),
+		client:    client,
+		timeout:   serviceAccountLookupTimeout,
+		limiter:   rate.NewLimiter(serviceAccountLookupRate, serviceAccountLookupBurst),
 		lookups: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: metricsNamespace, Name: "serviceaccount_lookups_total",
 			Help: "ServiceAccounts the pod identity injection looked up, by source (cache, or api after a cache miss) and result (found, not_found, error).",
 		}, []string{"source", "result"}),
-	}, nil
+	}
 }
 
+// Run fills the cache and keeps it current until ctx ends.
+func (s *ServiceAccountAnnotations) Run(ctx context.Context) { s.reflector.RunWithContext(ctx) }
+
 // HasSynced says whether the cache has listed every ServiceAccount.
-func (s *ServiceAccountAnnotations) HasSynced() bool { return s.synced() }
+func (s *ServiceAccountAnnotations) HasSynced() bool { return s.store.hasSynced() }
 
 // Collector is the lookup counter, for the server's registry.
 func (s *ServiceAccountAnnotations) Collector() prometheus.Collector { return s.lookups }
 
-// keepAnnotations strips a ServiceAccount down to what the mutator reads.
-func keepAnnotations(prefix string) cache.TransformFunc {
-	return func(obj any) (any, error) {
-		sa, ok := obj.(*corev1.ServiceAccount)
-		if !ok {
-			return obj, nil // a tombstone: the store only needs its key
+// serviceAccountStore is the reflector's store: "namespace/name" of every
+// ServiceAccount to its annotations under prefix (nil for the many that
+// have none).
+type serviceAccountStore struct {
+	prefix   string
+	mu       sync.RWMutex
+	accounts map[string]map[string]string
+	synced   bool
+}
+
+func (s *serviceAccountStore) get(namespace, name string) (map[string]string, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	annotations, ok := s.accounts[namespace+"/"+name]
+	return annotations, ok
+}
+
+func (s *serviceAccountStore) hasSynced() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.synced
+}
+
+func (s *serviceAccountStore) Add(obj any) error { return s.Update(obj) }
+func (s *serviceAccountStore) Update(obj any) error {
+	key, annotations, err := s.entry(obj)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.accounts[key] = annotations
+	return nil
+}
+
+func (s *serviceAccountStore) Delete(obj any) error {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.accounts, key)
+	return nil
+}
+
+// Replace swaps in a whole new listing: the first sync, or a relist after
+// the watch fell too far behind.
+func (s *serviceAccountStore) Replace(list []any, _ string) error {
+	accounts := make(map[string]map[string]string, len(list))
+	for _, obj := range list {
+		key, annotations, err := s.entry(obj)
+		if err != nil {
+			return err
 		}
-		return strip(sa, prefix), nil
+		accounts[key] = annotations
+	}
+	s.mu.Lock()
+	first := !s.synced
+	s.accounts, s.synced = accounts, true
+	s.mu.Unlock()
+	if first {
+		// The first listing decoded every ServiceAccount in the cluster:
+		// two to three times the cache in garbage, which the runtime would
+		// hand back to the OS only minutes later. Hand it back now.
+		go debug.FreeOSMemory()
+	}
+	return nil
+}
+
+func (s *serviceAccountStore) Resync() error { return nil }
+
+// Transformer strips what a watch-list sync holds until its listing is
+// complete down to what this store keeps.
+func (s *serviceAccountStore) Transformer() cache.TransformFunc {
+	return func(obj any) (any, error) {
+		if sa, ok := obj.(*corev1.ServiceAccount); ok {
+			return strip(sa, s.prefix), nil
+		}
+		return obj, nil
 	}
 }
 
-func strip(sa *corev1.ServiceAccount, prefix string) *corev1.ServiceAccount {
-	out := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
-		Name: sa.Name, Namespace: sa.Namespace, UID: sa.UID, ResourceVersion: sa.ResourceVersion,
-	}}
-	for k, v := range sa.Annotations {
+func (s *serviceAccountStore) entry(obj any) (string, map[string]string, error) {
+	sa, ok := obj.(*corev1.ServiceAccount)
+	if !ok {
+		return "", nil, fmt.Errorf("expected a ServiceAccount, got %T", obj)
+	}
+	return sa.Namespace + "/" + sa.Name, prefixed(sa.Annotations, s.prefix), nil
+}
+
+// prefixed is the annotations under prefix, nil when there are none.
+func prefixed(annotations map[string]string, prefix string) map[string]string {
+	var out map[string]string
+	for k, v := range annotations {
 		if strings.HasPrefix(k, prefix) {
-			if out.Annotations == nil {
-				out.Annotations = map[string]string{}
+			if out == nil {
+				out = map[string]string{}
 			}
-			out.Annotations[k] = v
+			out[k] = v
 		}
 	}
 	return out
+}
+
+func strip(sa *corev1.ServiceAccount, prefix string) *corev1.ServiceAccount {
+	return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
+		Name: sa.Name, Namespace: sa.Namespace, UID: sa.UID, ResourceVersion: sa.ResourceVersion,
+		Annotations: prefixed(sa.Annotations, prefix),
+	}}
 }
 
 // Annotations returns the prefixed annotations of namespace/name, and
@@ -109,14 +205,9 @@ func strip(sa *corev1.ServiceAccount, prefix string) *corev1.ServiceAccount {
 // time per ServiceAccount; err means neither could tell in time, and its
 // text is safe to show to whoever creates the pod.
 func (s *ServiceAccountAnnotations) Annotations(ctx context.Context, namespace, name string) (map[string]string, bool, error) {
-	sa, err := s.lister.ServiceAccounts(namespace).Get(name)
-	if err == nil {
+	if annotations, ok := s.store.get(namespace, name); ok {
 		s.lookups.WithLabelValues("cache", "found").Inc()
-		return sa.Annotations, true, nil
-	}
-	if !apierrors.IsNotFound(err) {
-		s.lookups.WithLabelValues("cache", "error").Inc()
-		return nil, false, err
+		return annotations, true, nil
 	}
 	key := namespace + "/" + name
 	ch := s.group.DoChan(key, func() (any, error) {

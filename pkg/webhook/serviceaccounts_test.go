@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
@@ -28,19 +27,15 @@ func serviceAccount(namespace, name string, annotations map[string]string) *core
 	}
 }
 
-// startedCache returns a synced cache over objects; the informer is not
+// startedCache returns a synced cache over objects; the cache is not
 // started when live is set, so every lookup is a cache miss.
 func startedCache(t *testing.T, client *fake.Clientset, live bool) *ServiceAccountAnnotations {
 	t.Helper()
-	factory := informers.NewSharedInformerFactory(client, 0)
-	s, err := NewServiceAccountAnnotations(factory, client, testPrefix)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := NewServiceAccountAnnotations(client, testPrefix)
 	if !live {
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
-		factory.Start(ctx.Done())
+		go s.Run(ctx)
 		if !cache.WaitForCacheSync(ctx.Done(), s.HasSynced) {
 			t.Fatal("cache did not sync")
 		}
@@ -63,18 +58,66 @@ func TestCachedServiceAccountKeepsOnlyPrefixedAnnotations(t *testing.T) {
 	if len(got) != 1 || got[testPrefix+"role-arn"] != "arn:aws:iam::123456789012:role/builder" {
 		t.Errorf("annotations %v", got)
 	}
-	stored, err := s.lister.ServiceAccounts("app").Get("builder")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(stored.Secrets) != 0 || len(stored.ManagedFields) != 0 || len(stored.Annotations) != 1 {
-		t.Errorf("the cache keeps more than the mutator reads: %+v", stored)
+	if stored, ok := s.store.get("app", "builder"); !ok || len(stored) != 1 {
+		t.Errorf("the cache keeps more than the mutator reads: %v", stored)
 	}
 	if actions := client.Actions(); len(actions) != 0 {
 		t.Errorf("a cache hit called the API server: %v", actions)
 	}
 	if v := testutil.ToFloat64(s.lookups.WithLabelValues("cache", "found")); v != 1 {
 		t.Errorf("cache hits counted %v", v)
+	}
+}
+
+// The cache follows the watch: a ServiceAccount created, annotated,
+// stripped of its role and deleted is seen each time without a live read,
+// and one without annotations under the prefix is known to exist at no
+// cost beyond its name.
+func TestCacheFollowsChanges(t *testing.T) {
+	client := fake.NewClientset(serviceAccount("app", "plain", map[string]string{"helm.sh/chart": "x"}))
+	s := startedCache(t, client, false)
+	ctx := context.Background()
+	if got, found, err := s.Annotations(ctx, "app", "plain"); err != nil || !found || got != nil {
+		t.Fatalf("plain: %v %v %v", got, found, err)
+	}
+	eventually := func(what string, ok func(map[string]string, bool) bool) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			got, found := s.store.get("app", "builder")
+			if ok(got, found) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: cache holds %v (found %v)", what, got, found)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	sas := client.CoreV1().ServiceAccounts("app")
+	sa, err := sas.Create(ctx, serviceAccount("app", "builder", nil), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually("created", func(a map[string]string, found bool) bool { return found && a == nil })
+	sa.Annotations = map[string]string{testPrefix + "role-arn": "arn:aws:iam::123456789012:role/builder", "other": "x"}
+	if sa, err = sas.Update(ctx, sa, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually("annotated", func(a map[string]string, found bool) bool { return len(a) == 1 && a[testPrefix+"role-arn"] != "" })
+	sa.Annotations = map[string]string{"other": "x"}
+	if _, err = sas.Update(ctx, sa, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually("role removed", func(a map[string]string, found bool) bool { return found && a == nil })
+	if err := sas.Delete(ctx, "builder", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually("deleted", func(_ map[string]string, found bool) bool { return !found })
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "get" {
+			t.Errorf("a live read: %v", a)
+		}
 	}
 }
 

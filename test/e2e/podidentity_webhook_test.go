@@ -164,6 +164,20 @@ func TestPodIdentityIsInjected(t *testing.T) {
 		t.Errorf("a pod of the default ServiceAccount got a token volume")
 	}
 	withoutCredentials(t, plain.Spec.Containers[0])
+
+	// Upstream's skip label, whatever its value, keeps pod identity away
+	// from a pod whose ServiceAccount has a role.
+	skipped := testPod(nil)
+	skipped.Spec.ServiceAccountName = "reader"
+	skipped.Labels = map[string]string{podidentity.SkipLabel: ""}
+	skipped, err = env.kube.CoreV1().Pods(ns).Create(context.Background(), skipped, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if podVolume(skipped, podidentity.VolumeName) != nil {
+		t.Errorf("a pod labelled %s got a token volume", podidentity.SkipLabel)
+	}
+	withoutCredentials(t, skipped.Spec.Containers[0])
 }
 
 // A malformed annotation is refused with a message naming the

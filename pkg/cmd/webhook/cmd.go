@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -199,12 +198,8 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		kubeInformers := kubeinformers.NewSharedInformerFactory(protoKube, informerResync)
-		serviceAccounts, err := webhook.NewServiceAccountAnnotations(kubeInformers, protoKube, podidentity.AnnotationPrefix)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		kubeInformers.Start(ctx.Done())
+		serviceAccounts := webhook.NewServiceAccountAnnotations(protoKube, podidentity.AnnotationPrefix)
+		go serviceAccounts.Run(ctx)
 		mutators = append(mutators, podidentity.New(o.PodIdentityConfig, serviceAccounts))
 		synced = append(synced, serviceAccounts.HasSynced)
 		collectors = append(collectors, serviceAccounts.Collector())
