@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -26,6 +28,14 @@ import (
 const maxRequestBytes = 4 << 20
 
 var podResource = metav1.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+// Request bodies are read into pooled buffers: a pod's review is several
+// KB, read by every admission, and nothing decoded from it keeps a
+// reference to it (encoding/json copies strings). Buffers grown past
+// pooledBodyBytes by an unusually large pod are left to the GC.
+const pooledBodyBytes = 64 << 10
+
+var bodies = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 16<<10)) }}
 
 // podHandler answers AdmissionReviews for pods by running every mutator in
 // order and concatenating their patches. Each mutator sees the pod as the
@@ -60,11 +70,18 @@ func (h *podHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, fmt.Sprintf("content type %q is not application/json", ct))
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
-	if err != nil {
+	buf := bodies.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= pooledBodyBytes {
+			buf.Reset()
+			bodies.Put(buf)
+		}
+	}()
+	if _, err := buf.ReadFrom(io.LimitReader(r.Body, maxRequestBytes+1)); err != nil {
 		writeStatus(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, "reading the request: "+err.Error())
 		return
 	}
+	body := buf.Bytes()
 	if len(body) > maxRequestBytes {
 		writeStatus(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge, "admission review too large")
 		return
