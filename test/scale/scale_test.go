@@ -64,7 +64,10 @@ func rss(b *testing.B, pid int) (current, peak float64) {
 
 // parallel runs n calls of f over workers goroutines and fails on the
 // first error.
-func parallel(b *testing.B, n int, f func(i int) error) {
+func parallel(b *testing.B, n int, f func(i int) error) { parallelN(b, workers, n, f) }
+
+// parallelN is parallel with as many workers.
+func parallelN(b *testing.B, workers, n int, f func(i int) error) {
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
 	next := make(chan int)
