@@ -43,10 +43,11 @@ type Request struct {
 	oldPodDecoded bool
 }
 
-// PodOutline is a pod's metadata and the shape of its spec: names, and
-// what tells an injection's mounts and variables apart from the user's.
-// It has corev1.Pod's JSON field names, so it decodes from a pod's JSON;
-// probes, resources and env values, most of a pod's bytes, are skipped.
+// PodOutline is a pod's metadata and the part of its spec injections
+// touch: volumes and mounts whole, and of each container its name and the
+// names of its variables. It has corev1.Pod's JSON field names, so it
+// decodes from a pod's JSON; probes, resources, env values and security
+// contexts, most of a pod's bytes and of the time to decode one, are skipped.
 type PodOutline struct {
 	Metadata struct {
 		Name         string            `json:"name"`
@@ -58,24 +59,11 @@ type PodOutline struct {
 	Spec struct {
 		ServiceAccountName  string             `json:"serviceAccountName"`
 		NodeSelector        map[string]string  `json:"nodeSelector"`
-		Volumes             []VolumeOutline    `json:"volumes"`
+		Volumes             []corev1.Volume    `json:"volumes"`
 		InitContainers      []ContainerOutline `json:"initContainers"`
 		Containers          []ContainerOutline `json:"containers"`
 		EphemeralContainers []ContainerOutline `json:"ephemeralContainers"`
 	} `json:"spec"`
-}
-
-// VolumeOutline is a volume's name and, for a projected volume, the paths
-// of the service account tokens it projects.
-type VolumeOutline struct {
-	Name      string `json:"name"`
-	Projected *struct {
-		Sources []struct {
-			ServiceAccountToken *struct {
-				Path string `json:"path"`
-			} `json:"serviceAccountToken"`
-		} `json:"sources"`
-	} `json:"projected"`
 }
 
 // ContainerOutline is a container's name, the names of its variables and
@@ -85,10 +73,7 @@ type ContainerOutline struct {
 	Env  []struct {
 		Name string `json:"name"`
 	} `json:"env"`
-	VolumeMounts []struct {
-		Name      string `json:"name"`
-		MountPath string `json:"mountPath"`
-	} `json:"volumeMounts"`
+	VolumeMounts []corev1.VolumeMount `json:"volumeMounts"`
 }
 
 // DisplayName is the pod's name or, for a pod the API server will name, its

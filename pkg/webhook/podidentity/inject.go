@@ -92,7 +92,7 @@ func (m *mutator) volume(s *settings) corev1.Volume {
 	}}}
 }
 
-func findVolume(volumes []mutation.VolumeOutline) *mutation.VolumeOutline {
+func findVolume(volumes []corev1.Volume) *corev1.Volume {
 	for i := range volumes {
 		if volumes[i].Name == VolumeName {
 			return &volumes[i]
@@ -104,7 +104,7 @@ func findVolume(volumes []mutation.VolumeOutline) *mutation.VolumeOutline {
 // notOurs says why a volume under VolumeName does not put a service account
 // token at TokenFile, or returns "". Audience and lifetime are not checked:
 // a pod copied from an injected one keeps what it was given, as upstream.
-func notOurs(v *mutation.VolumeOutline) string {
+func notOurs(v *corev1.Volume) string {
 	if v == nil {
 		return "it is missing"
 	}

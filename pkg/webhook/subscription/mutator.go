@@ -67,16 +67,14 @@ func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 	if p.generations.empty() {
 		return mutation.Result{Warnings: p.warnings}
 	}
-	pod, err := req.Pod()
-	if err != nil {
-		return mutation.Undecodable(err)
-	}
+	pod := req.Outline
+	annotations := pod.Metadata.Annotations
 	l := buildLayout(p)
 
 	// A pod that records an earlier injection (a copy of an injected pod's
 	// spec, or a reinvocation) has its injected volumes and mounts replaced;
 	// anything else already at our names or paths belongs to the user.
-	_, injectedBefore := pod.Annotations[subscriptionv1alpha1.BundleGenerationsAnnotation]
+	_, injectedBefore := annotations[subscriptionv1alpha1.BundleGenerationsAnnotation]
 	// A pod that asked for nothing is never refused: a clash with its own
 	// volumes or mounts leaves it as it is, with a warning.
 	refuse := func(d *denial) mutation.Result {
@@ -95,7 +93,7 @@ func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 	}
 	for _, group := range []struct {
 		field      string
-		containers []corev1.Container
+		containers []mutation.ContainerOutline
 	}{{"initContainers", pod.Spec.InitContainers}, {"containers", pod.Spec.Containers}} {
 		for i, c := range group.containers {
 			mounts, d := mergeMounts(c.Name, c.VolumeMounts, l.mounts, injectedBefore)
@@ -111,8 +109,8 @@ func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 	if err != nil {
 		return mutation.Deny(reasonLookupFailed, "encoding bundle generations: "+err.Error())
 	}
-	if pod.Annotations[subscriptionv1alpha1.BundleGenerationsAnnotation] != string(recorded) {
-		patch = append(patch, annotationPatch(pod.Annotations, subscriptionv1alpha1.BundleGenerationsAnnotation, string(recorded)))
+	if annotations[subscriptionv1alpha1.BundleGenerationsAnnotation] != string(recorded) {
+		patch = append(patch, annotationPatch(annotations, subscriptionv1alpha1.BundleGenerationsAnnotation, string(recorded)))
 	}
 	return mutation.Result{Patch: patch, Warnings: p.warnings}
 }
@@ -202,12 +200,9 @@ func mutateEphemeral(req *mutation.Request) mutation.Result {
 	if _, ok := req.Outline.Metadata.Annotations[subscriptionv1alpha1.BundleGenerationsAnnotation]; !ok {
 		return mutation.Result{}
 	}
-	pod, err := req.Pod()
-	if err != nil {
-		return mutation.Undecodable(err)
-	}
-	old, err := req.OldPod()
-	if err != nil {
+	pod := req.Outline
+	var old mutation.PodOutline
+	if err := req.DecodeOldPod(&old); err != nil {
 		return mutation.Undecodable(err)
 	}
 	mounts, partial := ephemeralMounts(pod.Spec.Volumes)
@@ -215,10 +210,8 @@ func mutateEphemeral(req *mutation.Request) mutation.Result {
 		return mutation.Result{}
 	}
 	existing := map[string]bool{}
-	if old != nil {
-		for _, c := range old.Spec.EphemeralContainers {
-			existing[c.Name] = true
-		}
+	for _, c := range old.Spec.EphemeralContainers {
+		existing[c.Name] = true
 	}
 	var result mutation.Result
 	for i, c := range pod.Spec.EphemeralContainers {
