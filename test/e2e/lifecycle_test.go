@@ -136,7 +136,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 		t.Fatalf("lease holder after fail-over is %q (was %q)", holderB, holderA)
 	}
 	// The new leader does the work.
-	if err := env.kube.RbacV1().RoleBindings(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
+	if err := env.kube.CoreV1().Services(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, 30*time.Second, operandObjectsPresent)
@@ -194,14 +194,6 @@ func TestRemovedDeletesTheOperand(t *testing.T) {
 			},
 			"serviceaccount": func() error {
 				_, err := env.kube.CoreV1().ServiceAccounts(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
-				return err
-			},
-			"role": func() error {
-				_, err := env.kube.RbacV1().Roles(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
-				return err
-			},
-			"rolebinding": func() error {
-				_, err := env.kube.RbacV1().RoleBindings(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
 				return err
 			},
 			"poddisruptionbudget": func() error {

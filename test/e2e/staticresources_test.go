@@ -20,10 +20,7 @@ func operandObjectsPresent(ctx context.Context) error {
 	if _, err := env.kube.CoreV1().ServiceAccounts(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{}); err != nil {
 		return err
 	}
-	if _, err := env.kube.RbacV1().Roles(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{}); err != nil {
-		return err
-	}
-	_, err := env.kube.RbacV1().RoleBindings(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
+	_, err := env.kube.CoreV1().Services(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
 	return err
 }
 
@@ -47,43 +44,43 @@ func TestStaticResourcesAreAppliedAndRestored(t *testing.T) {
 	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.kube.RbacV1().RoleBindings(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
+	if err := env.kube.CoreV1().Services(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, 30*time.Second, operandObjectsPresent)
 
-	// Drift is reverted: a rule an admin slips into the webhook's Role goes.
-	role, err := env.kube.RbacV1().Roles(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
+	// Drift is reverted: the Service pointed at other pods points back.
+	service, err := env.kube.CoreV1().Services(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRules := len(role.Rules)
-	role.Rules = append(role.Rules, role.Rules[0])
-	role.Rules[len(role.Rules)-1].Resources = []string{"secrets"}
-	if _, err := env.kube.RbacV1().Roles(operandNS).Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+	wantSelector := service.Spec.Selector["app"]
+	service.Spec.Selector = map[string]string{"app": "someone-else"}
+	if _, err := env.kube.CoreV1().Services(operandNS).Update(ctx, service, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
-		role, err := env.kube.RbacV1().Roles(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
+		service, err := env.kube.CoreV1().Services(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		if len(role.Rules) != wantRules {
-			return fmt.Errorf("role has %d rules, want %d: %v", len(role.Rules), wantRules, role.Rules)
+		if got := service.Spec.Selector["app"]; got != wantSelector {
+			return fmt.Errorf("service selects app=%q, want %q", got, wantSelector)
 		}
 		return nil
 	})
 }
 
 // The operator works inside its operand namespace through the Role the CVO
-// binds there, and can neither create namespaces nor grant anything elsewhere.
+// binds there, and can neither create namespaces nor grant anything
+// anywhere (the webhook's grants are the CVO's).
 func TestOperatorRightsEndAtItsOperandNamespace(t *testing.T) {
 	for _, c := range []struct {
 		attrs authorizationv1.ResourceAttributes
 		want  bool
 	}{
 		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "create", Resource: "serviceaccounts"}, true},
-		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, true},
+		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, false},
 		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "delete", Resource: "secrets"}, true},
 		{authorizationv1.ResourceAttributes{Verb: "create", Resource: "namespaces"}, false},
 		{authorizationv1.ResourceAttributes{Verb: "delete", Resource: "namespaces", Name: operandNS}, false},

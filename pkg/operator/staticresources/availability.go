@@ -33,8 +33,6 @@ func Informers(kubeInformers v1helpers.KubeInformersForNamespaces) []factory.Inf
 	operand := kubeInformers.InformersFor(operatorclient.OperandNamespace)
 	return []factory.Informer{
 		operand.Core().V1().ServiceAccounts().Informer(),
-		operand.Rbac().V1().Roles().Informer(),
-		operand.Rbac().V1().RoleBindings().Informer(),
 		operand.Core().V1().Services().Informer(),
 	}
 }

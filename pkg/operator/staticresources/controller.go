@@ -34,8 +34,6 @@ const ControllerName = "StaticResources"
 // Files are the operand manifests, in the order they are applied.
 var Files = []string{
 	"operand/webhook-serviceaccount.yaml",
-	"operand/webhook-role.yaml",
-	"operand/webhook-rolebinding.yaml",
 	"operand/webhook-service.yaml",
 }
 
@@ -135,10 +133,6 @@ func (o *Operand) exists(obj runtime.Object) (bool, error) {
 	switch t := obj.(type) {
 	case *corev1.ServiceAccount:
 		_, err = o.kubeInformers.InformersFor(t.Namespace).Core().V1().ServiceAccounts().Lister().ServiceAccounts(t.Namespace).Get(t.Name)
-	case *rbacv1.Role:
-		_, err = o.kubeInformers.InformersFor(t.Namespace).Rbac().V1().Roles().Lister().Roles(t.Namespace).Get(t.Name)
-	case *rbacv1.RoleBinding:
-		_, err = o.kubeInformers.InformersFor(t.Namespace).Rbac().V1().RoleBindings().Lister().RoleBindings(t.Namespace).Get(t.Name)
 	case *corev1.Service:
 		_, err = o.kubeInformers.InformersFor(t.Namespace).Core().V1().Services().Lister().Services(t.Namespace).Get(t.Name)
 	default:

@@ -98,7 +98,7 @@ func TestAtLevel(t *testing.T) {
 		wantMessage string
 	}{
 		{"applied", operatorv1.Managed, false, shipped(t, ""), true, ""},
-		{"a role still missing", operatorv1.Managed, false, shipped(t, "role.yaml"), false, "waiting for role/"},
+		{"a service still missing", operatorv1.Managed, false, shipped(t, "service.yaml"), false, "waiting for service/"},
 		{"applied but failing", operatorv1.Managed, true, shipped(t, ""), false, "fail to apply"},
 		{"removed and gone", operatorv1.Removed, false, nil, true, ""},
 		{"removed, one left", operatorv1.Removed, false, shipped(t, "")[:1], false, "waiting for removal of serviceaccount/"},
