@@ -135,7 +135,9 @@ func TestLeaderElectionFailover(t *testing.T) {
 	if holderB == holderA || holderB == "" {
 		t.Fatalf("lease holder after fail-over is %q (was %q)", holderB, holderA)
 	}
-	// The new leader does the work.
+	// The new leader does the work. The Service comes back with another
+	// ClusterIP, so the webhook serving the old one stops first.
+	stopWebhook()
 	if err := env.kube.CoreV1().Services(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}

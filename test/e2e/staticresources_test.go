@@ -38,8 +38,9 @@ func TestStaticResourcesAreAppliedAndRestored(t *testing.T) {
 	}
 
 	// Deleted objects come back. The webhook's token dies with its
-	// ServiceAccount, as a pod's would: the next test that needs the
-	// webhook starts one with a token of the restored ServiceAccount.
+	// ServiceAccount, as a pod's would, and the Service comes back with
+	// another ClusterIP: the next test that needs the webhook starts one
+	// with a token of the restored ServiceAccount, on the new address.
 	stopWebhook()
 	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ const (
 // The webhook's objects, in OperandNamespace.
 const (
 	WebhookName          = operatorclient.WebhookName
+	InjectionPolicyName  = operatorclient.InjectionPolicyName
 	WebhookServingSecret = operatorclient.WebhookServingCertSecret
 	WebhookCAConfigMap   = operatorclient.WebhookServingCAConfigMap
 	WebhookSignerSecret  = operatorclient.WebhookSignerSecret

@@ -41,6 +41,10 @@ const (
 	// WebhookName names the webhook's Deployment, Service, ServiceAccount and
 	// MutatingWebhookConfiguration.
 	WebhookName = "workload-access-webhook"
+	// InjectionPolicyName names the ValidatingAdmissionPolicy (and its
+	// binding, shipped in manifests/) that refuses a pod asking for bundles
+	// the webhook did not inject.
+	InjectionPolicyName = "workload-access-injection-required"
 	// WebhookSignerSecret holds the CA that signs the serving certificate.
 	WebhookSignerSecret = WebhookName + "-signer"
 	// WebhookServingCAConfigMap holds the CA bundle (key ca-bundle.crt) the

@@ -34,6 +34,9 @@ func List() []configv1.ObjectReference {
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.BundlesEditClusterRole},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.BundlesViewClusterRole},
 		{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: operatorclient.WebhookName},
+		// The policy that refuses a pod asking for bundles the webhook never saw.
+		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies", Name: operatorclient.InjectionPolicyName},
+		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings", Name: operatorclient.InjectionPolicyName},
 		// Every bundle, and the shares generated for ClusterBundles.
 		{Group: "subscription.openshift.io", Resource: "clusterbundles"},
 		{Group: "subscription.openshift.io", Resource: "bundles"},
