@@ -99,7 +99,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		staticresources.NewAvailabilityController(staticOperand, recorder),
 		webhookcerts.New(c.kube, kubeInformers, c.operator, recorder),
 		webhookconfiguration.New(c.kube, kubeInformers, webhookConfigs, configInformers.Config().V1().Infrastructures(),
-			subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), c.operator, recorder),
+			subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), bundleInformers.Bundles(), bundleInformers.ClusterBundles(), c.operator, recorder),
 		webhookDeployment,
 		webhookavailability.NewController(webhookOperand, recorder),
 		bundles.New(bundleInformers.Bundles(), c.subscription.SubscriptionV1alpha1(), c.kube, c.operator, recorder),

@@ -1,6 +1,7 @@
 // Package webhookconfiguration applies the webhook's
 // MutatingWebhookConfiguration from bindata (with the pod identity webhooks
-// while pod identity runs) with every webhook's caBundle
+// while pod identity runs, and the fail-open webhook only while some pod
+// could get something it did not ask for) with every webhook's caBundle
 // set to the serving-CA ConfigMap's bundle, restores it when it drifts or is
 // deleted, and deletes it under Removed. It is applied by the operator, never
 // shipped through the CVO, whose apply would wipe the caBundle.
@@ -8,6 +9,7 @@ package webhookconfiguration
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	configv1informers "github.com/openshift/client-go/config/informers/externalversions/config/v1"
@@ -18,14 +20,19 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	admissionregistrationinformers "k8s.io/client-go/informers/admissionregistration/v1"
 	"k8s.io/client-go/kubernetes"
 	admissionregistrationlisters "k8s.io/client-go/listers/admissionregistration/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
+	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	operatorv1alpha1informers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
+	subscriptionv1alpha1informers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstate"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentityconfig"
@@ -43,10 +50,21 @@ const (
 	PodIdentityManifestFile = "operand/webhook-mutatingwebhookconfiguration-pod-identity.yaml"
 )
 
+// OpportunisticWebhook is the fail-open webhook every pod that asks for
+// nothing goes through.
+const OpportunisticWebhook = "opportunistic.workload-access.openshift.io"
+
 // Manifest is the configuration as shipped, without any caBundle, with the
-// pod identity webhooks when podIdentity is set.
-func Manifest(podIdentity bool) *admissionregistrationv1.MutatingWebhookConfiguration {
+// pod identity webhooks when podIdentity is set. Without pod identity and
+// without automatic injections (no always-inject bundle anywhere) no pod
+// can get anything it did not ask for, so the fail-open webhook that every
+// other pod goes through is left out: pod creations cost the cluster no
+// webhook call at all.
+func Manifest(podIdentity, automatic bool) *admissionregistrationv1.MutatingWebhookConfiguration {
 	m := resourceread.ReadMutatingWebhookConfigurationV1OrDie(bindata.MustAsset(ManifestFile))
+	if !podIdentity && !automatic {
+		m.Webhooks = slices.DeleteFunc(m.Webhooks, func(w admissionregistrationv1.MutatingWebhook) bool { return w.Name == OpportunisticWebhook })
+	}
 	if podIdentity {
 		extra := resourceread.ReadMutatingWebhookConfigurationV1OrDie(bindata.MustAsset(PodIdentityManifestFile))
 		m.Webhooks = append(m.Webhooks, extra.Webhooks...)
@@ -62,13 +80,17 @@ type controller struct {
 	// podIdentity says whether the pod identity webhooks belong in the
 	// configuration.
 	podIdentity func() (podidentityconfig.Decision, error)
-	cache       resourceapply.ResourceCache
+	// alwaysInject says whether any Bundle or ClusterBundle is injected into
+	// pods that do not ask for it.
+	alwaysInject func() (bool, error)
+	cache        resourceapply.ResourceCache
 }
 
 // New returns the controller. webhookConfigs must watch the operator's own
 // configuration (RBAC names that one object).
 func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, webhookConfigs admissionregistrationinformers.MutatingWebhookConfigurationInformer,
 	infrastructures configv1informers.InfrastructureInformer, workloadAccesses operatorv1alpha1informers.WorkloadAccessInformer,
+	bundles subscriptionv1alpha1informers.BundleInformer, clusterBundles subscriptionv1alpha1informers.ClusterBundleInformer,
 	operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
 	configMaps := kubeInformers.InformersFor(operatorclient.OperandNamespace).Core().V1().ConfigMaps()
 	c := &controller{
@@ -79,10 +101,19 @@ func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersF
 		podIdentity: func() (podidentityconfig.Decision, error) {
 			return podidentityconfig.Read(infrastructures.Lister(), workloadAccesses.Lister())
 		},
+		alwaysInject: func() (bool, error) {
+			namespaced, err := bundles.Lister().List(alwaysInjectSelector)
+			if err != nil || len(namespaced) > 0 {
+				return len(namespaced) > 0, err
+			}
+			cluster, err := clusterBundles.Lister().List(alwaysInjectSelector)
+			return len(cluster) > 0, err
+		},
 		cache: resourceapply.NewResourceCache(),
 	}
 	return factory.New().
 		WithFilteredEventsInformers(factory.NamesFilter(operatorclient.WebhookServingCAConfigMap), configMaps.Informer()).
+		WithFilteredEventsInformers(hasAlwaysInjectLabel, bundles.Informer(), clusterBundles.Informer()).
 		WithInformers(webhookConfigs.Informer(), operatorClient.Informer(), infrastructures.Informer(), workloadAccesses.Informer()).
 		WithSync(c.sync).
 		WithSyncDegradedOnError(operatorClient).
@@ -106,7 +137,11 @@ func (c *controller) apply(ctx context.Context, syncCtx factory.SyncContext) err
 	if err != nil {
 		return err
 	}
-	required := webhooktrust.WithCABundle(Manifest(podIdentity.Enabled), caBundle)
+	automatic, err := c.alwaysInject()
+	if err != nil {
+		return err
+	}
+	required := webhooktrust.WithCABundle(Manifest(podIdentity.Enabled, automatic), caBundle)
 	// A resync with nothing changed costs no API call: the cached object is
 	// what the last apply wrote.
 	if existing, err := c.webhookConfigs.Get(required.Name); err == nil && c.cache.SafeToSkipApply(required, existing) {
@@ -129,6 +164,19 @@ func (c *controller) remove(ctx context.Context, syncCtx factory.SyncContext) er
 		return nil
 	}
 	return err
+}
+
+var alwaysInjectSelector = labels.SelectorFromSet(labels.Set{subscriptionv1alpha1.AlwaysInjectLabel: "true"})
+
+// hasAlwaysInjectLabel passes the bundle events that can change whether
+// any bundle is always injected; client-go's filtering handler turns the
+// label added to or removed from a bundle into an add or a delete.
+func hasAlwaysInjectLabel(obj any) bool {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	o, err := meta.Accessor(obj)
+	return err == nil && alwaysInjectSelector.Matches(labels.Set(o.GetLabels()))
 }
 
 // caBundle is the serving-CA ConfigMap's bundle, or nil while it does not exist.

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
+	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentityconfig"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhooktrust"
@@ -60,6 +61,7 @@ func newController(t *testing.T, state operatorv1.ManagementState, cm *corev1.Co
 		configMaps:     corev1listers.NewConfigMapLister(indexer),
 		webhookConfigs: admissionregistrationlisters.NewMutatingWebhookConfigurationLister(configs),
 		podIdentity:    func() (podidentityconfig.Decision, error) { return podidentityconfig.Decision{}, nil },
+		alwaysInject:   func() (bool, error) { return true, nil },
 		cache:          resourceapply.NewResourceCache(),
 	}, client
 }
@@ -102,7 +104,7 @@ func TestSyncInjectsTheBundleIntoEveryWebhook(t *testing.T) {
 }
 
 func TestSyncRestoresATamperedBundle(t *testing.T) {
-	tampered := webhooktrust.WithCABundle(Manifest(false), []byte("someone else's CA"))
+	tampered := webhooktrust.WithCABundle(Manifest(false, true), []byte("someone else's CA"))
 	c, client := newController(t, operatorv1.Managed, caConfigMap(bundle), tampered)
 	if err := c.sync(context.Background(), syncContext()); err != nil {
 		t.Fatal(err)
@@ -134,7 +136,7 @@ func TestSyncWaitsForTheBundle(t *testing.T) {
 }
 
 func TestSyncFollowsManagementState(t *testing.T) {
-	existing := webhooktrust.WithCABundle(Manifest(false), []byte(bundle))
+	existing := webhooktrust.WithCABundle(Manifest(false, true), []byte(bundle))
 
 	c, client := newController(t, operatorv1.Removed, caConfigMap(bundle), existing)
 	if err := c.sync(context.Background(), syncContext()); err != nil {
@@ -161,7 +163,7 @@ func TestSyncFollowsManagementState(t *testing.T) {
 // server knows to the fail-closed webhook, and everything else to the
 // fail-open one; and it never sends the operator's own pods.
 func TestManifestRoutesExplicitRequestsToTheFailClosedWebhook(t *testing.T) {
-	m := Manifest(false)
+	m := Manifest(false, true)
 	if m.Name != operatorclient.WebhookName || len(m.Webhooks) != 2 {
 		t.Fatalf("manifest %s with %d webhooks", m.Name, len(m.Webhooks))
 	}
@@ -249,6 +251,52 @@ func TestPodIdentityWebhookFollowsTheDecision(t *testing.T) {
 		got := names()
 		if slices.Contains(got, podIdentityWebhook) != enabled || len(got) != 2+map[bool]int{true: 1}[enabled] {
 			t.Errorf("pod identity %v: webhooks %v", enabled, got)
+		}
+	}
+}
+
+// The fail-open webhook, which every pod that asks for nothing goes
+// through, is in the configuration only while some pod could get something
+// without asking: pod identity runs, or a bundle is always injected.
+func TestFailOpenWebhookOnlyWhileSomethingIsAutomatic(t *testing.T) {
+	c, client := newController(t, operatorv1.Managed, caConfigMap(bundle))
+	for _, tc := range []struct {
+		podIdentity, alwaysInject bool
+		want                      []string
+	}{
+		{false, false, []string{"requested.workload-access.openshift.io"}},
+		{false, true, []string{"requested.workload-access.openshift.io", OpportunisticWebhook}},
+		{true, false, []string{"requested.workload-access.openshift.io", OpportunisticWebhook, "pod-identity-debug-containers.workload-access.openshift.io"}},
+		{false, false, []string{"requested.workload-access.openshift.io"}},
+	} {
+		c.podIdentity = func() (podidentityconfig.Decision, error) {
+			return podidentityconfig.Decision{Enabled: tc.podIdentity}, nil
+		}
+		c.alwaysInject = func() (bool, error) { return tc.alwaysInject, nil }
+		if err := c.sync(context.Background(), syncContext()); err != nil {
+			t.Fatal(err)
+		}
+		mwc, err := client.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(context.Background(), operatorclient.WebhookName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, w := range mwc.Webhooks {
+			got = append(got, w.Name)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("pod identity %v, always-inject %v: webhooks %v, want %v", tc.podIdentity, tc.alwaysInject, got, tc.want)
+		}
+	}
+}
+
+func TestAlwaysInjectLabelFilter(t *testing.T) {
+	labelled := &subscriptionv1alpha1.ClusterBundle{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{subscriptionv1alpha1.AlwaysInjectLabel: "true"}}}
+	plain := &subscriptionv1alpha1.ClusterBundle{ObjectMeta: metav1.ObjectMeta{Name: "b"}}
+	off := &subscriptionv1alpha1.Bundle{ObjectMeta: metav1.ObjectMeta{Name: "c", Labels: map[string]string{subscriptionv1alpha1.AlwaysInjectLabel: "false"}}}
+	for obj, want := range map[any]bool{labelled: true, plain: false, off: false, cache.DeletedFinalStateUnknown{Obj: labelled}: true, "junk": false} {
+		if got := hasAlwaysInjectLabel(obj); got != want {
+			t.Errorf("%v: %v, want %v", obj, got, want)
 		}
 	}
 }
