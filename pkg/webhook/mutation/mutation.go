@@ -125,8 +125,8 @@ func mustEncode(pod *corev1.Pod) []byte {
 	return raw
 }
 
-// Pod decodes the whole pod, once per request. It is nil, without error,
-// for a request without one.
+// Pod decodes the whole pod, once per request; a request without one is
+// an error.
 func (r *Request) Pod() (*corev1.Pod, error) {
 	if !r.podDecoded {
 		r.podDecoded = true
@@ -178,11 +178,10 @@ func Undecodable(err error) Result {
 	return Deny("MalformedPod", err.Error())
 }
 
-// jsonSource decodes pods from their JSON.
+// jsonSource decodes the pod, and the old pod when not nil, from their
+// JSON.
 type jsonSource struct{ pod, oldPod []byte }
 
-// JSONSource decodes the pod, and the old pod when not nil, from their JSON.
-func JSONSource(pod, oldPod []byte) Source { return jsonSource{pod: pod, oldPod: oldPod} }
 
 func (s jsonSource) DecodePod(into any) error {
 	if s.pod == nil {
