@@ -182,7 +182,6 @@ func Undecodable(err error) Result {
 // JSON.
 type jsonSource struct{ pod, oldPod []byte }
 
-
 func (s jsonSource) DecodePod(into any) error {
 	if s.pod == nil {
 		return errors.New("the request has no pod")
