@@ -8,12 +8,17 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/clusterbundles"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
@@ -86,6 +91,67 @@ func TestPodAskingForBundlesWithoutTheWebhookConfigurationIsRefused(t *testing.T
 		_, err := env.kube.CoreV1().Pods(ns).Create(ctx, testPod(map[string]string{v1alpha1.InjectBundleAnnotation: "anything"}), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err == nil || !strings.Contains(err.Error(), `bundle "anything" requested by annotation`) {
 			return fmt.Errorf("the webhook is not answering again yet: %v", err)
+		}
+		return nil
+	})
+}
+
+// asOperator is a client that acts as the operator's ServiceAccount.
+func asOperator(t *testing.T) kubernetes.Interface {
+	t.Helper()
+	config := rest.CopyConfig(env.cp.Config)
+	config.Impersonate = rest.ImpersonationConfig{UserName: framework.OperatorUser,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNS, "system:authenticated"}}
+	client, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
+}
+
+// The operator may create ClusterRoles (RBAC cannot limit create by name),
+// but the API server admits from it only the ClusterRole a ClusterBundle
+// needs: labelled, controlled by that bundle, named after it, granting get
+// on it and use of named shares. What it legitimately writes is covered by
+// every ClusterBundle test.
+func TestTheOperatorWritesOnlyTheClusterRolesItGenerates(t *testing.T) {
+	dumpOnFailure(t)
+	ctx := context.Background()
+	source := testNamespace(t, "writes-source-")
+	createSecret(t, source, "entitlement", "a.pem")
+	cb := createClusterBundle(t, "e2e-writes-", nil, v1alpha1.ClusterBundleSpec{
+		Entitlements: []v1alpha1.ClusterReference{{Namespace: source, Name: "entitlement"}},
+	}, metav1.ConditionFalse)
+	owner := []metav1.OwnerReference{{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "ClusterBundle", Name: cb.Name, UID: cb.UID, Controller: ptr.To(true)}}
+	getBundle := rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{v1alpha1.SchemeGroupVersion.Group}, Resources: []string{"clusterbundles"}, ResourceNames: []string{cb.Name}}
+	label := map[string]string{clusterbundles.BundleLabel: cb.Name}
+	operator := asOperator(t)
+	for _, tc := range []struct {
+		name string
+		role *rbacv1.ClusterRole
+	}{
+		{"no label", &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterbundles.ClusterRoleName(cb.Name) + "-x"}, Rules: []rbacv1.PolicyRule{getBundle}}},
+		{"not controlled by the bundle", &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "e2e-unowned", Labels: label}, Rules: []rbacv1.PolicyRule{getBundle}}},
+		{"another name", &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "e2e-renamed", Labels: label, OwnerReferences: owner}, Rules: []rbacv1.PolicyRule{getBundle}}},
+		{"a wider rule", &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-", Labels: label, OwnerReferences: owner}, Rules: []rbacv1.PolicyRule{
+			getBundle, {Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}},
+		}}},
+	} {
+		_, err := operator.RbacV1().ClusterRoles().Create(ctx, tc.role, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err == nil || !strings.Contains(err.Error(), "workload-access-operator-writes") {
+			t.Errorf("%s: want the operator-writes policy to refuse it, got %v", tc.name, err)
+		}
+	}
+	// The role the operator generated for the bundle, with a wider rule.
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		role, err := env.kube.RbacV1().ClusterRoles().Get(ctx, clusterbundles.ClusterRoleName(cb.Name), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		role.Rules = append(role.Rules, rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}})
+		_, err = operator.RbacV1().ClusterRoles().Update(ctx, role, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err == nil || !strings.Contains(err.Error(), "does more") {
+			return fmt.Errorf("widening the generated role: want refused, got %v", err)
 		}
 		return nil
 	})

@@ -45,6 +45,10 @@ const (
 	// binding, shipped in manifests/) that refuses a pod asking for bundles
 	// the webhook did not inject.
 	InjectionPolicyName = "workload-access-injection-required"
+	// OperatorWritesPolicyName names the ValidatingAdmissionPolicy (and its
+	// binding) that admits from the operator only the ClusterRoles and
+	// shares it generates for ClusterBundles.
+	OperatorWritesPolicyName = "workload-access-operator-writes"
 	// WebhookSignerSecret holds the CA that signs the serving certificate.
 	WebhookSignerSecret = WebhookName + "-signer"
 	// WebhookServingCAConfigMap holds the CA bundle (key ca-bundle.crt) the

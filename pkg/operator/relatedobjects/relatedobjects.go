@@ -37,6 +37,9 @@ func List() []configv1.ObjectReference {
 		// The policy that refuses a pod asking for bundles the webhook never saw.
 		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies", Name: operatorclient.InjectionPolicyName},
 		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings", Name: operatorclient.InjectionPolicyName},
+		// The policy that narrows the operator's own ClusterRole and share writes.
+		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies", Name: operatorclient.OperatorWritesPolicyName},
+		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings", Name: operatorclient.OperatorWritesPolicyName},
 		// Every bundle, and the shares generated for ClusterBundles.
 		{Group: "subscription.openshift.io", Resource: "clusterbundles"},
 		{Group: "subscription.openshift.io", Resource: "bundles"},
