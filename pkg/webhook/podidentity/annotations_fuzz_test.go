@@ -2,6 +2,7 @@ package podidentity
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -108,12 +109,32 @@ func FuzzPodIdentityAnnotations(f *testing.F) {
 			}
 			result := New(DefaultConfig(), serviceAccounts{ns + "/frontend": sa}).Mutate(context.Background(),
 				mutation.RequestFor(admissionv1.Create, ns, "", p, nil))
+			// A pod's annotation reaches the mutator through JSON, as the API
+			// server sends it, with invalid UTF-8 replaced by U+FFFD.
+			seen := value
+			if key == SkipContainersAnnotation {
+				seen = throughJSON(t, value)
+			}
 			if d := result.Denied; d != nil {
-				if d.Reason != reasonMalformedAnnotation || !strings.HasPrefix(d.Message, "annotation "+key+" on "+object+": "+quote(value)+" is malformed: ") ||
+				if d.Reason != reasonMalformedAnnotation || !strings.HasPrefix(d.Message, "annotation "+key+" on "+object+": "+quote(seen)+" is malformed: ") ||
 					len(d.Message) > 2000 {
 					t.Fatalf("refusal of %s=%q: %s: %s", key, value, d.Reason, d.Message)
 				}
 			}
 		}
 	})
+}
+
+// throughJSON is value as it reads after a JSON encoding and decoding.
+func throughJSON(t *testing.T, value string) string {
+	t.Helper()
+	raw, err := json.Marshal(value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
