@@ -67,7 +67,7 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 
 fuzz:
 	for target in $(FUZZ_TARGETS); do \
-		go test $(GO_MOD_FLAGS) -run '^$$' -fuzz "^$${target##*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s "$${target%%:*}"; \
+		go test $(GO_MOD_FLAGS) -run '^$$' -fuzz "^$${target##*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s "$${target%%:*}" || exit 1; \
 	done
 
 # The operator with 20,000 Secrets and 1,000 ClusterBundles on the test
