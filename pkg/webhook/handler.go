@@ -167,8 +167,8 @@ type requestHeader struct {
 	Object      *mutation.PodOutline        `json:"object"`
 }
 
-// reviewSource decodes the pods of a review from its body, each in the
-// shape a mutator asks for, in one pass over the body.
+// reviewSource decodes a review's pods from its body, each in the shape
+// asked for, in one pass over the body.
 type reviewSource []byte
 
 func (s reviewSource) DecodePod(into any) error {
@@ -190,16 +190,6 @@ func (s reviewSource) DecodeOldPod(into any) error {
 	review.Request.OldObject = into
 	return json.Unmarshal(s, &review)
 }
-
-// patchedSource is the pod as an earlier mutator's patch left it; the old
-// pod is still the review's.
-type patchedSource struct {
-	pod    []byte
-	review reviewSource
-}
-
-func (s patchedSource) DecodePod(into any) error    { return json.Unmarshal(s.pod, into) }
-func (s patchedSource) DecodeOldPod(into any) error { return s.review.DecodeOldPod(into) }
 
 func encodeResponse(typeMeta metav1.TypeMeta, uid types.UID, response *admissionv1.AdmissionResponse) ([]byte, *metav1.Status) {
 	response.UID = uid
@@ -336,7 +326,8 @@ func patched(req *mutation.Request, podRaw []byte, review reviewSource, ops []mu
 	if err := json.Unmarshal(podRaw, outline); err != nil {
 		return nil, nil, fmt.Errorf("the patched pod does not decode: %w", err)
 	}
-	next := mutation.NewRequest(req.Operation, req.Namespace, req.SubResource, outline, patchedSource{pod: podRaw, review: review})
+	// The old pod is still the review's.
+	next := mutation.NewRequest(req.Operation, req.Namespace, req.SubResource, outline, review)
 	return next, podRaw, nil
 }
 

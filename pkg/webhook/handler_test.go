@@ -202,29 +202,37 @@ func TestPodHandlerRejectsMalformedRequests(t *testing.T) {
 }
 
 // A pod is decoded as far as the webhook reads it: the outline always, the
-// whole pod only for a mutator that needs it. Whatever part is read and does
-// not decode refuses the pod, with a refusal rather than an HTTP error that
-// the fail-open webhook's failurePolicy would turn into an admission.
+// old pod of an UPDATE only for a mutator that reads it; a field nobody
+// reads is never decoded. Whatever part is read and does not decode refuses
+// the pod, with a refusal rather than an HTTP error that the fail-open
+// webhook's failurePolicy would turn into an admission.
 func TestPodHandlerRejectsUndecodablePod(t *testing.T) {
-	const review = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","resource":{"version":"v1","resource":"pods"},"operation":"CREATE","object":%s}}`
-	rewrites := newPodHandler([]mutation.Mutator{volumeMutator{"first"}}, newMetrics())
+	const review = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","resource":{"version":"v1","resource":"pods"},%s}}`
+	const create = `"operation":"CREATE","object":%s`
+	const debugContainer = `"subResource":"ephemeralcontainers","operation":"UPDATE","object":{},"oldObject":%s`
+	readsOldPod := newPodHandler([]mutation.Mutator{oldPodMutator{}}, newMetrics())
 	for _, tc := range []struct {
-		name, object string
-		handler      *podHandler
-		wantCode     int32
-		wantMessage  string
+		name, request string
+		handler       *podHandler
+		wantCode      int32
+		wantMessage   string
 	}{
-		{"malformed metadata", `{"metadata":{"annotations":["not","a","map"]}}`, newPodHandler(nil, newMetrics()), http.StatusBadRequest, "decoding the pod: json: cannot unmarshal array"},
-		{"a malformed container list", `{"spec":{"containers":"not a list"}}`, newPodHandler(nil, newMetrics()), http.StatusBadRequest, "decoding the pod: json: cannot unmarshal string"},
-		{"a malformed field only the whole pod has", `{"spec":{"priority":"high"}}`, rewrites, http.StatusForbidden, "decoding the pod: json: cannot unmarshal string"},
-		{"no pod", `null`, newPodHandler(nil, newMetrics()), http.StatusBadRequest, "the admission review has no pod"},
+		{"malformed metadata", fmt.Sprintf(create, `{"metadata":{"annotations":["not","a","map"]}}`), newPodHandler(nil, newMetrics()), http.StatusBadRequest, "decoding the pod: json: cannot unmarshal array"},
+		{"a malformed container list", fmt.Sprintf(create, `{"spec":{"containers":"not a list"}}`), newPodHandler(nil, newMetrics()), http.StatusBadRequest, "decoding the pod: json: cannot unmarshal string"},
+		{"a malformed old pod a mutator reads", fmt.Sprintf(debugContainer, `{"spec":{"ephemeralContainers":"not a list"}}`), readsOldPod, http.StatusForbidden, "decoding the old pod: json: cannot unmarshal string"},
+		{"no pod", fmt.Sprintf(create, `null`), newPodHandler(nil, newMetrics()), http.StatusBadRequest, "the admission review has no pod"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, got := post(t, tc.handler, []byte(fmt.Sprintf(review, tc.object)))
+			_, got := post(t, tc.handler, []byte(fmt.Sprintf(review, tc.request)))
 			if got == nil || got.Response.UID != "u1" || got.Response.Allowed || got.Response.Result.Code != tc.wantCode || !strings.Contains(got.Response.Result.Message, tc.wantMessage) {
 				t.Fatalf("want a %d refusal with %q, got %+v", tc.wantCode, tc.wantMessage, got)
 			}
 		})
+	}
+	// A field only the whole pod has is not read, so it cannot refuse.
+	_, got := post(t, newPodHandler([]mutation.Mutator{volumeMutator{"first"}}, newMetrics()), []byte(fmt.Sprintf(review, fmt.Sprintf(create, `{"spec":{"priority":"high"}}`))))
+	if got == nil || !got.Response.Allowed || len(got.Response.Patch) == 0 {
+		t.Fatalf("a malformed field nobody reads: want admitted and patched, got %+v", got)
 	}
 }
 
@@ -254,8 +262,8 @@ type oldPodMutator struct{}
 func (oldPodMutator) Name() string                 { return "old" }
 func (oldPodMutator) RequestAnnotations() []string { return nil }
 func (oldPodMutator) Mutate(_ context.Context, req *mutation.Request) mutation.Result {
-	old, err := req.OldPod()
-	if err != nil {
+	var old *mutation.PodOutline
+	if err := req.DecodeOldPod(&old); err != nil {
 		return mutation.Undecodable(err)
 	}
 	if old == nil {
@@ -300,11 +308,7 @@ type volumeMutator struct{ volume string }
 func (m volumeMutator) Name() string                 { return m.volume }
 func (m volumeMutator) RequestAnnotations() []string { return nil }
 func (m volumeMutator) Mutate(_ context.Context, req *mutation.Request) mutation.Result {
-	pod, err := req.Pod()
-	if err != nil {
-		return mutation.Undecodable(err)
-	}
-	volumes := append(slices.Clone(pod.Spec.Volumes), corev1.Volume{Name: m.volume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	volumes := append(slices.Clone(req.Outline.Spec.Volumes), corev1.Volume{Name: m.volume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	return mutation.Result{Patch: []mutation.PatchOperation{{Op: "add", Path: "/spec/volumes", Value: volumes}}}
 }
 

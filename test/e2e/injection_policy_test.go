@@ -11,8 +11,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -96,19 +94,6 @@ func TestPodAskingForBundlesWithoutTheWebhookConfigurationIsRefused(t *testing.T
 	})
 }
 
-// asOperator is a client that acts as the operator's ServiceAccount.
-func asOperator(t *testing.T) kubernetes.Interface {
-	t.Helper()
-	config := rest.CopyConfig(env.cp.Config)
-	config.Impersonate = rest.ImpersonationConfig{UserName: framework.OperatorUser,
-		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNS, "system:authenticated"}}
-	client, err := kubernetes.NewForConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client
-}
-
 // The operator may create ClusterRoles (RBAC cannot limit create by name),
 // but the API server admits from it only the ClusterRole a ClusterBundle
 // needs: labelled, controlled by that bundle, named after it, granting get
@@ -125,7 +110,7 @@ func TestTheOperatorWritesOnlyTheClusterRolesItGenerates(t *testing.T) {
 	owner := []metav1.OwnerReference{{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "ClusterBundle", Name: cb.Name, UID: cb.UID, Controller: ptr.To(true)}}
 	getBundle := rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{v1alpha1.SchemeGroupVersion.Group}, Resources: []string{"clusterbundles"}, ResourceNames: []string{cb.Name}}
 	label := map[string]string{clusterbundles.BundleLabel: cb.Name}
-	operator := asOperator(t)
+	operator := asServiceAccount(t, operatorNS, framework.OperatorName)
 	for _, tc := range []struct {
 		name string
 		role *rbacv1.ClusterRole

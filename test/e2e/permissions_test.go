@@ -78,16 +78,7 @@ func TestEffectivePermissions(t *testing.T) {
 // "apiGroup/resource[/name] verb" per permission.
 func rules(t *testing.T, namespace, name, ns string) sets.Set[string] {
 	t.Helper()
-	config := rest.CopyConfig(env.cp.Config)
-	config.Impersonate = rest.ImpersonationConfig{
-		UserName: "system:serviceaccount:" + namespace + ":" + name,
-		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
-	}
-	client, err := kubernetes.NewForConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	review, err := client.AuthorizationV1().SelfSubjectRulesReviews().Create(context.Background(),
+	review, err := asServiceAccount(t, namespace, name).AuthorizationV1().SelfSubjectRulesReviews().Create(context.Background(),
 		&authorizationv1.SelfSubjectRulesReview{Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: ns}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -135,4 +126,20 @@ func diffLines(want, got []string) (added, removed []string) {
 	slices.Sort(added)
 	slices.Sort(removed)
 	return added, removed
+}
+
+// asServiceAccount is a client that acts as the ServiceAccount
+// namespace/name, with the groups the API server gives its tokens.
+func asServiceAccount(t *testing.T, namespace, name string) kubernetes.Interface {
+	t.Helper()
+	config := rest.CopyConfig(env.cp.Config)
+	config.Impersonate = rest.ImpersonationConfig{
+		UserName: "system:serviceaccount:" + namespace + ":" + name,
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
+	}
+	client, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
 }

@@ -9,7 +9,6 @@ package mutation
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -18,11 +17,10 @@ import (
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 )
 
-// Request is one pod admission. Most pods a mutator is sent concern it not
-// at all, and decoding a whole pod costs several times what the rest of an
-// admission does, so the server decodes only the pod's Outline, in the same
-// pass as the rest of the request. A mutator decides from it and decodes
-// the whole pod (Pod) only when it needs more.
+// Request is one pod admission. Decoding a whole pod costs several times
+// what the rest of an admission does, so the server decodes only the pod's
+// Outline, in the same pass as the rest of the request; mutators decide and
+// build their patches from it.
 type Request struct {
 	Operation admissionv1.Operation
 	// Namespace is the request's namespace: a pod being created may not carry
@@ -35,12 +33,7 @@ type Request struct {
 	// mutator of the request: read it, never modify it.
 	Outline *PodOutline
 
-	source        Source
-	pod, oldPod   *corev1.Pod
-	podErr        error
-	oldPodErr     error
-	podDecoded    bool
-	oldPodDecoded bool
+	source Source
 }
 
 // PodOutline is a pod's metadata and the part of its spec injections
@@ -85,15 +78,14 @@ func (o *PodOutline) DisplayName() string {
 	return o.Metadata.GenerateName
 }
 
-// Source decodes a request's pod, and for an UPDATE the pod before it, into
-// any shape: a *corev1.Pod, or a struct holding the few fields a mutator
-// reads. DecodeOldPod leaves into untouched when there is no old pod.
+// Source decodes the pod before an UPDATE into any shape: a *corev1.Pod, or
+// a struct holding the few fields a mutator reads (a PodOutline). It leaves
+// into untouched when there is no old pod.
 type Source interface {
-	DecodePod(into any) error
 	DecodeOldPod(into any) error
 }
 
-// NewRequest returns a request whose whole pods are decoded from source on
+// NewRequest returns a request whose old pod is decoded from source on
 // demand.
 func NewRequest(operation admissionv1.Operation, namespace, subResource string, outline *PodOutline, source Source) *Request {
 	return &Request{Operation: operation, Namespace: namespace, SubResource: subResource, Outline: outline, source: source}
@@ -106,8 +98,7 @@ func RequestFor(operation admissionv1.Operation, namespace, subResource string, 
 	source := jsonSource{}
 	outline := &PodOutline{}
 	if pod != nil {
-		source.pod = mustEncode(pod)
-		if err := json.Unmarshal(source.pod, outline); err != nil {
+		if err := json.Unmarshal(mustEncode(pod), outline); err != nil {
 			panic(fmt.Sprintf("decoding the outline of a pod: %v", err))
 		}
 	}
@@ -123,40 +114,6 @@ func mustEncode(pod *corev1.Pod) []byte {
 		panic(fmt.Sprintf("encoding a pod: %v", err))
 	}
 	return raw
-}
-
-// Pod decodes the whole pod, once per request; a request without one is
-// an error.
-func (r *Request) Pod() (*corev1.Pod, error) {
-	if !r.podDecoded {
-		r.podDecoded = true
-		if r.source != nil {
-			pod := &corev1.Pod{}
-			if err := r.source.DecodePod(pod); err != nil {
-				r.podErr = fmt.Errorf("decoding the pod: %w", err)
-			} else {
-				r.pod = pod
-			}
-		}
-	}
-	return r.pod, r.podErr
-}
-
-// OldPod decodes the pod before an UPDATE, once per request; nil for a
-// CREATE.
-func (r *Request) OldPod() (*corev1.Pod, error) {
-	if !r.oldPodDecoded {
-		r.oldPodDecoded = true
-		if r.source != nil && r.Operation == admissionv1.Update {
-			var old *corev1.Pod
-			if err := r.source.DecodeOldPod(&old); err != nil {
-				r.oldPodErr = fmt.Errorf("decoding the old pod: %w", err)
-			} else {
-				r.oldPod = old
-			}
-		}
-	}
-	return r.oldPod, r.oldPodErr
 }
 
 // DecodeOldPod decodes the pod before an UPDATE into a mutator's own view of
@@ -178,16 +135,8 @@ func Undecodable(err error) Result {
 	return Deny("MalformedPod", err.Error())
 }
 
-// jsonSource decodes the pod, and the old pod when not nil, from their
-// JSON.
-type jsonSource struct{ pod, oldPod []byte }
-
-func (s jsonSource) DecodePod(into any) error {
-	if s.pod == nil {
-		return errors.New("the request has no pod")
-	}
-	return json.Unmarshal(s.pod, into)
-}
+// jsonSource decodes the old pod, when not nil, from its JSON.
+type jsonSource struct{ oldPod []byte }
 
 func (s jsonSource) DecodeOldPod(into any) error {
 	if s.oldPod == nil {

@@ -529,14 +529,6 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-// debug returns an injected pod's ephemeral-container update: the old pod
-// has one debug container, the new one a second.
-func debug(t *testing.T, m mutation.Mutator, p *corev1.Pod) *mutation.Request {
-	t.Helper()
-	updated, old := debugPods(t, m, p)
-	return mutation.RequestFor(admissionv1.Update, ns, "ephemeralcontainers", updated, old)
-}
-
 // debugPods are the pod p after injection, with one debug container, and
 // with a second one being added.
 func debugPods(t *testing.T, m mutation.Mutator, p *corev1.Pod) (updated, old *corev1.Pod) {
@@ -559,8 +551,8 @@ func TestDebugContainersGetTheCredentials(t *testing.T) {
 	config := DefaultConfig()
 	config.Region = "eu-west-3"
 	m := New(config, serviceAccounts{ns + "/frontend": withRole()})
-	req := debug(t, m, pod(nil))
-	result := m.Mutate(context.Background(), req)
+	updated, old := debugPods(t, m, pod(nil))
+	result := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Update, ns, "ephemeralcontainers", updated, old))
 	if result.Denied != nil {
 		t.Fatal(result.Denied.Message)
 	}
@@ -568,14 +560,6 @@ func TestDebugContainersGetTheCredentials(t *testing.T) {
 		if !strings.HasPrefix(op.Path, "/spec/ephemeralContainers/1/") {
 			t.Errorf("on the ephemeralcontainers subresource only new ephemeral containers may change: %+v", op)
 		}
-	}
-	updated, err := req.Pod()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := req.OldPod()
-	if err != nil {
-		t.Fatal(err)
 	}
 	got := mutationtest.ApplyPatch(t, updated, result)
 	if e := envOf(got.Spec.EphemeralContainers[1].Env); e != "TERM=xterm AWS_DEFAULT_REGION=eu-west-3 AWS_REGION=eu-west-3 "+identity {

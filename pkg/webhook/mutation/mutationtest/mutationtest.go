@@ -82,8 +82,8 @@ func Reencode(t testing.TB, pod *corev1.Pod) ([]byte, *corev1.Pod) {
 func Readmit(t testing.TB, m mutation.Mutator, req *mutation.Request, patched *corev1.Pod, firstPatch []byte) {
 	t.Helper()
 	_, again := Reencode(t, patched)
-	old, err := req.OldPod()
-	if err != nil {
+	var old *corev1.Pod
+	if err := req.DecodeOldPod(&old); err != nil {
 		t.Fatal(err)
 	}
 	second := m.Mutate(context.Background(), mutation.RequestFor(req.Operation, req.Namespace, req.SubResource, again, old))
