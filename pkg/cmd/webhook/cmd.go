@@ -9,16 +9,20 @@ import (
 	"syscall"
 	"time"
 
+	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/crypto"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 
+	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/exepages"
 	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
@@ -201,12 +205,27 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 	bundles := informers.Subscription().V1alpha1().Bundles()
 	clusterBundles := informers.Subscription().V1alpha1().ClusterBundles()
 	synced := []cache.InformerSynced{bundles.Informer().HasSynced, clusterBundles.Informer().HasSynced}
+	// The operator's configuration, only to explain why a bundle is not
+	// validated; readiness does not wait for it.
+	configInformers := externalversions.NewSharedInformerFactoryWithOptions(client, informerResync,
+		externalversions.WithTweakListOptions(func(options *metav1.ListOptions) {
+			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", operatorv1alpha1.WorkloadAccessName).String()
+		}))
+	operatorConfig := configInformers.Operator().V1alpha1().WorkloadAccesses()
 	mutators := []mutation.Mutator{
 		subscription.New(bundles.Lister(), clusterBundles.Lister(),
-			webhook.NewSubjectAccessReviewer(kube.AuthorizationV1().SubjectAccessReviews())),
+			webhook.NewSubjectAccessReviewer(kube.AuthorizationV1().SubjectAccessReviews())).
+			WithOperatorState(func() (operatorv1.ManagementState, bool) {
+				wa, err := operatorConfig.Lister().Get(operatorv1alpha1.WorkloadAccessName)
+				if err != nil {
+					return "", false
+				}
+				return wa.Spec.ManagementState, true
+			}),
 	}
 	var collectors []prometheus.Collector
 	informers.Start(ctx.Done())
+	configInformers.Start(ctx.Done())
 
 	if o.PodIdentity {
 		// ServiceAccounts come as protobuf: the initial list of every one in

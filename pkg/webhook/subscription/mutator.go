@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +30,8 @@ type Mutator struct {
 	bundles        listers.BundleLister
 	clusterBundles listers.ClusterBundleLister
 	access         AccessReviewer
+	operatorState  OperatorState
+	now            func() time.Time
 }
 
 // AccessReviewer answers whether a service account may get a ClusterBundle.
@@ -39,7 +42,7 @@ type AccessReviewer interface {
 
 // New returns the mutator over the given caches and access reviewer.
 func New(bundles listers.BundleLister, clusterBundles listers.ClusterBundleLister, access AccessReviewer) *Mutator {
-	return &Mutator{bundles: bundles, clusterBundles: clusterBundles, access: access}
+	return &Mutator{bundles: bundles, clusterBundles: clusterBundles, access: access, operatorState: unknownOperatorState, now: time.Now}
 }
 
 // Name implements mutation.Mutator.

@@ -109,7 +109,7 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodO
 		} else if err != nil {
 			return nil, deny(reasonLookupFailed, "reading bundle %q in namespace %q: %v", name, namespace, err)
 		}
-		if why := notReady(b.Generation, b.Status.ObservedGeneration, b.Status.Conditions); why != "" {
+		if why := m.notReady(b, b.Status.ObservedGeneration, b.Status.Conditions); why != "" {
 			return nil, deny(reasonBundleNotReady, "bundle %q in namespace %q %s", name, namespace, why)
 		}
 		p.add(bundleSources(b))
@@ -124,7 +124,7 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodO
 		} else if err != nil {
 			return nil, deny(reasonLookupFailed, "reading cluster bundle %q: %v", name, err)
 		}
-		if why := notReady(cb.Generation, cb.Status.ObservedGeneration, cb.Status.Conditions); why != "" {
+		if why := m.notReady(cb, cb.Status.ObservedGeneration, cb.Status.Conditions); why != "" {
 			return nil, deny(reasonBundleNotReady, "cluster bundle %q %s", name, why)
 		}
 		allowed, err := m.access.MayGetClusterBundle(ctx, namespace, serviceAccount, name)
@@ -159,7 +159,7 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodO
 			continue
 		}
 		what := fmt.Sprintf("always-inject bundle %q", b.Name)
-		if why := notReady(b.Generation, b.Status.ObservedGeneration, b.Status.Conditions); why != "" {
+		if why := m.notReady(b, b.Status.ObservedGeneration, b.Status.Conditions); why != "" {
 			p.skip(what, "it "+why)
 			continue
 		}
@@ -177,7 +177,7 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodO
 			continue
 		}
 		what := fmt.Sprintf("always-inject cluster bundle %q", cb.Name)
-		if why := notReady(cb.Generation, cb.Status.ObservedGeneration, cb.Status.Conditions); why != "" {
+		if why := m.notReady(cb, cb.Status.ObservedGeneration, cb.Status.Conditions); why != "" {
 			p.skip(what, "it "+why)
 			continue
 		}
@@ -263,11 +263,11 @@ func requestedNames(annotations map[string]string, key string) ([]string, *denia
 
 // notReady explains why a bundle cannot be injected now, or returns "".
 // The webhook trusts only a status that describes the current spec.
-func notReady(generation, observed int64, conditions []metav1.Condition) string {
+func (m *Mutator) notReady(bundle metav1.Object, observed int64, conditions []metav1.Condition) string {
 	invalid := meta.FindStatusCondition(conditions, subscriptionv1alpha1.ConditionInvalid)
 	switch {
-	case observed != generation || invalid == nil:
-		return fmt.Sprintf("has not been validated by the operator yet (generation %d, status describes %d); retry in a few seconds", generation, observed)
+	case observed != bundle.GetGeneration() || invalid == nil:
+		return m.notValidated(bundle, observed)
 	case invalid.Status != metav1.ConditionFalse:
 		return fmt.Sprintf("is invalid (%s): %s", invalid.Reason, invalid.Message)
 	}
