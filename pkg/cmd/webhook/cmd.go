@@ -212,6 +212,7 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", operatorv1alpha1.WorkloadAccessName).String()
 		}))
 	operatorConfig := configInformers.Operator().V1alpha1().WorkloadAccesses()
+	operatorConfig.Informer() // registered before Start, or it never starts
 	mutators := []mutation.Mutator{
 		subscription.New(bundles.Lister(), clusterBundles.Lister(),
 			webhook.NewSubjectAccessReviewer(kube.AuthorizationV1().SubjectAccessReviews())).
