@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	subscriptionclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/clusterbundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 )
 
@@ -27,6 +28,9 @@ const clientQPS, clientBurst = 50, 100
 func (o Options) validate() error {
 	if o.ReleaseVersion == "" {
 		return fmt.Errorf("the release version is unknown: set RELEASE_VERSION")
+	}
+	if o.SharedResourceDriver != (clusterbundles.DriverServiceAccount{}) {
+		return o.SharedResourceDriver.Validate()
 	}
 	return nil
 }

@@ -48,6 +48,9 @@ type Options struct {
 	ReleaseVersion string
 	// Image is the operator's own image; the webhook runs from it too.
 	Image string
+	// SharedResourceDriver is the Shared Resource CSI driver's service
+	// account, whose read access to ClusterBundle sources is checked.
+	SharedResourceDriver clusterbundles.DriverServiceAccount
 }
 
 // RunOperator builds and starts every controller, then blocks until ctx ends
@@ -89,7 +92,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	}
 	clusterBundles, err := clusterbundles.New(clusterbundles.Inputs{ClusterBundles: bundleInformers.ClusterBundles(),
 		BundleClient: c.subscription.SubscriptionV1alpha1(), ShareClient: c.share, KubeClient: c.kube,
-		OperatorClient: c.operator, Recorder: recorder, Restart: restart})
+		OperatorClient: c.operator, Recorder: recorder, Restart: restart, Driver: o.SharedResourceDriver})
 	if err != nil {
 		return err
 	}

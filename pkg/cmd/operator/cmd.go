@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/clusterbundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/version"
 )
@@ -19,8 +20,12 @@ import (
 // is the version reported on the ClusterOperator once at level;
 // OPERATOR_IMAGE is the image the webhook Deployment runs.
 func NewCommand(ctx context.Context) *cobra.Command {
-	opts := operator.Options{ReleaseVersion: os.Getenv("RELEASE_VERSION"), Image: os.Getenv("OPERATOR_IMAGE")}
-	cfg := controllercmd.NewControllerCommandConfig(operatorclient.OperatorName, version.Get(), opts.RunOperator, clock.RealClock{})
+	opts := operator.Options{ReleaseVersion: os.Getenv("RELEASE_VERSION"), Image: os.Getenv("OPERATOR_IMAGE"),
+		SharedResourceDriver: clusterbundles.DefaultDriverServiceAccount}
+	// A closure, not opts.RunOperator: that would copy opts before the
+	// flags below are parsed into it.
+	run := func(ctx context.Context, cc *controllercmd.ControllerContext) error { return opts.RunOperator(ctx, cc) }
+	cfg := controllercmd.NewControllerCommandConfig(operatorclient.OperatorName, version.Get(), run, clock.RealClock{})
 	cmd := cfg.NewCommandWithContext(ctx)
 	cmd.Use = "operator"
 	cmd.Short = "Run the cluster-workload-access-operator"
@@ -31,5 +36,11 @@ func NewCommand(ctx context.Context) *cobra.Command {
 	flags.DurationVar(&cfg.LeaseDuration.Duration, "leader-election-lease-duration", 0, "Leader election lease duration; 0 keeps library-go's topology-aware default.")
 	flags.DurationVar(&cfg.RenewDeadline.Duration, "leader-election-renew-deadline", 0, "Leader election renew deadline; 0 keeps the default.")
 	flags.DurationVar(&cfg.RetryPeriod.Duration, "leader-election-retry-period", 0, "Leader election retry period; 0 keeps the default.")
+	// Who the Shared Resource CSI driver runs as, to check that it may read
+	// each ClusterBundle's sources.
+	flags.StringVar(&opts.SharedResourceDriver.Namespace, "shared-resource-driver-namespace", opts.SharedResourceDriver.Namespace,
+		"Namespace of the Shared Resource CSI driver's service account.")
+	flags.StringVar(&opts.SharedResourceDriver.Name, "shared-resource-driver-service-account", opts.SharedResourceDriver.Name,
+		"Service account the Shared Resource CSI driver reads Secrets and ConfigMaps with.")
 	return cmd
 }

@@ -63,9 +63,17 @@ const (
 // Invalid for longer, after as long as it has been, up to 5 minutes, so
 // bundles that stay broken cost few reads.
 func MissingRetry(conditions []metav1.Condition, now time.Time) time.Duration {
+	return InvalidRetry(conditions, subscriptionv1alpha1.ReasonMissingReference, now)
+}
+
+// InvalidRetry is MissingRetry for any reason that nothing watched would
+// clear, such as RBAC the controller does not watch: 15 seconds after the
+// bundle turned Invalid for reason, then as long as it has been, up to 5
+// minutes.
+func InvalidRetry(conditions []metav1.Condition, reason string, now time.Time) time.Duration {
 	var invalidFor time.Duration
 	if c := meta.FindStatusCondition(conditions, subscriptionv1alpha1.ConditionInvalid); c != nil &&
-		c.Status == metav1.ConditionTrue && c.Reason == subscriptionv1alpha1.ReasonMissingReference {
+		c.Status == metav1.ConditionTrue && c.Reason == reason {
 		invalidFor = now.Sub(c.LastTransitionTime.Time)
 	}
 	return min(max(invalidFor, MinMissingRetry), MaxMissingRetry)

@@ -133,3 +133,15 @@ func TestMissingRetryBacksOffWithTimeInvalid(t *testing.T) {
 		}
 	}
 }
+
+func TestInvalidRetryBacksOffOnlyForItsReason(t *testing.T) {
+	now := time.Now()
+	conditions := []metav1.Condition{{Type: subscriptionv1alpha1.ConditionInvalid, Status: metav1.ConditionTrue,
+		Reason: subscriptionv1alpha1.ReasonDriverCannotRead, LastTransitionTime: metav1.NewTime(now.Add(-time.Minute))}}
+	if got := InvalidRetry(conditions, subscriptionv1alpha1.ReasonDriverCannotRead, now); got != time.Minute {
+		t.Errorf("DriverCannotRead for a minute: %v, want 1m", got)
+	}
+	if got := MissingRetry(conditions, now); got != MinMissingRetry {
+		t.Errorf("MissingRetry of a bundle invalid for another reason: %v", got)
+	}
+}

@@ -52,6 +52,9 @@ type Inputs struct {
 	Recorder       events.Recorder
 	// Restart ends the operator so that its Deployment starts it again.
 	Restart func(cause error)
+	// Driver is the Shared Resource CSI driver's service account; empty
+	// means DefaultDriverServiceAccount.
+	Driver DriverServiceAccount
 }
 
 // New returns the ClusterBundle controllers that fit this cluster. With the
@@ -81,6 +84,7 @@ const informerResync = 10 * time.Minute
 type controller struct {
 	bundleClient subscriptionclient.ClusterBundlesGetter
 	reader       bundlerefs.Reader
+	driver       driverAccess
 	secrets      generated[*sharedresourcev1alpha1.SharedSecret]
 	configMaps   generated[*sharedresourcev1alpha1.SharedConfigMap]
 	roles        generated[*rbacv1.ClusterRole]
@@ -98,6 +102,7 @@ func newController(in Inputs) factory.Controller {
 	roles := kubeInformers.Rbac().V1().ClusterRoles()
 
 	c := newGenerator(in.BundleClient, in.KubeClient, in.ShareClient, sharedSecrets.Lister(), sharedConfigMaps.Lister(), roles.Lister())
+	c.driver.driver = in.driver()
 	controller := bundlereconcile.New(ControllerName, Source(in.ClusterBundles),
 		bundlereconcile.Owned{
 			Informers: []factory.Informer{sharedSecrets.Informer(), sharedConfigMaps.Informer(), roles.Informer()},
@@ -115,6 +120,7 @@ func newGenerator(bundleClient subscriptionclient.ClusterBundlesGetter, kubeClie
 	return &controller{
 		bundleClient: bundleClient,
 		reader:       bundlerefs.Reader{Kube: kubeClient},
+		driver:       driverAccess{reviews: kubeClient.AuthorizationV1().SubjectAccessReviews(), driver: DefaultDriverServiceAccount},
 		secrets: generated[*sharedresourcev1alpha1.SharedSecret]{
 			kind: KindSharedSecret, lister: sharedSecrets, client: shareClient.SharedresourceV1alpha1().SharedSecrets(),
 			content: func(existing, desired *sharedresourcev1alpha1.SharedSecret) (*sharedresourcev1alpha1.SharedSecret, bool) {
@@ -206,6 +212,17 @@ func (c *controller) syncBundle(ctx context.Context, syncCtx factory.SyncContext
 	overlaps := append(bundlerefs.Overlaps(entitlements, keys), bundlerefs.Overlaps(yumRepositories, keys)...)
 	if len(overlaps) > 0 {
 		return invalid(subscriptionv1alpha1.ReasonOverlappingKeys, strings.Join(overlaps, "; "))
+	}
+	// The driver reads the sources with its own service account; without
+	// read access pods mounting the shares hang in ContainerCreating. RBAC
+	// is not watched: look again soon, as for a missing reference.
+	unreadable, err := c.driver.unreadable(ctx, all)
+	if err != nil {
+		return err
+	}
+	if len(unreadable) > 0 {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), bundlereconcile.InvalidRetry(bundle.Status.Conditions, subscriptionv1alpha1.ReasonDriverCannotRead, time.Now()))
+		return invalid(subscriptionv1alpha1.ReasonDriverCannotRead, DriverCannotReadMessage(c.driver.driver, unreadable))
 	}
 
 	// Decide everything before writing anything: a conflict found halfway

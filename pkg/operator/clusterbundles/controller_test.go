@@ -13,6 +13,7 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -76,6 +77,10 @@ type fixture struct {
 	// The informers' caches, refilled from the clients before each sync.
 	bundles, sharedSecrets, sharedConfigMaps, roles cache.Indexer
 	loop                                            *bundlereconcile.Loop[*subscriptionv1alpha1.ClusterBundle]
+	// driverDenied ("secrets ns/name") is what the Shared Resource CSI
+	// driver may not get; reviews are the access reviews asked.
+	driverDenied map[string]bool
+	reviews      []authorizationv1.SubjectAccessReviewSpec
 }
 
 func newFixture(t *testing.T, bundle *subscriptionv1alpha1.ClusterBundle, objects ...runtime.Object) *fixture {
@@ -96,6 +101,8 @@ func newFixture(t *testing.T, bundle *subscriptionv1alpha1.ClusterBundle, object
 		subs:     subscriptionfake.NewSimpleClientset(bundle),
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}),
 	}
+	f.driverDenied = map[string]bool{}
+	f.kube.PrependReactor("create", "subjectaccessreviews", f.review)
 	f.spec = &operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}
 	operatorClient := v1helpers.NewFakeOperatorClient(f.spec, &operatorv1.OperatorStatus{}, nil)
 	f.bundles, f.sharedSecrets, f.sharedConfigMaps, f.roles = indexer(t), indexer(t), indexer(t), indexer(t)
@@ -105,6 +112,16 @@ func newFixture(t *testing.T, bundle *subscriptionv1alpha1.ClusterBundle, object
 		rbacv1listers.NewClusterRoleLister(f.roles))
 	f.loop = bundlereconcile.NewLoop(ControllerName, source(nil, subscriptionlisters.NewClusterBundleLister(f.bundles)), c.syncBundle, operatorClient)
 	return f
+}
+
+// review answers a SubjectAccessReview as the API server would for the
+// driver, from driverDenied.
+func (f *fixture) review(action clienttesting.Action) (bool, runtime.Object, error) {
+	review := action.(clienttesting.CreateAction).GetObject().(*authorizationv1.SubjectAccessReview).DeepCopy()
+	f.reviews = append(f.reviews, review.Spec)
+	a := review.Spec.ResourceAttributes
+	review.Status.Allowed = !f.driverDenied[a.Resource+" "+a.Namespace+"/"+a.Name]
+	return true, review, nil
 }
 
 func replace(t *testing.T, i cache.Indexer, items []interface{}) {
@@ -176,6 +193,7 @@ func (f *fixture) sync(name string) {
 	f.t.Helper()
 	f.refresh()
 	f.kube.ClearActions()
+	f.reviews = nil
 	f.shares.ClearActions()
 	f.subs.ClearActions()
 	if err := f.loop.Sync(context.Background(), keyedContext{factory.NewSyncContext("test", f.recorder), name}); err != nil {
@@ -190,6 +208,10 @@ func (f *fixture) writes() []string {
 		for _, a := range actions {
 			switch a.GetVerb() {
 			case "get", "list", "watch":
+				continue
+			}
+			// An access review is a question, stored nowhere.
+			if a.GetResource().Resource == "subjectaccessreviews" {
 				continue
 			}
 			w := a.GetVerb() + " " + a.GetResource().Resource

@@ -46,6 +46,10 @@ const (
 	// (SharedSecret, SharedConfigMap) is not installed, so no ClusterBundle
 	// can be shared.
 	ReasonSharedResourceUnavailable = "SharedResourceUnavailable"
+	// ReasonDriverCannotRead: the Shared Resource CSI driver's service
+	// account may not get a Secret or ConfigMap a ClusterBundle names, so
+	// pods mounting its shares would never start.
+	ReasonDriverCannotRead = "DriverCannotRead"
 )
 
 // Bundle names Secrets with entitlement keys and ConfigMaps with yum
