@@ -109,6 +109,11 @@ func setUp(ctx context.Context) error {
 	if err := env.cp.EnablePodIdentity(ctx, env.s3, issuerBucket); err != nil {
 		return err
 	}
+	// As an admin does for the Shared Resource CSI driver: a role to read
+	// ClusterBundle sources, bound in each source namespace (testNamespace).
+	if err := createDriverReadRole(ctx); err != nil {
+		return err
+	}
 	env.running, err = startOperator("operator-main")
 	return err
 }

@@ -61,8 +61,19 @@ func stopWebhook() {
 	}
 }
 
-// testNamespace creates a namespace the webhook serves and deletes it after t.
+// testNamespace creates a namespace the webhook serves, where the Shared
+// Resource CSI driver may read Secrets and ConfigMaps (as every ClusterBundle
+// source must allow), and deletes it after t.
 func testNamespace(t *testing.T, prefix string) string {
+	t.Helper()
+	ns := namespaceWithoutDriverAccess(t, prefix)
+	grantDriverRead(t, ns)
+	return ns
+}
+
+// namespaceWithoutDriverAccess is testNamespace without the grant that lets
+// the Shared Resource CSI driver read its Secrets and ConfigMaps.
+func namespaceWithoutDriverAccess(t *testing.T, prefix string) string {
 	t.Helper()
 	ns, err := env.kube.CoreV1().Namespaces().Create(context.Background(),
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}, metav1.CreateOptions{})
