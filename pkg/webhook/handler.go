@@ -229,7 +229,7 @@ func (h *podHandler) recovered(body []byte, source string, v any) ([]byte, *meta
 }
 
 // explicitRequest is the first annotation of the pod that asks for an
-// injection, or "". That is the fail-closed webhook's matchCondition but for
+// injection (an empty one asks for nothing), or "". That is the fail-closed webhook's matchCondition but for
 // its debug-container clause: a debug container added to a pod injected
 // automatically is admitted without the mounts. It reads the outline alone,
 // since the whole pod may be what failed.
@@ -238,7 +238,7 @@ func explicitRequest(pod *mutation.PodOutline) string {
 		return ""
 	}
 	for _, annotation := range mutation.ExplicitRequestAnnotations {
-		if _, ok := pod.Metadata.Annotations[annotation]; ok {
+		if mutation.Asks(pod.Metadata.Annotations, annotation) {
 			return annotation
 		}
 	}
@@ -346,7 +346,7 @@ func applyPatch(podRaw []byte, ops []mutation.PatchOperation) ([]byte, error) {
 
 func (h *podHandler) unclaimedRequest(annotations map[string]string) string {
 	for _, annotation := range h.unclaimed {
-		if _, ok := annotations[annotation]; ok {
+		if mutation.Asks(annotations, annotation) {
 			return annotation
 		}
 	}

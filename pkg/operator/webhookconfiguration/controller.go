@@ -54,18 +54,30 @@ const (
 // nothing goes through.
 const OpportunisticWebhook = "opportunistic.workload-access.openshift.io"
 
+// PlatformPodCondition is the fail-open webhook's matchCondition that keeps
+// platform pods (openshift, openshift-*, kube-* namespaces, static pods) from
+// it: automatic subscription injection never reaches them, so without pod
+// identity they cost no webhook call.
+const PlatformPodCondition = "not-a-platform-pod"
+
 // Manifest is the configuration as shipped, without any caBundle, with the
 // pod identity webhooks when podIdentity is set. Without pod identity and
 // without automatic injections (no always-inject bundle anywhere) no pod
 // can get anything it did not ask for, so the fail-open webhook that every
 // other pod goes through is left out: pod creations cost the cluster no
-// webhook call at all.
+// webhook call at all. Pod identity injects into platform pods too, so
+// while it runs the fail-open webhook sees them.
 func Manifest(podIdentity, automatic bool) *admissionregistrationv1.MutatingWebhookConfiguration {
 	m := resourceread.ReadMutatingWebhookConfigurationV1OrDie(bindata.MustAsset(ManifestFile))
 	if !podIdentity && !automatic {
 		m.Webhooks = slices.DeleteFunc(m.Webhooks, func(w admissionregistrationv1.MutatingWebhook) bool { return w.Name == OpportunisticWebhook })
 	}
 	if podIdentity {
+		for i := range m.Webhooks {
+			m.Webhooks[i].MatchConditions = slices.DeleteFunc(m.Webhooks[i].MatchConditions, func(c admissionregistrationv1.MatchCondition) bool {
+				return c.Name == PlatformPodCondition
+			})
+		}
 		extra := resourceread.ReadMutatingWebhookConfigurationV1OrDie(bindata.MustAsset(PodIdentityManifestFile))
 		m.Webhooks = append(m.Webhooks, extra.Webhooks...)
 	}

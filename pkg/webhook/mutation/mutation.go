@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -198,4 +199,13 @@ type Mutator interface {
 var ExplicitRequestAnnotations = []string{
 	subscriptionv1alpha1.InjectBundleAnnotation,
 	subscriptionv1alpha1.InjectClusterBundleAnnotation,
+}
+
+// Asks reports whether a request annotation asks for something: it is set
+// and not empty or only spaces (Helm renders unset values as ""). The
+// webhook configuration's matchConditions and the injection-required
+// policy use the same test (CEL's trim() is strings.TrimSpace).
+func Asks(annotations map[string]string, annotation string) bool {
+	v, ok := annotations[annotation]
+	return ok && strings.TrimSpace(v) != ""
 }

@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path"
 	"reflect"
 	"slices"
 	"strings"
@@ -62,52 +61,45 @@ func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 		return mutation.Result{}
 	}
 	// Planning reads the outline alone: most pods get no bundle, and the
-	// whole pod is decoded only for those that do.
+	// whole pod is never decoded.
 	p, d := m.plan(ctx, req.Namespace, req.Outline)
+	if d != nil {
+		return d.result()
+	}
+	if p.generations.empty() && len(p.candidates) == 0 {
+		return mutation.Result{Warnings: p.warnings}
+	}
+	pod := req.Outline
+	annotations := pod.Metadata.Annotations
+	// A pod that records an earlier injection (a copy of an injected pod's
+	// spec, or a reinvocation) has the volumes the record names, and their
+	// mounts, replaced; anything else belongs to the user.
+	own := ownershipOf(annotations, subscriptionv1alpha1.BundleGenerationsAnnotation)
+	f, d := p.settle(pod, own)
 	if d != nil {
 		return d.result()
 	}
 	if p.generations.empty() {
 		return mutation.Result{Warnings: p.warnings}
 	}
-	pod := req.Outline
-	annotations := pod.Metadata.Annotations
-	l := buildLayout(p)
 
-	// A pod that records an earlier injection (a copy of an injected pod's
-	// spec, or a reinvocation) has its injected volumes and mounts replaced;
-	// anything else already at our names or paths belongs to the user.
-	_, injectedBefore := annotations[subscriptionv1alpha1.BundleGenerationsAnnotation]
-	// A pod that asked for nothing is never refused: a clash with its own
-	// volumes or mounts leaves it as it is, with a warning.
-	refuse := func(d *denial) mutation.Result {
-		if !p.requested {
-			return mutation.Result{Warnings: append(p.warnings, "automatic subscription injection was skipped: "+d.message)}
-		}
-		return d.result()
-	}
-	volumes, d := mergeVolumes(pod.Spec.Volumes, l.volumes, injectedBefore)
-	if d != nil {
-		return refuse(d)
-	}
 	var patch []mutation.PatchOperation
-	if !reflect.DeepEqual(volumes, pod.Spec.Volumes) {
-		patch = append(patch, mutation.PatchOperation{Op: "add", Path: "/spec/volumes", Value: volumes})
+	if !reflect.DeepEqual(f.volumes, pod.Spec.Volumes) {
+		patch = append(patch, mutation.PatchOperation{Op: "add", Path: "/spec/volumes", Value: f.volumes})
 	}
+	i := 0
 	for _, group := range []struct {
 		field      string
 		containers []mutation.ContainerOutline
 	}{{"initContainers", pod.Spec.InitContainers}, {"containers", pod.Spec.Containers}} {
-		for i, c := range group.containers {
-			mounts, d := mergeMounts(c.Name, c.VolumeMounts, l.mounts, injectedBefore)
-			if d != nil {
-				return refuse(d)
+		for j, c := range group.containers {
+			if mounts := f.mounts[i]; !reflect.DeepEqual(mounts, c.VolumeMounts) {
+				patch = append(patch, mutation.PatchOperation{Op: "add", Path: fmt.Sprintf("/spec/%s/%d/volumeMounts", group.field, j), Value: mounts})
 			}
-			if !reflect.DeepEqual(mounts, c.VolumeMounts) {
-				patch = append(patch, mutation.PatchOperation{Op: "add", Path: fmt.Sprintf("/spec/%s/%d/volumeMounts", group.field, i), Value: mounts})
-			}
+			i++
 		}
 	}
+	p.generations.Volumes = f.injected
 	recorded, err := json.Marshal(p.generations)
 	if err != nil {
 		return mutation.Deny(reasonLookupFailed, "encoding bundle generations: "+err.Error())
@@ -118,99 +110,189 @@ func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 	return mutation.Result{Patch: patch, Warnings: p.warnings}
 }
 
-// mergeVolumes returns the pod's volumes with the injected ones in place.
-func mergeVolumes(existing, injected []corev1.Volume, replaceInjected bool) ([]corev1.Volume, *denial) {
-	wanted := map[string]corev1.Volume{}
-	for _, v := range injected {
-		wanted[v.Name] = v
+// settle decides what the pod gets. The bundles it asked for come first and
+// must fit: a clash with the pod's own volumes or mounts refuses it. Then
+// each always-inject bundle is added if it still fits, and left out with a
+// warning if not: it is never the reason a pod is refused.
+func (p *plan) settle(pod *mutation.PodOutline, own ownership) (*fitted, *denial) {
+	// Most often everything fits at once: one layout, one merge.
+	if len(p.candidates) > 0 {
+		entitlements, repos := p.entitlements, p.repos
+		for _, c := range p.candidates {
+			entitlements, repos = dedupe(append(entitlements, c.entitlements...)), dedupe(append(repos, c.repos...))
+		}
+		if checkKeys(entitlements, repos) == nil {
+			if f, d := fit(pod, own, buildLayout(entitlements, repos)); d == nil {
+				for _, c := range p.candidates {
+					c.record(&p.generations)
+				}
+				p.entitlements, p.repos = entitlements, repos
+				return f, nil
+			}
+		}
 	}
-	out := make([]corev1.Volume, 0, len(existing)+len(injected))
-	present := map[string]bool{}
+	f, d := fit(pod, own, buildLayout(p.entitlements, p.repos))
+	if d != nil {
+		return nil, d
+	}
+	for _, c := range p.candidates {
+		entitlements, repos := dedupe(append(slices.Clip(p.entitlements), c.entitlements...)), dedupe(append(slices.Clip(p.repos), c.repos...))
+		if d := checkKeys(entitlements, repos); d != nil {
+			p.skip(c.what, d.message)
+			continue
+		}
+		next, d := fit(pod, own, buildLayout(entitlements, repos))
+		if d != nil {
+			p.skip(c.what, d.message)
+			continue
+		}
+		c.record(&p.generations)
+		p.entitlements, p.repos, f = entitlements, repos, next
+	}
+	return f, nil
+}
+
+// fitted is the pod's volumes, and the mounts of each of its init
+// containers then containers, with the injected ones in place.
+type fitted struct {
+	volumes []corev1.Volume
+	mounts  [][]corev1.VolumeMount
+	// injected names the volumes the injection added, for the record.
+	injected []string
+}
+
+// fit merges a layout into the pod, or says what of the pod's own is in
+// the way.
+func fit(pod *mutation.PodOutline, own ownership, l layout) (*fitted, *denial) {
+	volumes, d := mergeVolumes(pod.Spec.Volumes, l, own)
+	if d != nil {
+		return nil, d
+	}
+	f := &fitted{volumes: volumes, injected: make([]string, 0, len(l.volumes)),
+		mounts: make([][]corev1.VolumeMount, 0, len(pod.Spec.InitContainers)+len(pod.Spec.Containers))}
+	for _, v := range l.volumes {
+		f.injected = append(f.injected, v.Name)
+	}
+	for _, containers := range [][]mutation.ContainerOutline{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range containers {
+			mounts, d := mergeMounts(c.Name, c.VolumeMounts, l, own)
+			if d != nil {
+				return nil, d
+			}
+			f.mounts = append(f.mounts, mounts)
+		}
+	}
+	return f, nil
+}
+
+// mergeVolumes returns the pod's volumes with the injected ones in place:
+// the pod's own kept, the ones its record owns replaced. A volume of the
+// user's under a name the injection needs is a conflict, unless it is
+// exactly the volume the injection adds (a copied spec without its record).
+func mergeVolumes(existing []corev1.Volume, l layout, own ownership) ([]corev1.Volume, *denial) {
+	out := make([]corev1.Volume, 0, len(existing)+len(l.volumes))
+	present := make([]bool, len(l.volumes))
 	for _, v := range existing {
-		w, ours := wanted[v.Name]
+		i := slices.IndexFunc(l.volumes, func(w injectedVolume) bool { return w.Name == v.Name })
 		switch {
-		case ours && reflect.DeepEqual(v, w):
-			present[v.Name] = true
-		case replaceInjected && isInjectedVolume(v.Name):
+		case i >= 0 && reflect.DeepEqual(v, l.volumes[i].Volume):
+			present[i] = true
+		case own.owns(v.Name):
 			continue // replaced below, or no longer injected
-		case ours || isInjectedVolume(v.Name):
-			// Kept, it would be taken for ours when the pod is admitted again.
-			return nil, deny(reasonConflict, "the pod already has a volume named %q that is not the one subscription injection adds; rename that volume", v.Name)
+		case i >= 0:
+			return nil, deny(reasonConflict, "the pod already has a volume named %q, which subscription injection did not add and needs for %s; rename that volume",
+				v.Name, l.volumes[i].origin)
 		}
 		out = append(out, v)
 	}
-	for _, v := range injected {
-		if !present[v.Name] {
-			out = append(out, v)
+	for i, v := range l.volumes {
+		if !present[i] {
+			out = append(out, v.Volume)
 		}
 	}
 	return out, nil
 }
 
-// mergeMounts returns a container's mounts with the injected ones added,
-// refusing a user mount at a path the injection needs.
-func mergeMounts(container string, existing, injected []corev1.VolumeMount, replaceInjected bool) ([]corev1.VolumeMount, *denial) {
-	wanted := map[string]corev1.VolumeMount{}
-	for _, m := range injected {
-		wanted[path.Clean(m.MountPath)] = m
-	}
-	// Keys mounted one by one need the directory itself free.
-	keyByKey := slices.ContainsFunc(injected, func(m corev1.VolumeMount) bool {
-		return strings.HasPrefix(path.Clean(m.MountPath), EntitlementDir+"/")
-	})
-	out := make([]corev1.VolumeMount, 0, len(existing)+len(injected))
-	present := map[string]bool{}
+// mergeMounts returns a container's mounts with the injected ones in
+// place, or the user's mount in the way: one of a volume the injection
+// adds, or at, inside or above a path it mounts. The service account
+// token (/var/run/secrets/kubernetes.io/serviceaccount) is beside them all.
+func mergeMounts(container string, existing []corev1.VolumeMount, l layout, own ownership) ([]corev1.VolumeMount, *denial) {
+	out := make([]corev1.VolumeMount, 0, len(existing)+len(l.mounts))
+	present := make([]bool, len(l.mounts))
 	for _, m := range existing {
-		at := path.Clean(m.MountPath)
-		w, ours := wanted[at]
-		switch {
-		case ours && reflect.DeepEqual(m, w):
-			present[at] = true
-		case replaceInjected && isInjectedVolume(m.Name):
+		if i := slices.IndexFunc(l.mounts, func(w injectedMount) bool { return w.VolumeMount == m }); i >= 0 {
+			present[i] = true
+			out = append(out, m)
 			continue
-		case ours:
-			return nil, deny(reasonConflict, "container %q already mounts volume %q at %s, where subscription injection mounts %s; remove that mount or stop requesting bundles",
-				container, m.Name, m.MountPath, what(at))
-		case isInjectedVolume(m.Name):
-			// Kept, it would be taken for ours when the pod is admitted again.
-			return nil, deny(reasonConflict, "container %q mounts volume %q at %s, where subscription injection does not mount it; that volume is the injection's: remove that mount or stop requesting bundles",
-				container, m.Name, m.MountPath)
-		case at == EntitlementDir && keyByKey:
-			return nil, deny(reasonConflict, "container %q already mounts volume %q at %s, where subscription injection mounts entitlement keys; remove that mount or stop requesting bundles",
-				container, m.Name, m.MountPath)
+		}
+		if own.owns(m.Name) {
+			continue
+		}
+		if d := mountClash(container, m, l); d != nil {
+			return nil, d
 		}
 		out = append(out, m)
 	}
-	for _, m := range injected {
-		if !present[path.Clean(m.MountPath)] {
-			out = append(out, m)
+	for i, m := range l.mounts {
+		if !present[i] {
+			out = append(out, m.VolumeMount)
 		}
 	}
 	return out, nil
 }
 
-func what(mountPath string) string {
-	if mountPath == EntitlementDir || strings.HasPrefix(mountPath, EntitlementDir+"/") {
-		return "entitlement keys"
+// mountClash explains why a user's mount is in the injection's way, or
+// returns nil.
+func mountClash(container string, m corev1.VolumeMount, l layout) *denial {
+	if i := slices.IndexFunc(l.volumes, func(v injectedVolume) bool { return v.Name == m.Name }); i >= 0 {
+		return deny(reasonConflict, "container %q mounts volume %q at %s, where subscription injection does not mount it; that volume is the one subscription injection adds for %s: remove that mount",
+			container, m.Name, m.MountPath, l.volumes[i].origin)
 	}
-	return "a yum repository file"
+	at := normalPath(m.MountPath)
+	for _, w := range l.mounts {
+		var how string
+		switch pathClash(at, w.MountPath) {
+		case "":
+			continue
+		case "at":
+			how = "already mounts volume %q at %s, where %s"
+		case "inside":
+			how = "mounts volume %q at %s, inside " + w.MountPath + ", where %s"
+		case "over":
+			how = "mounts volume %q at %s, which would hide " + w.MountPath + ", where %s"
+		}
+		return deny(reasonConflict, "container %q "+how+" mounts %s (volume %q); remove or move that mount",
+			container, m.Name, m.MountPath, injector(w.origin), w.what, w.Name)
+	}
+	return nil
+}
+
+// injector names who mounts something: the bundles, when known.
+func injector(origin string) string {
+	if origin == "" {
+		return "subscription injection"
+	}
+	return origin
 }
 
 // mutateEphemeral gives debug containers added to an injected pod the
-// injected volumes too. Bundles are not read again: the pod's volumes are
-// what it was admitted with.
+// injected volumes too: only those its record owns. Bundles are not read
+// again: the pod's volumes are what it was admitted with.
 func mutateEphemeral(req *mutation.Request) mutation.Result {
-	if _, ok := req.Outline.Metadata.Annotations[subscriptionv1alpha1.BundleGenerationsAnnotation]; !ok {
+	annotations := req.Outline.Metadata.Annotations
+	if _, ok := annotations[subscriptionv1alpha1.BundleGenerationsAnnotation]; !ok {
 		return mutation.Result{}
 	}
 	pod := req.Outline
+	own := ownershipOf(annotations, subscriptionv1alpha1.BundleGenerationsAnnotation)
+	l, partial := ephemeralLayout(pod.Spec.Volumes, own)
+	if len(l.mounts) == 0 {
+		return mutation.Result{}
+	}
 	var old mutation.PodOutline
 	if err := req.DecodeOldPod(&old); err != nil {
 		return mutation.Undecodable(err)
-	}
-	mounts, partial := ephemeralMounts(pod.Spec.Volumes)
-	if len(mounts) == 0 {
-		return mutation.Result{}
 	}
 	existing := map[string]bool{}
 	for _, c := range old.Spec.EphemeralContainers {
@@ -221,9 +303,15 @@ func mutateEphemeral(req *mutation.Request) mutation.Result {
 		if existing[c.Name] { // the API refuses changes to existing ones
 			continue
 		}
-		merged, d := mergeMounts(c.Name, c.VolumeMounts, mounts, true)
+		merged, d := mergeMounts(c.Name, c.VolumeMounts, l, own)
 		if d != nil {
-			return d.result()
+			// A pod injected automatically is never refused for it: its
+			// debug container goes without.
+			if asksForBundles(annotations) {
+				return d.result()
+			}
+			result.Warnings = append(result.Warnings, fmt.Sprintf("ephemeral container %q did not get the injected subscription volumes: %s", c.Name, d.message))
+			continue
 		}
 		if reflect.DeepEqual(merged, c.VolumeMounts) {
 			continue
@@ -235,6 +323,11 @@ func mutateEphemeral(req *mutation.Request) mutation.Result {
 		}
 	}
 	return result
+}
+
+// asksForBundles reports whether the pod asks for a bundle by annotation.
+func asksForBundles(annotations map[string]string) bool {
+	return mutation.Asks(annotations, subscriptionv1alpha1.InjectBundleAnnotation) || mutation.Asks(annotations, subscriptionv1alpha1.InjectClusterBundleAnnotation)
 }
 
 // annotationPatch sets one annotation, creating the map if the pod has none.

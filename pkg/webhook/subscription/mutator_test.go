@@ -2,6 +2,7 @@ package subscription
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -99,6 +100,28 @@ func pod(annotations map[string]string) *corev1.Pod {
 	}
 }
 
+// recorded is the pod's record of the bundles injected, without the
+// volumes it names (TestTheRecordNamesTheInjectedVolumes checks those).
+func recorded(p *corev1.Pod) string {
+	raw, ok := p.Annotations[v1alpha1.BundleGenerationsAnnotation]
+	if !ok {
+		return ""
+	}
+	var g generations
+	if err := json.Unmarshal([]byte(raw), &g); err != nil {
+		return "malformed: " + raw
+	}
+	g.Volumes = nil
+	out, err := json.Marshal(struct {
+		Bundles        map[string]int64 `json:"bundles,omitempty"`
+		ClusterBundles map[string]int64 `json:"clusterBundles,omitempty"`
+	}{g.Bundles, g.ClusterBundles})
+	if err != nil {
+		panic(err)
+	}
+	return string(out)
+}
+
 func mountsOf(c corev1.Container) []string {
 	var out []string
 	for _, m := range c.VolumeMounts {
@@ -150,7 +173,7 @@ func TestNamespacedBundlesShareOneProjectedDirectory(t *testing.T) {
 	if g := mountsOf(got.Spec.InitContainers[0]); strings.Join(g, " ") != strings.Join(want[1:], " ") {
 		t.Errorf("init container mounts = %v, want %v", g, want[1:])
 	}
-	if g := got.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != `{"bundles":{"driver":5,"rhel":2}}` {
+	if g := recorded(got); g != `{"bundles":{"driver":5,"rhel":2}}` {
 		t.Errorf("generations = %s", g)
 	}
 }
@@ -185,7 +208,7 @@ func TestClusterBundlesMountKeyByKeyIntoOneDirectory(t *testing.T) {
 	if g := mountsOf(got.Spec.InitContainers[0]); strings.Join(g, " ") != strings.Join(want, " ") {
 		t.Errorf("mounts = %v, want %v", g, want)
 	}
-	if g := got.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != `{"clusterBundles":{"cluster":1,"extra":4}}` {
+	if g := recorded(got); g != `{"clusterBundles":{"cluster":1,"extra":4}}` {
 		t.Errorf("generations = %s", g)
 	}
 }
@@ -232,7 +255,7 @@ func TestAlwaysInjectFilters(t *testing.T) {
 			t.Errorf("%v: denied: %s", tc.annotations, result.Denied.Message)
 			continue
 		}
-		if g := got.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != tc.want {
+		if g := recorded(got); g != tc.want {
 			t.Errorf("%v: generations = %q, want %q", tc.annotations, g, tc.want)
 		}
 	}
@@ -275,6 +298,9 @@ func TestDenials(t *testing.T) {
 		bundle("three", 1, nil, nil, []v1alpha1.ResolvedReference{ref("configmap", ns, "r3", "", "redhat.repo")}),
 		clusterBundle("cluster", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "e", "share-e", "k.pem")}, nil),
 		clusterBundle("secret-only", 1, nil, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "x", "share-x", "x.pem")}, nil),
+		bundle("runtime", 1, nil, nil, []v1alpha1.ResolvedReference{ref("configmap", ns, "runtime", "", "rhsm")}),
+		bundle("token", 1, nil, nil, []v1alpha1.ResolvedReference{ref("configmap", ns, "token", "", "kubernetes.io")}),
+		bundle("eks", 1, nil, nil, []v1alpha1.ResolvedReference{ref("configmap", ns, "eks", "", "eks.amazonaws.com")}),
 	}
 	a := access{ns + "/builder/cluster": true, "shop/flaky/error": true, "shop/slow/timeout": true}
 	withMount := func(m corev1.VolumeMount) *corev1.Pod {
@@ -320,18 +346,34 @@ func TestDenials(t *testing.T) {
 			slow},
 		{"empty entry", "MalformedAnnotation", `annotation subscription.openshift.io/inject-bundle: "one,,two" is malformed: entry 2 is empty; expected a comma-separated list of names`,
 			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one,,two"})},
-		{"empty value", "MalformedAnnotation", `annotation subscription.openshift.io/inject-cluster-bundle: "" is malformed: entry 1 is empty; expected a comma-separated list of names`,
-			pod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: ""})},
 		{"wildcard request", "MalformedAnnotation", `annotation subscription.openshift.io/inject-bundle: "*" is malformed: "*" is only allowed alone, in allow/deny annotations`,
 			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "*"})},
 		{"bad name", "MalformedAnnotation", `annotation subscription.openshift.io/deny-cluster-bundles: "Cluster_A" is malformed: "Cluster_A" is not a valid bundle name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
-			pod(map[string]string{v1alpha1.DenyClusterBundlesAnnotation: "Cluster_A"})},
-		{"user volume with our name", "Conflict", `the pod already has a volume named "subscription-entitlements" that is not the one subscription injection adds; rename that volume`,
+			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "one", v1alpha1.DenyClusterBundlesAnnotation: "Cluster_A"})},
+		{"user volume with our name", "Conflict", `the pod already has a volume named "subscription-entitlements", which subscription injection did not add and needs for bundle "one"; rename that volume`,
 			withMount(corev1.VolumeMount{Name: "subscription-entitlements", MountPath: "/data"})},
-		{"user mount at the entitlement directory", "Conflict", `container "build" already mounts volume "keys" at /run/secrets/etc-pki-entitlement/, where subscription injection mounts entitlement keys; remove that mount or stop requesting bundles`,
+		{"user mount at the entitlement directory", "Conflict", `container "build" already mounts volume "keys" at /run/secrets/etc-pki-entitlement/, where bundle "one" mounts entitlement keys (volume "subscription-entitlements"); remove or move that mount`,
 			withMount(corev1.VolumeMount{Name: "keys", MountPath: "/run/secrets/etc-pki-entitlement/"})},
-		{"user mount at a repo file", "Conflict", `container "build" already mounts volume "repo" at /run/secrets/redhat.repo, where subscription injection mounts a yum repository file; remove that mount or stop requesting bundles`,
+		{"user mount at the entitlement directory through /var/run", "Conflict", `container "build" already mounts volume "keys" at /var/run/secrets/etc-pki-entitlement, where bundle "one" mounts entitlement keys (volume "subscription-entitlements"); remove or move that mount`,
+			withMount(corev1.VolumeMount{Name: "keys", MountPath: "/var/run/secrets/etc-pki-entitlement"})},
+		{"user mount inside the entitlement directory", "Conflict", `container "build" mounts volume "keys" at /run/secrets/etc-pki-entitlement/extra.pem, inside /run/secrets/etc-pki-entitlement, where bundle "one" mounts entitlement keys (volume "subscription-entitlements"); remove or move that mount`,
+			withMount(corev1.VolumeMount{Name: "keys", MountPath: "/run/secrets/etc-pki-entitlement/extra.pem"})},
+		{"user mount at a repo file", "Conflict", `container "build" already mounts volume "repo" at /run/secrets/redhat.repo, where bundle "one" mounts a yum repository file (volume "subscription-yum-repos"); remove or move that mount`,
 			withMount(corev1.VolumeMount{Name: "repo", MountPath: "/run/secrets/redhat.repo", SubPath: "x"})},
+		{"user mount inside a repo file", "Conflict", `container "build" mounts volume "repo" at /var/run/secrets/redhat.repo/x, inside /run/secrets/redhat.repo, where bundle "one" mounts a yum repository file (volume "subscription-yum-repos"); remove or move that mount`,
+			withMount(corev1.VolumeMount{Name: "repo", MountPath: "/var/run/secrets/redhat.repo/x"})},
+		{"user mount at /var/run/secrets", "Conflict", `container "build" mounts volume "secrets" at /var/run/secrets, which would hide /run/secrets/etc-pki-entitlement, where bundle "one" mounts entitlement keys (volume "subscription-entitlements"); remove or move that mount`,
+			withMount(corev1.VolumeMount{Name: "secrets", MountPath: "/var/run/secrets"})},
+		{"user mount at /run", "Conflict", `container "build" mounts volume "run" at /run/, which would hide /run/secrets/etc-pki-entitlement, where bundle "one" mounts entitlement keys (volume "subscription-entitlements"); remove or move that mount`,
+			withMount(corev1.VolumeMount{Name: "run", MountPath: "/run/"})},
+		{"user mount at /", "Conflict", `container "build" mounts volume "root" at /, which would hide /run/secrets/etc-pki-entitlement, where bundle "one" mounts entitlement keys (volume "subscription-entitlements"); remove or move that mount`,
+			withMount(corev1.VolumeMount{Name: "root", MountPath: "/"})},
+		{"repo key used by the runtime", "Conflict", `yum repository key "rhsm" of configmap shop/runtime (bundle "runtime") would be mounted at /run/secrets/rhsm, which subscription injection reserves; rename that key`,
+			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "runtime"})},
+		{"repo key used by the service account token", "Conflict", `yum repository key "kubernetes.io" of configmap shop/token (bundle "token") would be mounted at /run/secrets/kubernetes.io, which subscription injection reserves; rename that key`,
+			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "token"})},
+		{"repo key used by pod identity's token", "Conflict", `yum repository key "eks.amazonaws.com" of configmap shop/eks (bundle "eks") would be mounted at /run/secrets/eks.amazonaws.com, which subscription injection reserves; rename that key`,
+			pod(map[string]string{v1alpha1.InjectBundleAnnotation: "eks"})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, result := mutationtest.Admit(t, newMutator(t, objects, a), ns, tc.pod)
@@ -381,7 +423,7 @@ func TestCopiedPodIsReinjectedWithCurrentBundles(t *testing.T) {
 	if g := strings.Join(mountsOf(copied.Spec.Containers[0]), " "); g != want {
 		t.Errorf("mounts = %s, want %s", g, want)
 	}
-	if g := copied.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != `{"bundles":{"rhel":2}}` {
+	if g := recorded(copied); g != `{"bundles":{"rhel":2}}` {
 		t.Errorf("generations = %s", g)
 	}
 }
@@ -427,7 +469,7 @@ func TestEphemeralContainersGetTheInjectedVolumes(t *testing.T) {
 func TestPodWithoutAnnotationsGetsAnnotationMap(t *testing.T) {
 	m := newMutator(t, []any{bundle("a", 1, always, []v1alpha1.ResolvedReference{ref("secret", ns, "a", "", "a.pem")}, nil)}, nil)
 	got, result := mutationtest.Admit(t, m, ns, pod(nil))
-	if result.Denied != nil || got.Annotations[v1alpha1.BundleGenerationsAnnotation] != `{"bundles":{"a":1}}` {
+	if result.Denied != nil || recorded(got) != `{"bundles":{"a":1}}` {
 		t.Fatalf("result %+v, annotations %v", result, got.Annotations)
 	}
 }
@@ -464,12 +506,12 @@ func TestAlwaysInjectNeverRefusesAPod(t *testing.T) {
 	if result.Denied != nil {
 		t.Fatalf("denied: %s", result.Denied.Message)
 	}
-	if g := got.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != `{"bundles":{"asked":1,"auto-repo":1}}` {
+	if g := recorded(got); g != `{"bundles":{"asked":1,"auto-repo":1}}` {
 		t.Errorf("generations = %s", g)
 	}
 	want := []string{
-		`always-inject bundle "auto-clash" was not injected: entitlement key "k.pem" is in both secret shop/asked (bundle "asked") and secret shop/clash (bundle "auto-clash"); keys must be unique across the injected bundles`,
 		`always-inject cluster bundle "auto-flaky" was not injected: checking whether service account shop/builder may get it failed: the server is currently unable to handle the request`,
+		`always-inject bundle "auto-clash" was not injected: entitlement key "k.pem" is in both secret shop/asked (bundle "asked") and secret shop/clash (bundle "auto-clash"); keys must be unique across the injected bundles`,
 	}
 	if strings.Join(result.Warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings = %q\nwant %q", result.Warnings, want)
@@ -484,7 +526,7 @@ func TestAlwaysInjectNeverRefusesAPod(t *testing.T) {
 	if result.Denied != nil || len(result.Patch) != 0 {
 		t.Fatalf("want the pod admitted unchanged, got %+v", result)
 	}
-	if w := result.Warnings[len(result.Warnings)-1]; w != `automatic subscription injection was skipped: container "build" already mounts volume "repo" at /run/secrets/redhat.repo, where subscription injection mounts a yum repository file; remove that mount or stop requesting bundles` {
+	if w := result.Warnings[len(result.Warnings)-1]; w != `always-inject bundle "auto-repo" was not injected: container "build" already mounts volume "repo" at /run/secrets/redhat.repo, where bundle "auto-repo" mounts a yum repository file (volume "subscription-yum-repos"); remove or move that mount` {
 		t.Errorf("last warning = %q", w)
 	}
 
@@ -492,7 +534,7 @@ func TestAlwaysInjectNeverRefusesAPod(t *testing.T) {
 	slow := pod(nil)
 	slow.Spec.ServiceAccountName = "slow"
 	got, result = mutationtest.Admit(t, newMutator(t, objects, access{ns + "/slow/timeout": true}), ns, slow)
-	if result.Denied != nil || got.Annotations[v1alpha1.BundleGenerationsAnnotation] != `{"bundles":{"auto-clash":1,"auto-repo":1}}` {
+	if result.Denied != nil || recorded(got) != `{"bundles":{"auto-clash":1,"auto-repo":1}}` {
 		t.Fatalf("result = %+v, annotations %v", result, got.Annotations)
 	}
 	wantWarning := `always-inject cluster bundle "auto-flaky" was not injected: the access check for service account shop/slow timed out (the API server did not answer the SubjectAccessReview within 2s)`
@@ -583,13 +625,15 @@ func TestInjectedNamesTheInjectionWouldNotAddAreRefused(t *testing.T) {
 
 	extraMount := copied(v1alpha1.InjectBundleAnnotation)
 	extraMount.Spec.Containers[0].VolumeMounts = append(extraMount.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "subscription-entitlements", MountPath: "/data"})
-	want := `container "build" mounts volume "subscription-entitlements" at /data, where subscription injection does not mount it; that volume is the injection's: remove that mount or stop requesting bundles`
+	want := `container "build" mounts volume "subscription-entitlements" at /data, where subscription injection does not mount it; that volume is the one subscription injection adds for bundle "one": remove that mount`
 	if _, result := mutationtest.Admit(t, m, ns, extraMount); result.Denied == nil || result.Denied.Message != want {
 		t.Errorf("an extra mount of an injected volume: %+v\nwant %s", result.Denied, want)
 	}
 
+	// Without a record, the copied volume is the user's, kept; its mounts
+	// are in the way of the cluster bundle's.
 	other := copied(v1alpha1.InjectClusterBundleAnnotation)
-	want = `the pod already has a volume named "subscription-entitlements" that is not the one subscription injection adds; rename that volume`
+	want = `container "prepare" already mounts volume "subscription-entitlements" at /run/secrets/etc-pki-entitlement, where cluster bundle "cluster" mounts entitlement keys (volume "subscription-ent-` + shortHash("share-e") + `"); remove or move that mount`
 	if _, result := mutationtest.Admit(t, m, ns, other); result.Denied == nil || result.Denied.Message != want {
 		t.Errorf("an injected volume no longer injected: %+v\nwant %s", result.Denied, want)
 	}

@@ -47,6 +47,8 @@ func (s source) object() string { return s.kind + " " + s.namespace + "/" + s.na
 
 // plan is what one pod gets: the sources to mount and the generations to record.
 type plan struct {
+	// entitlements and repos are the sources of the bundles the pod asked
+	// for; settle adds the always-inject candidates that fit.
 	entitlements []source
 	repos        []source
 	generations  generations
@@ -54,12 +56,25 @@ type plan struct {
 	// requested is whether the pod asked for any bundle by annotation: a
 	// pod that did not is never refused.
 	requested bool
+	// candidates are the always-inject bundles the pod may get, in order.
+	candidates []candidate
+}
+
+// candidate is an always-inject bundle the pod may get if it fits.
+type candidate struct {
+	sources
+	what   string
+	record func(*generations)
 }
 
 // generations is the JSON of the bundle-generations annotation.
 type generations struct {
 	Bundles        map[string]int64 `json:"bundles,omitempty"`
 	ClusterBundles map[string]int64 `json:"clusterBundles,omitempty"`
+	// Volumes names the volumes the injection added: only these, and their
+	// mounts, are replaced when the pod (or a copy of its spec) is admitted
+	// again. Records written before it existed lack it; see ownershipOf.
+	Volumes []string `json:"volumes"`
 }
 
 func (g generations) empty() bool { return len(g.Bundles) == 0 && len(g.ClusterBundles) == 0 }
@@ -74,27 +89,37 @@ func deny(reason, format string, args ...any) *denial {
 }
 
 // plan resolves every bundle the pod asks for or is given automatically,
-// checks access and key uniqueness, and returns what to mount.
+// checks access and the key uniqueness of what the pod asked for, and
+// returns what to mount.
 func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodOutline) (*plan, *denial) {
 	p := &plan{}
-	requested, d := requestedNames(pod.Metadata.Annotations, subscriptionv1alpha1.InjectBundleAnnotation)
+	annotations := pod.Metadata.Annotations
+	requested, d := p.requestedNames(annotations, subscriptionv1alpha1.InjectBundleAnnotation)
 	if d != nil {
 		return nil, d
 	}
-	requestedCluster, d := requestedNames(pod.Metadata.Annotations, subscriptionv1alpha1.InjectClusterBundleAnnotation)
+	requestedCluster, d := p.requestedNames(annotations, subscriptionv1alpha1.InjectClusterBundleAnnotation)
 	if d != nil {
 		return nil, d
 	}
-	bundleFilter, err := parseFilter(pod.Metadata.Annotations, subscriptionv1alpha1.AllowBundlesAnnotation, subscriptionv1alpha1.DenyBundlesAnnotation)
-	if err != nil {
-		return nil, deny(reasonMalformedAnnotation, "%v", err)
-	}
-	clusterFilter, err := parseFilter(pod.Metadata.Annotations, subscriptionv1alpha1.AllowClusterBundlesAnnotation, subscriptionv1alpha1.DenyClusterBundlesAnnotation)
-	if err != nil {
-		return nil, deny(reasonMalformedAnnotation, "%v", err)
+	p.requested = len(requested) > 0 || len(requestedCluster) > 0
+	bundleFilter, bundleErr := parseFilter(annotations, subscriptionv1alpha1.AllowBundlesAnnotation, subscriptionv1alpha1.DenyBundlesAnnotation)
+	clusterFilter, clusterErr := parseFilter(annotations, subscriptionv1alpha1.AllowClusterBundlesAnnotation, subscriptionv1alpha1.DenyClusterBundlesAnnotation)
+	// A malformed filter refuses a pod that asked for bundles, as any
+	// malformed request does. A pod that asked for nothing is admitted, but
+	// without any automatic injection: which bundles it meant to refuse is
+	// not known.
+	automatic := bundleErr == nil && clusterErr == nil && !platformPod(namespace, annotations)
+	for _, err := range []error{bundleErr, clusterErr} {
+		switch {
+		case err == nil:
+		case p.requested:
+			return nil, deny(reasonMalformedAnnotation, "%v", err)
+		default:
+			p.warnings = append(p.warnings, fmt.Sprintf("%v; the pod asks for no bundle, so it was admitted without automatic subscription injection", err))
+		}
 	}
 
-	p.requested = len(requested) > 0 || len(requestedCluster) > 0
 	serviceAccount := pod.Spec.ServiceAccountName
 	if serviceAccount == "" {
 		serviceAccount = "default"
@@ -143,12 +168,16 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodO
 		p.add(clusterBundleSources(cb))
 		p.generations.addClusterBundle(cb.Name, cb.Generation)
 	}
-	if d := p.check(); d != nil {
+	if d := checkKeys(p.entitlements, p.repos); d != nil {
 		return nil, d
+	}
+	if !automatic {
+		return p, nil
 	}
 
 	// Always-inject bundles: the pod did not ask, so it is never refused
-	// for one; a bundle it cannot get is left out with a warning.
+	// for one; a bundle it cannot get is left out with a warning, and
+	// settle leaves out one that does not fit.
 	always, err := m.bundles.Bundles(namespace).List(alwaysInject)
 	if err != nil {
 		return nil, deny(reasonLookupFailed, "listing always-inject bundles in namespace %q: %v", namespace, err)
@@ -163,9 +192,9 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodO
 			p.skip(what, "it "+why)
 			continue
 		}
-		if p.tryAdd(what, bundleSources(b)) {
-			p.generations.addBundle(b.Name, b.Generation)
-		}
+		name, generation := b.Name, b.Generation
+		p.candidates = append(p.candidates, candidate{sources: bundleSources(b), what: what,
+			record: func(g *generations) { g.addBundle(name, generation) }})
 	}
 	alwaysCluster, err := m.clusterBundles.List(alwaysInject)
 	if err != nil {
@@ -193,11 +222,26 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodO
 			p.skip(what, fmt.Sprintf("service account %s/%s may not get it", namespace, serviceAccount))
 			continue
 		}
-		if p.tryAdd(what, clusterBundleSources(cb)) {
-			p.generations.addClusterBundle(cb.Name, cb.Generation)
-		}
+		name, generation := cb.Name, cb.Generation
+		p.candidates = append(p.candidates, candidate{sources: clusterBundleSources(cb), what: what,
+			record: func(g *generations) { g.addClusterBundle(name, generation) }})
 	}
 	return p, nil
+}
+
+// MirrorPodAnnotation marks the API server's copy of a kubelet's static pod.
+const MirrorPodAnnotation = "kubernetes.io/config.mirror"
+
+// platformPod reports whether a pod is the platform's, which automatic
+// injection never reaches: static (mirror) pods, and pods in openshift,
+// openshift-* and kube-* namespaces. Such a pod still gets what it asks
+// for. The fail-open webhook's matchConditions skip the same pods while
+// nothing else needs them (pkg/operator/webhookconfiguration).
+func platformPod(namespace string, annotations map[string]string) bool {
+	if _, mirror := annotations[MirrorPodAnnotation]; mirror {
+		return true
+	}
+	return namespace == "openshift" || strings.HasPrefix(namespace, "openshift-") || strings.HasPrefix(namespace, "kube-")
 }
 
 // sources is what one bundle contributes.
@@ -208,33 +252,20 @@ func (p *plan) add(s sources) {
 	p.repos = dedupe(append(p.repos, s.repos...))
 }
 
-// tryAdd adds an always-inject bundle unless it would clash with what the
-// pod already gets; then it is skipped with a warning.
-func (p *plan) tryAdd(what string, s sources) bool {
-	before := *p
-	p.add(s)
-	if d := p.check(); d != nil {
-		p.entitlements, p.repos = before.entitlements, before.repos
-		p.skip(what, d.message)
-		return false
-	}
-	return true
-}
-
 func (p *plan) skip(what, why string) {
 	p.warnings = append(p.warnings, fmt.Sprintf("%s was not injected: %s", what, why))
 }
 
-// check refuses keys that would land on the same file, or on a path the
-// injection itself needs.
-func (p *plan) check() *denial {
-	if d := overlap(p.entitlements, "entitlement"); d != nil {
+// checkKeys refuses keys that would land on the same file, or on a path
+// the injection or the container runtime needs.
+func checkKeys(entitlements, repos []source) *denial {
+	if d := overlap(entitlements, "entitlement"); d != nil {
 		return d
 	}
-	if d := overlap(p.repos, "yum repository"); d != nil {
+	if d := overlap(repos, "yum repository"); d != nil {
 		return d
 	}
-	for _, s := range p.repos {
+	for _, s := range repos {
 		for _, k := range s.keys {
 			if reservedRepoKeys[k] {
 				return deny(reasonConflict, "yum repository key %q of %s (%s) would be mounted at %s/%s, which subscription injection reserves; rename that key",
@@ -245,13 +276,27 @@ func (p *plan) check() *denial {
 	return nil
 }
 
-// reservedRepoKeys are file names in /run/secrets the injection mounts
-// directories at.
-var reservedRepoKeys = map[string]bool{"etc-pki-entitlement": true, "subscription": true}
+// reservedRepoKeys are names in /run/secrets a yum repository file must
+// not take: the directories the injection mounts (etc-pki-entitlement, and
+// subscription for debug containers), the one the container runtime mounts
+// from the host (rhsm), and those service account tokens use
+// (kubernetes.io, and eks.amazonaws.com for pod identity), which every pod
+// has under /var/run/secrets, the same directory.
+var reservedRepoKeys = map[string]bool{
+	"etc-pki-entitlement": true, "subscription": true, "rhsm": true, "kubernetes.io": true, "eks.amazonaws.com": true,
+}
 
-func requestedNames(annotations map[string]string, key string) ([]string, *denial) {
+// requestedNames parses an inject annotation. A value that is empty or
+// only spaces asks for nothing: Helm charts render unset values that way.
+// It is ignored, with a warning, everywhere: here, in the webhook
+// configuration and in the injection-required policy.
+func (p *plan) requestedNames(annotations map[string]string, key string) ([]string, *denial) {
 	v, ok := annotations[key]
 	if !ok {
+		return nil, nil
+	}
+	if !mutation.Asks(annotations, key) {
+		p.warnings = append(p.warnings, fmt.Sprintf("annotation %s is empty, so it asks for no bundle; it was ignored", key))
 		return nil, nil
 	}
 	names, _, err := nameList(key, v, false)

@@ -3,7 +3,9 @@ package subscription
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"path"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -26,29 +28,45 @@ const (
 	repoSharePfx        = "subscription-yum-"
 )
 
-// layout is the volumes and the per-container mounts of one plan.
+// layout is the volumes and the per-container mounts of one plan, each
+// with the bundles behind it, for messages.
 type layout struct {
-	volumes []corev1.Volume
-	mounts  []corev1.VolumeMount
+	volumes []injectedVolume
+	mounts  []injectedMount
 }
 
-// buildLayout turns a plan into volumes and mounts. Namespaced bundles share
-// one projected volume per kind; each ClusterBundle share is its own CSI
-// volume (the driver mounts one share per volume). Entitlement keys must
-// still be one directory: a single volume is mounted there whole, so the
-// kubelet or driver refreshes rotated keys; several volumes are mounted key
-// by key (subPath). Yum repository files go key by key into /run/secrets so
-// nothing else the runtime puts there is hidden.
-func buildLayout(p *plan) layout {
+type injectedVolume struct {
+	corev1.Volume
+	origin string
+}
+
+type injectedMount struct {
+	corev1.VolumeMount
+	origin string
+	// what the mount holds, for messages: "entitlement keys", ...
+	what string
+}
+
+// buildLayout turns sources into volumes and mounts. Namespaced bundles
+// share one projected volume per kind; each ClusterBundle share is its own
+// CSI volume (the driver mounts one share per volume). Entitlement keys
+// must still be one directory: a single volume is mounted there whole, so
+// the kubelet or driver refreshes rotated keys; several volumes are mounted
+// key by key (subPath). Yum repository files go key by key into
+// /run/secrets so nothing else the runtime puts there is hidden.
+func buildLayout(entitlements, repos []source) layout {
 	var l layout
-	entVolumes, entMounts := volumesFor(p.entitlements, entitlementsVolume, entitlementSharePfx, EntitlementDir)
+	entVolumes, entMounts := volumesFor(entitlements, entitlementsVolume, entitlementSharePfx, EntitlementDir, "an entitlement key")
 	l.volumes = append(l.volumes, entVolumes...)
 	if len(entVolumes) == 1 {
-		l.mounts = append(l.mounts, corev1.VolumeMount{Name: entVolumes[0].Name, MountPath: EntitlementDir, ReadOnly: true})
+		l.mounts = append(l.mounts, injectedMount{
+			VolumeMount: corev1.VolumeMount{Name: entVolumes[0].Name, MountPath: EntitlementDir, ReadOnly: true},
+			origin:      entVolumes[0].origin, what: "entitlement keys",
+		})
 	} else {
 		l.mounts = append(l.mounts, entMounts...)
 	}
-	repoVolumes, repoMounts := volumesFor(p.repos, reposVolume, repoSharePfx, RepoDir)
+	repoVolumes, repoMounts := volumesFor(repos, reposVolume, repoSharePfx, RepoDir, "a yum repository file")
 	l.volumes = append(l.volumes, repoVolumes...)
 	l.mounts = append(l.mounts, repoMounts...)
 	return l
@@ -56,18 +74,22 @@ func buildLayout(p *plan) layout {
 
 // volumesFor builds the volumes of one kind of source and the key-by-key
 // mounts into dir.
-func volumesFor(sources []source, projectedName, sharePrefix, dir string) ([]corev1.Volume, []corev1.VolumeMount) {
-	var volumes []corev1.Volume
-	var mounts []corev1.VolumeMount
-	var projected *corev1.ProjectedVolumeSource
+func volumesFor(sources []source, projectedName, sharePrefix, dir, what string) ([]injectedVolume, []injectedMount) {
+	var volumes []injectedVolume
+	var mounts []injectedMount
+	projected := -1
 	for _, s := range sources {
 		var volume string
 		if s.share == "" {
-			if projected == nil {
-				projected = &corev1.ProjectedVolumeSource{DefaultMode: ptrTo[int32](0o644)}
-				volumes = append(volumes, corev1.Volume{Name: projectedName, VolumeSource: corev1.VolumeSource{Projected: projected}})
+			if projected < 0 {
+				projected = len(volumes)
+				volumes = append(volumes, injectedVolume{Volume: corev1.Volume{Name: projectedName, VolumeSource: corev1.VolumeSource{
+					Projected: &corev1.ProjectedVolumeSource{DefaultMode: ptrTo[int32](0o644)},
+				}}})
 			}
-			projected.Sources = append(projected.Sources, projection(s))
+			v := &volumes[projected]
+			v.Projected.Sources = append(v.Projected.Sources, projection(s))
+			v.origin = joinOrigin(v.origin, s.origin)
 			volume = projectedName
 		} else {
 			volume = sharePrefix + shortHash(s.share)
@@ -75,17 +97,31 @@ func volumesFor(sources []source, projectedName, sharePrefix, dir string) ([]cor
 			if s.kind == "configmap" {
 				attribute = "sharedConfigMap"
 			}
-			volumes = append(volumes, corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{CSI: &corev1.CSIVolumeSource{
+			volumes = append(volumes, injectedVolume{origin: s.origin, Volume: corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{CSI: &corev1.CSIVolumeSource{
 				Driver:           SharedResourceDriver,
 				ReadOnly:         ptrTo(true),
 				VolumeAttributes: map[string]string{attribute: s.share},
-			}}})
+			}}}})
 		}
 		for _, k := range s.keys {
-			mounts = append(mounts, corev1.VolumeMount{Name: volume, MountPath: path.Join(dir, k), SubPath: k, ReadOnly: true})
+			mounts = append(mounts, injectedMount{
+				VolumeMount: corev1.VolumeMount{Name: volume, MountPath: path.Join(dir, k), SubPath: k, ReadOnly: true},
+				origin:      s.origin, what: what,
+			})
 		}
 	}
 	return volumes, mounts
+}
+
+// joinOrigin adds a bundle to the ones a shared volume already names.
+func joinOrigin(origins, origin string) string {
+	switch {
+	case origins == "":
+		return origin
+	case origin == "" || slices.Contains(strings.Split(origins, " and "), origin):
+		return origins
+	}
+	return origins + " and " + origin
 }
 
 func projection(s source) corev1.VolumeProjection {
@@ -118,15 +154,52 @@ func isShareVolume(name, prefix string) bool {
 	return ok && len(hash) == 10 && strings.Trim(hash, "0123456789abcdef") == ""
 }
 
-// ephemeralMounts are the mounts a debug container gets for the volumes an
-// earlier admission injected. subPath is forbidden in ephemeral containers,
-// so only a lone entitlement volume lands in its usual directory; every
-// other volume is mounted whole under ephemeralDir.
-func ephemeralMounts(volumes []corev1.Volume) (mounts []corev1.VolumeMount, partial bool) {
+// ownership is which of a pod's volumes an earlier injection added, as its
+// bundle-generations record says. Only those, and their mounts, are ever
+// replaced or given to debug containers: anything else is the user's,
+// whatever its name.
+type ownership struct {
+	// legacy is a record written before records named their volumes: it
+	// owns every volume with a name the injection gives.
+	legacy bool
+	names  []string
+}
+
+// ownershipOf reads the pod's record. No record, or one that does not
+// parse (it was not written by the webhook), owns nothing.
+func ownershipOf(annotations map[string]string, key string) ownership {
+	raw, ok := annotations[key]
+	if !ok {
+		return ownership{}
+	}
+	var record struct {
+		Volumes []string `json:"volumes"`
+	}
+	if json.Unmarshal([]byte(raw), &record) != nil {
+		return ownership{}
+	}
+	if record.Volumes == nil {
+		return ownership{legacy: true}
+	}
+	return ownership{names: record.Volumes}
+}
+
+// owns reports whether the volume is the injection's. Only names the
+// injection gives count, so a record edited by hand cannot make the
+// webhook drop a user's volume.
+func (o ownership) owns(name string) bool {
+	return isInjectedVolume(name) && (o.legacy || slices.Contains(o.names, name))
+}
+
+// ephemeralLayout is what a debug container gets of the volumes an earlier
+// admission injected. subPath is forbidden in ephemeral containers, so only
+// a lone entitlement volume lands in its usual directory; every other
+// volume is mounted whole under ephemeralDir.
+func ephemeralLayout(volumes []corev1.Volume, own ownership) (l layout, partial bool) {
 	var injected []string
 	entitlementVolumes := 0
 	for _, v := range volumes {
-		if isInjectedVolume(v.Name) {
+		if own.owns(v.Name) {
 			injected = append(injected, v.Name)
 			if isEntitlementVolume(v.Name) {
 				entitlementVolumes++
@@ -134,14 +207,51 @@ func ephemeralMounts(volumes []corev1.Volume) (mounts []corev1.VolumeMount, part
 		}
 	}
 	for _, name := range injected {
+		l.volumes = append(l.volumes, injectedVolume{Volume: corev1.Volume{Name: name}})
 		if entitlementVolumes == 1 && isEntitlementVolume(name) {
-			mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: EntitlementDir, ReadOnly: true})
+			l.mounts = append(l.mounts, injectedMount{VolumeMount: corev1.VolumeMount{Name: name, MountPath: EntitlementDir, ReadOnly: true}, what: "entitlement keys"})
 			continue
 		}
 		partial = true
-		mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: path.Join(ephemeralDir, name), ReadOnly: true})
+		l.mounts = append(l.mounts, injectedMount{VolumeMount: corev1.VolumeMount{Name: name, MountPath: path.Join(ephemeralDir, name), ReadOnly: true}, what: "an injected volume"})
 	}
-	return mounts, partial
+	return l, partial
+}
+
+// Path conflicts. A container's mount paths are compared with /var/run
+// read as /run (on every image the injection serves, /var/run is a link to
+// /run, so /var/run/secrets is /run/secrets).
+
+// normalPath cleans a mount path and reads /var/run as /run, without
+// allocating for a path already clean.
+func normalPath(p string) string {
+	p = path.Clean(p)
+	if p == "/var/run" || strings.HasPrefix(p, "/var/run/") {
+		return p[len("/var"):]
+	}
+	return p
+}
+
+// inside reports whether p is strictly below dir.
+func inside(p, dir string) bool {
+	if dir == "/" {
+		return len(p) > 1 && p[0] == '/'
+	}
+	return len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
+}
+
+// pathClash says how a user's mount at p (normalised) collides with an
+// injected mount at ours, or "" when it does not.
+func pathClash(p, ours string) string {
+	switch {
+	case p == ours:
+		return "at"
+	case inside(p, ours):
+		return "inside"
+	case inside(ours, p):
+		return "over"
+	}
+	return ""
 }
 
 func ptrTo[T any](v T) *T { return &v }
