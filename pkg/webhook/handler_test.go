@@ -137,6 +137,9 @@ func TestPodHandler(t *testing.T) {
 		name: "an explicit request no mutator serves is refused", annotations: map[string]string{annotation: "b1"},
 		resource: podResource, wantMessage: "annotation subscription.openshift.io/inject-bundle, which this webhook does not serve",
 	}, {
+		name: "an empty request annotation asks for nothing, served or not", annotations: map[string]string{annotation: " "},
+		resource: podResource, wantAllowed: true,
+	}, {
 		name: "ephemeral containers are pods too", mutators: claimed, annotations: map[string]string{annotation: "b1"},
 		resource: podResource, subResource: "ephemeralcontainers", wantAllowed: true, wantPatch: `[{"op":"add","path":"/metadata/labels/injected","value":"yes"}]`,
 	}, {

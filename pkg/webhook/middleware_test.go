@@ -142,6 +142,8 @@ func TestPanicsAreRecoveredIntoTheFailurePolicysAnswer(t *testing.T) {
 			wantSource: "boom", wantText: "through annotation subscription.openshift.io/inject-cluster-bundle, so it is refused"},
 		{name: "a pod that asked for nothing is admitted unchanged", annotations: map[string]string{"openshift.io/scc": "restricted-v2"},
 			wantAllowed: true, wantSource: "boom", wantText: "the boom injection failed internally while deciding on this pod; the pod asks for no injection, so it was admitted unchanged, without automatic injections"},
+		{name: "a pod whose request annotation is empty asked for nothing", annotations: map[string]string{"subscription.openshift.io/inject-bundle": ""},
+			wantAllowed: true, wantSource: "boom", wantText: "the pod asks for no injection, so it was admitted unchanged"},
 		{name: "a panic in the handler refuses a pod that asked", annotations: map[string]string{"subscription.openshift.io/inject-bundle": "b1"}, encode: true,
 			wantSource: "handler", wantText: "the webhook failed internally while deciding on this pod; the pod asks for an injection"},
 		{name: "a panic in the handler admits a pod that asked for nothing", encode: true,

@@ -221,8 +221,11 @@ func TestBundlesAreInjectedIntoPods(t *testing.T) {
 		t.Errorf("container mounts = %s, want token + %s", m, injected)
 	}
 	want := fmt.Sprintf(`{"bundles":{"auto":%d,"driver":%d,"rhel":%d}}`, auto.Generation, driver.Generation, rhel.Generation)
-	if g := got.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != want {
+	if g := bundlesRecord(t, got); g != want {
 		t.Errorf("bundle-generations = %s, want %s", g, want)
+	}
+	if _, volumes := recordedBundles(t, got); !slices.Equal(volumes, []string{"subscription-entitlements", "subscription-yum-repos"}) {
+		t.Errorf("recorded volumes = %q", volumes)
 	}
 
 	// Opting out of always-inject bundles.
@@ -238,7 +241,7 @@ func TestBundlesAreInjectedIntoPods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := autoPod.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != fmt.Sprintf(`{"bundles":{"auto":%d}}`, auto.Generation) {
+	if g := autoPod.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != fmt.Sprintf(`{"bundles":{"auto":%d},"volumes":["subscription-entitlements"]}`, auto.Generation) {
 		t.Errorf("always-inject pod generations = %q", g)
 	}
 
@@ -340,7 +343,7 @@ func TestClusterBundleAccessThroughAggregatedEdit(t *testing.T) {
 	if m := mountList(got.Spec.Containers[0].VolumeMounts); m != tokenMount(got.Spec.Containers[0])+" "+strings.Join(wantMounts, " ") {
 		t.Errorf("mounts = %s, want token + %v", m, wantMounts)
 	}
-	if g := got.Annotations[v1alpha1.BundleGenerationsAnnotation]; g != fmt.Sprintf(`{"clusterBundles":{%q:%d}}`, cb.Name, cb.Generation) {
+	if g := bundlesRecord(t, got); g != fmt.Sprintf(`{"clusterBundles":{%q:%d}}`, cb.Name, cb.Generation) {
 		t.Errorf("bundle-generations = %s", g)
 	}
 
@@ -399,9 +402,9 @@ func TestSubscriptionRefusals(t *testing.T) {
 			testPod(map[string]string{v1alpha1.InjectBundleAnnotation: "one,three"})},
 		{"malformed annotation", `annotation subscription.openshift.io/inject-bundle: "one,,two" is malformed: entry 2 is empty; expected a comma-separated list of names`,
 			testPod(map[string]string{v1alpha1.InjectBundleAnnotation: "one,,two"})},
-		{"user mount at an injected path", `container "app" already mounts volume "keys" at /run/secrets/redhat.repo, where subscription injection mounts a yum repository file; remove that mount or stop requesting bundles`,
+		{"user mount at an injected path", `container "app" already mounts volume "keys" at /run/secrets/redhat.repo, where bundle "one" mounts a yum repository file (volume "subscription-yum-repos"); remove or move that mount`,
 			withMount},
-		{"user volume with an injected name", `the pod already has a volume named "subscription-entitlements" that is not the one subscription injection adds; rename that volume`,
+		{"user volume with an injected name", `the pod already has a volume named "subscription-entitlements", which subscription injection did not add and needs for bundle "one"; rename that volume`,
 			withVolume},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -469,7 +472,7 @@ func TestAlwaysInjectClusterBundle(t *testing.T) {
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		p, err := kube.CoreV1().Pods(ns).Create(ctx, podFor("builder", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		got = p
-		return err == nil && p.Annotations[v1alpha1.BundleGenerationsAnnotation] == want, nil
+		return err == nil && bundlesRecord(t, p) == want, nil
 	}); err != nil {
 		t.Fatalf("builder never got the always-inject bundle: %+v", got)
 	}

@@ -168,8 +168,8 @@ func TestManifestRoutesExplicitRequestsToTheFailClosedWebhook(t *testing.T) {
 		t.Fatalf("manifest %s with %d webhooks", m.Name, len(m.Webhooks))
 	}
 	for _, w := range m.Webhooks {
-		if len(w.MatchConditions) != 1 {
-			t.Fatalf("%s: %d matchConditions", w.Name, len(w.MatchConditions))
+		if len(w.MatchConditions) == 0 {
+			t.Fatalf("%s: no matchConditions", w.Name)
 		}
 		expr := w.MatchConditions[0].Expression
 		for _, annotation := range mutation.ExplicitRequestAnnotations {
@@ -193,6 +193,47 @@ func TestManifestRoutesExplicitRequestsToTheFailClosedWebhook(t *testing.T) {
 		}
 		if !excluded {
 			t.Errorf("%s: the operator's namespaces are not excluded", w.Name)
+		}
+	}
+}
+
+// Without pod identity, the fail-open webhook skips platform pods (nothing
+// automatic reaches them); with it, pod identity may inject into them, so
+// they are sent. Empty request annotations ask for nothing in both
+// webhooks' conditions.
+func TestManifestSkipsPlatformPodsOnlyWithoutPodIdentity(t *testing.T) {
+	conditions := func(m *admissionregistrationv1.MutatingWebhookConfiguration, webhook string) []string {
+		var names []string
+		for _, w := range m.Webhooks {
+			if w.Name == webhook {
+				for _, c := range w.MatchConditions {
+					names = append(names, c.Name)
+				}
+			}
+		}
+		return names
+	}
+	if got := conditions(Manifest(false, true), OpportunisticWebhook); !slices.Equal(got, []string{"asks-for-nothing", PlatformPodCondition}) {
+		t.Errorf("without pod identity: %v", got)
+	}
+	if got := conditions(Manifest(true, true), OpportunisticWebhook); !slices.Equal(got, []string{"asks-for-nothing"}) {
+		t.Errorf("with pod identity: %v", got)
+	}
+	for _, w := range Manifest(false, true).Webhooks {
+		for _, c := range w.MatchConditions {
+			if c.Name == PlatformPodCondition {
+				for _, want := range []string{"request.namespace != 'openshift'", "startsWith('openshift-')", "startsWith('kube-')", "'kubernetes.io/config.mirror'"} {
+					if !strings.Contains(c.Expression, want) {
+						t.Errorf("%s does not test %s: %s", c.Name, want, c.Expression)
+					}
+				}
+				continue
+			}
+			for _, annotation := range mutation.ExplicitRequestAnnotations {
+				if !strings.Contains(c.Expression, "object.metadata.annotations['"+annotation+"'].trim() != ''") {
+					t.Errorf("%s/%s: an empty %s would count as a request: %s", w.Name, c.Name, annotation, c.Expression)
+				}
+			}
 		}
 	}
 }

@@ -48,11 +48,11 @@ func fuzzMutator(tb testing.TB) *Mutator {
 // FuzzMutator admits any pod with any bundle annotations, plus a volume of
 // the user's own (userVolume, mounted at userMountPath in the first
 // container) where the fuzzer can aim it at the injection's names and
-// paths. A refusal has a
-// reason and a message; otherwise the patch applies to the pod as the API
-// server encodes it, keeps every volume and mount of the pod's own, and
-// admitting the patched pod again (the API server's reinvocation) is
-// neither refused nor patched.
+// paths. Only a pod that asks for a bundle is ever refused, and a refusal
+// has a reason and a message; otherwise the patch applies to the pod as the
+// API server encodes it, keeps every volume and mount its record does not
+// own, records every volume it adds, and admitting the patched pod again
+// (the API server's reinvocation) is neither refused nor patched.
 func FuzzMutator(f *testing.F) {
 	m := fuzzMutator(f)
 	f.Fuzz(func(t *testing.T, podJSON []byte, bundles, clusterBundles, allow, deny, userVolume, userMountPath string, flags uint8) {
@@ -97,6 +97,9 @@ func FuzzMutator(f *testing.F) {
 			if result.Denied.Reason == "" || result.Denied.Message == "" || len(result.Patch) > 0 {
 				t.Fatalf("refusal without a reason or message, or with a patch: %+v", result)
 			}
+			if !asksForBundles(pod.Annotations) {
+				t.Fatalf("a pod that asks for no bundle was refused: %s", result.Denied.Message)
+			}
 			return
 		}
 		if len(result.Patch) == 0 {
@@ -114,11 +117,13 @@ func FuzzMutator(f *testing.F) {
 }
 
 // keepsTheUsersOwn fails if the patch dropped or changed a volume or mount
-// the injection does not own.
+// the pod's record does not own, or added a volume its new record does not
+// name.
 func keepsTheUsersOwn(t *testing.T, before, after *corev1.Pod) {
 	t.Helper()
+	own := ownershipOf(before.Annotations, v1alpha1.BundleGenerationsAnnotation)
 	for _, v := range before.Spec.Volumes {
-		if isInjectedVolume(v.Name) {
+		if own.owns(v.Name) {
 			continue
 		}
 		if !slices.ContainsFunc(after.Spec.Volumes, func(w corev1.Volume) bool { return reflect.DeepEqual(v, w) }) {
@@ -148,12 +153,30 @@ func keepsTheUsersOwn(t *testing.T, before, after *corev1.Pod) {
 			t.Fatalf("the patch changed the containers")
 		}
 		for _, mount := range c.mounts {
-			if isInjectedVolume(mount.Name) {
+			if own.owns(mount.Name) {
 				continue
 			}
 			if !slices.ContainsFunc(afterContainers[i].mounts, func(m corev1.VolumeMount) bool { return reflect.DeepEqual(m, mount) }) {
 				t.Fatalf("the patch lost container %q's mount of %q at %s", c.name, mount.Name, mount.MountPath)
 			}
+		}
+	}
+	if after.Annotations[v1alpha1.BundleGenerationsAnnotation] == before.Annotations[v1alpha1.BundleGenerationsAnnotation] {
+		return // an ephemeral container's mounts: no volume added
+	}
+	recorded := ownershipOf(after.Annotations, v1alpha1.BundleGenerationsAnnotation)
+	if recorded.legacy {
+		t.Fatalf("the new record names no volumes: %s", after.Annotations[v1alpha1.BundleGenerationsAnnotation])
+	}
+	for _, v := range after.Spec.Volumes {
+		added := !slices.ContainsFunc(before.Spec.Volumes, func(w corev1.Volume) bool { return reflect.DeepEqual(v, w) })
+		if added && !recorded.owns(v.Name) {
+			t.Fatalf("volume %q was added but the record %s does not name it", v.Name, after.Annotations[v1alpha1.BundleGenerationsAnnotation])
+		}
+	}
+	for _, name := range recorded.names {
+		if !slices.ContainsFunc(after.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == name }) {
+			t.Fatalf("the record names volume %q the pod does not have", name)
 		}
 	}
 }
