@@ -66,25 +66,45 @@ func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 	if d != nil {
 		return d.result()
 	}
-	if p.generations.empty() && len(p.candidates) == 0 {
-		return mutation.Result{Warnings: p.warnings}
-	}
 	pod := req.Outline
 	annotations := pod.Metadata.Annotations
 	// A pod that records an earlier injection (a copy of an injected pod's
 	// spec, or a reinvocation) has the volumes the record names, and their
 	// mounts, replaced; anything else belongs to the user.
+	_, recorded := annotations[subscriptionv1alpha1.BundleGenerationsAnnotation]
+	if p.generations.empty() && len(p.candidates) == 0 && !recorded {
+		return mutation.Result{Warnings: p.warnings}
+	}
 	own := ownershipOf(annotations, subscriptionv1alpha1.BundleGenerationsAnnotation)
 	f, d := p.settle(pod, own)
 	if d != nil {
 		return d.result()
 	}
+	patch := mountPatches(pod, f)
 	if p.generations.empty() {
-		return mutation.Result{Warnings: p.warnings}
+		// Nothing to inject now: what an earlier injection left in a
+		// copied spec goes, record included, rather than stay unaccounted.
+		if recorded {
+			patch = append(patch, annotationRemoval(subscriptionv1alpha1.BundleGenerationsAnnotation))
+		}
+		return mutation.Result{Patch: patch, Warnings: p.warnings}
 	}
+	p.generations.Volumes = f.injected
+	record, err := json.Marshal(p.generations)
+	if err != nil {
+		return mutation.Deny(reasonLookupFailed, "encoding bundle generations: "+err.Error())
+	}
+	if annotations[subscriptionv1alpha1.BundleGenerationsAnnotation] != string(record) {
+		patch = append(patch, annotationPatch(annotations, subscriptionv1alpha1.BundleGenerationsAnnotation, string(record)))
+	}
+	return mutation.Result{Patch: patch, Warnings: p.warnings}
+}
 
+// mountPatches replace the pod's volumes and each container's mounts where
+// the fitted ones differ.
+func mountPatches(pod *mutation.PodOutline, f *fitted) []mutation.PatchOperation {
 	var patch []mutation.PatchOperation
-	if !reflect.DeepEqual(f.volumes, pod.Spec.Volumes) {
+	if !same(f.volumes, pod.Spec.Volumes) {
 		patch = append(patch, mutation.PatchOperation{Op: "add", Path: "/spec/volumes", Value: f.volumes})
 	}
 	i := 0
@@ -93,21 +113,13 @@ func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 		containers []mutation.ContainerOutline
 	}{{"initContainers", pod.Spec.InitContainers}, {"containers", pod.Spec.Containers}} {
 		for j, c := range group.containers {
-			if mounts := f.mounts[i]; !reflect.DeepEqual(mounts, c.VolumeMounts) {
+			if mounts := f.mounts[i]; !same(mounts, c.VolumeMounts) {
 				patch = append(patch, mutation.PatchOperation{Op: "add", Path: fmt.Sprintf("/spec/%s/%d/volumeMounts", group.field, j), Value: mounts})
 			}
 			i++
 		}
 	}
-	p.generations.Volumes = f.injected
-	recorded, err := json.Marshal(p.generations)
-	if err != nil {
-		return mutation.Deny(reasonLookupFailed, "encoding bundle generations: "+err.Error())
-	}
-	if annotations[subscriptionv1alpha1.BundleGenerationsAnnotation] != string(recorded) {
-		patch = append(patch, annotationPatch(annotations, subscriptionv1alpha1.BundleGenerationsAnnotation, string(recorded)))
-	}
-	return mutation.Result{Patch: patch, Warnings: p.warnings}
+	return patch
 }
 
 // settle decides what the pod gets. The bundles it asked for come first and
@@ -330,11 +342,25 @@ func asksForBundles(annotations map[string]string) bool {
 	return mutation.Asks(annotations, subscriptionv1alpha1.InjectBundleAnnotation) || mutation.Asks(annotations, subscriptionv1alpha1.InjectClusterBundleAnnotation)
 }
 
+// same compares two lists, nil and empty alike: an empty merge of a
+// container without mounts is no change.
+func same[T any](a, b []T) bool {
+	return len(a) == 0 && len(b) == 0 || reflect.DeepEqual(a, b)
+}
+
+// annotationRemoval removes one annotation the pod has.
+func annotationRemoval(key string) mutation.PatchOperation {
+	return mutation.PatchOperation{Op: "remove", Path: "/metadata/annotations/" + escapePointer(key)}
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
 // annotationPatch sets one annotation, creating the map if the pod has none.
 func annotationPatch(annotations map[string]string, key, value string) mutation.PatchOperation {
 	if annotations == nil {
 		return mutation.PatchOperation{Op: "add", Path: "/metadata/annotations", Value: map[string]string{key: value}}
 	}
-	escaped := strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
-	return mutation.PatchOperation{Op: "add", Path: "/metadata/annotations/" + escaped, Value: value}
+	return mutation.PatchOperation{Op: "add", Path: "/metadata/annotations/" + escapePointer(key), Value: value}
 }
