@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
 	subscriptionclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
@@ -39,6 +40,7 @@ func (o Options) validate() error {
 // types; JSON for CRDs.
 type clients struct {
 	kube              kubernetes.Interface
+	metadata          metadata.Interface
 	config            configclient.Interface
 	operator          v1helpers.OperatorClientWithFinalizers
 	operatorInformers dynamicinformer.DynamicSharedInformerFactory
@@ -52,6 +54,10 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	c := &clients{}
 	var err error
 	if c.kube, err = kubernetes.NewForConfig(protoKubeConfig); err != nil {
+		return nil, err
+	}
+	// Protobuf as well: metadata.NewForConfig asks for it whatever the config says.
+	if c.metadata, err = metadata.NewForConfig(kubeConfig); err != nil {
 		return nil, err
 	}
 	if c.config, err = configclient.NewForConfig(kubeConfig); err != nil {

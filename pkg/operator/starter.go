@@ -25,6 +25,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/issuerpublisher"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstatecheck"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/referencewatch"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/relatedobjects"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/staticresources"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/versioncontroller"
@@ -66,9 +67,11 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		return err
 	}
 
-	// Shared informers. No core object is watched cluster-wide: only the
+	// Shared informers. No core object is cached cluster-wide: only the
 	// operator's two namespaces, its own MutatingWebhookConfiguration, and by
-	// name the issuer publisher's signing keys and S3 credentials.
+	// name the issuer publisher's signing keys and S3 credentials. Secrets
+	// and ConfigMaps are watched cluster-wide as metadata, stripped to
+	// name and version (references), to wake the bundles that reference them.
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(c.kube, operatorclient.OperatorNamespace, operatorclient.OperandNamespace)
 	issuerInputs := issuerpublisher.NewInformers(c.kube, informerResync)
 	webhookConfigInformers := ownWebhookConfiguration(c.kube)
@@ -76,6 +79,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	configInformers := configinformers.NewSharedInformerFactory(c.config, informerResync)
 	subscriptionInformers := subscriptioninformers.NewSharedInformerFactory(c.subscription, informerResync)
 	bundleInformers := subscriptionInformers.Subscription().V1alpha1()
+	references := referencewatch.New(c.metadata)
 	recorder := cc.EventRecorder
 
 	// Controllers, one job each.
@@ -92,7 +96,11 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	}
 	clusterBundles, err := clusterbundles.New(clusterbundles.Inputs{ClusterBundles: bundleInformers.ClusterBundles(),
 		BundleClient: c.subscription.SubscriptionV1alpha1(), ShareClient: c.share, KubeClient: c.kube,
-		OperatorClient: c.operator, Recorder: recorder, Restart: restart, Driver: o.SharedResourceDriver})
+		OperatorClient: c.operator, Recorder: recorder, Restart: restart, Driver: o.SharedResourceDriver, References: references})
+	if err != nil {
+		return err
+	}
+	bundleController, err := bundles.New(bundleInformers.Bundles(), c.subscription.SubscriptionV1alpha1(), c.kube, references, c.operator, recorder)
 	if err != nil {
 		return err
 	}
@@ -105,7 +113,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 			subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), bundleInformers.Bundles(), bundleInformers.ClusterBundles(), c.operator, recorder),
 		webhookDeployment,
 		webhookavailability.NewController(webhookOperand, recorder),
-		bundles.New(bundleInformers.Bundles(), c.subscription.SubscriptionV1alpha1(), c.kube, c.operator, recorder),
+		bundleController,
 		consoleSamples,
 		issuerpublisher.New(issuerInputs, configInformers.Config().V1(), subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
 			c.subscription.OperatorV1alpha1(), c.operator, recorder),
@@ -122,7 +130,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	// its first sync. There is no global wait: the operand namespace's
 	// objects are readable only once the CVO has created the namespace and
 	// the operator's RoleBinding in it, and the rest must not wait for that.
-	for _, informers := range []interface{ Start(<-chan struct{}) }{kubeInformers, webhookConfigInformers, issuerInputs, configInformers, c.operatorInformers, subscriptionInformers} {
+	for _, informers := range []interface{ Start(<-chan struct{}) }{kubeInformers, webhookConfigInformers, issuerInputs, configInformers, c.operatorInformers, subscriptionInformers, references} {
 		informers.Start(ctx.Done())
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), c.operator.Informer().HasSynced, configInformers.Config().V1().ClusterOperators().Informer().HasSynced) {

@@ -4,8 +4,8 @@
 //   - one queue key per bundle (cache.MetaNamespaceKeyFunc: "namespace/name"
 //     or "name");
 //   - a sweep of every bundle when the management state changes or every
-//     SweepInterval (Secrets are not watched), never on each write of the
-//     operator CR's status;
+//     SweepInterval, the safety net behind the watches of what bundles
+//     reference, never on each write of the operator CR's status;
 //   - nothing at all while not Managed;
 //   - a deleted bundle, or one being deleted, is left to the garbage
 //     collector;
@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstate"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/referencewatch"
 )
 
 // resync revisits every bundle (through the default key and Sweeps).
@@ -50,11 +51,21 @@ type Source[T metav1.Object] struct {
 // toward <Name>Degraded.
 type Reconcile[T metav1.Object] func(ctx context.Context, syncCtx factory.SyncContext, bundle T) error
 
-// Owned are informers of objects generated for bundles; Key maps such an
-// object to the queue key of its bundle.
-type Owned struct {
+// Watched are informers of other objects that concern bundles (what was
+// generated for them, what they reference); Key maps such an object to the
+// queue keys of its bundles.
+type Watched struct {
 	Informers []factory.Informer
 	Key       func(runtime.Object) []string
+}
+
+// Triggered watches what bundles reference.
+func Triggered(triggers []referencewatch.Trigger) []Watched {
+	out := make([]Watched, 0, len(triggers))
+	for _, t := range triggers {
+		out = append(out, Watched{Informers: []factory.Informer{t.Informer}, Key: t.Keys})
+	}
+	return out
 }
 
 // Loop is a bundle controller's sync: build it with New.
@@ -79,7 +90,7 @@ func NewLoop[T metav1.Object](name string, source Source[T], reconcile Reconcile
 }
 
 // New returns controller name: the loop over source, reconciling each bundle.
-func New[T metav1.Object](name string, source Source[T], owned Owned, reconcile Reconcile[T], operatorClient v1helpers.OperatorClient, recorder events.Recorder, componentSuffix string) factory.Controller {
+func New[T metav1.Object](name string, source Source[T], watched []Watched, reconcile Reconcile[T], operatorClient v1helpers.OperatorClient, recorder events.Recorder, componentSuffix string) factory.Controller {
 	loop := NewLoop(name, source, reconcile, operatorClient)
 	f := factory.New().
 		WithInformersQueueKeysFunc(queueKey, source.Informer).
@@ -88,8 +99,8 @@ func New[T metav1.Object](name string, source Source[T], owned Owned, reconcile 
 		WithInformers(operatorClient.Informer()).
 		WithSync(loop.Sync).
 		ResyncEvery(resync)
-	if len(owned.Informers) > 0 {
-		f = f.WithInformersQueueKeysFunc(owned.Key, owned.Informers...)
+	for _, w := range watched {
+		f = f.WithInformersQueueKeysFunc(w.Key, w.Informers...)
 	}
 	return f.ToController(name, recorder.WithComponentSuffix(componentSuffix))
 }

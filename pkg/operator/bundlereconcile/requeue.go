@@ -57,9 +57,8 @@ const (
 )
 
 // MissingRetry is when to look again at a bundle whose references are
-// missing: Secrets and ConfigMaps are not watched, so nothing else would
-// before the resync. A bundle just found incomplete is looked at again in
-// 15 seconds (its Secret is likely being created); one that has been
+// missing, should the watch event of their creation be missed. A bundle
+// just found incomplete is looked at again in 15 seconds; one that has been
 // Invalid for longer, after as long as it has been, up to 5 minutes, so
 // bundles that stay broken cost few reads.
 func MissingRetry(conditions []metav1.Condition, now time.Time) time.Duration {

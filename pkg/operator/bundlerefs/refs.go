@@ -32,9 +32,9 @@ type Ref struct {
 
 func (r Ref) String() string { return fmt.Sprintf("%s %s/%s", r.Kind, r.Namespace, r.Name) }
 
-// Reader reads key names with live GETs. There is deliberately no Secret or
-// ConfigMap informer behind it: caching every Secret of the cluster would
-// make the operator's memory grow with the cluster.
+// Reader reads key names with live GETs. Only the objects a bundle names
+// are read: the cluster-wide watch (referencewatch) holds metadata only,
+// and says when to read, not what the keys are.
 type Reader struct {
 	Kube kubernetes.Interface
 }

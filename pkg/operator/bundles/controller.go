@@ -25,6 +25,7 @@ import (
 	subscriptionlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlereconcile"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlerefs"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/referencewatch"
 )
 
 // ControllerName owns the BundleDegraded condition.
@@ -35,12 +36,31 @@ type controller struct {
 	reader       bundlerefs.Reader
 }
 
-// New returns the controller: the shared bundle loop, reconciling Bundles.
+// New returns the controller: the shared bundle loop, reconciling Bundles,
+// woken by changes of what they reference. Call it before bundleInformer
+// starts: it adds an index.
 func New(bundleInformer subscriptioninformers.BundleInformer, bundleClient subscriptionclient.BundlesGetter,
-	kubeClient kubernetes.Interface, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
+	kubeClient kubernetes.Interface, references *referencewatch.Watch, operatorClient v1helpers.OperatorClient, recorder events.Recorder) (factory.Controller, error) {
 	c := &controller{bundleClient: bundleClient, reader: bundlerefs.Reader{Kube: kubeClient}}
-	return bundlereconcile.New(ControllerName, Source(bundleInformer), bundlereconcile.Owned{}, c.syncBundle,
-		operatorClient, recorder, "bundle")
+	triggers, err := references.For(bundleInformer.Informer(), References)
+	if err != nil {
+		return nil, err
+	}
+	return bundlereconcile.New(ControllerName, Source(bundleInformer), bundlereconcile.Triggered(triggers), c.syncBundle,
+		operatorClient, recorder, "bundle"), nil
+}
+
+// References are the objects a Bundle references, as referencewatch indexes
+// them: those the controller would read (references to other namespaces and
+// repeats make it Invalid whatever they hold).
+func References(obj any) []bundlerefs.Ref {
+	bundle, ok := obj.(*subscriptionv1alpha1.Bundle)
+	if !ok {
+		return nil
+	}
+	entitlements, _ := refs(bundle, bundlerefs.Secret, "entitlement", bundle.Spec.Entitlements)
+	yumRepositories, _ := refs(bundle, bundlerefs.ConfigMap, "yum repository", bundle.Spec.YumRepositories)
+	return append(entitlements, yumRepositories...)
 }
 
 // Source reads Bundles from their informer.
@@ -81,8 +101,8 @@ func (c *controller) syncBundle(ctx context.Context, syncCtx factory.SyncContext
 		return err
 	}
 	if len(missing) > 0 {
-		// Secrets and ConfigMaps are not watched: look again soon rather
-		// than at the next sweep, in case they are being created.
+		// Their creation wakes the bundle (referencewatch); this retry is
+		// the fallback should that event be missed.
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), bundlereconcile.MissingRetry(bundle.Status.Conditions, time.Now()))
 		return c.invalid(ctx, recorder, bundle, subscriptionv1alpha1.ReasonMissingReference, bundlerefs.MissingMessage(missing))
 	}

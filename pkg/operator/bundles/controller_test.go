@@ -258,3 +258,20 @@ func TestDefaultKeySweepsOnlyWhenDue(t *testing.T) {
 		t.Errorf("back to Managed enqueued %d bundles, want 1", n)
 	}
 }
+
+// The reference index names what the controller reads: namespaces
+// resolved to the bundle's, Secrets and ConfigMaps apart.
+func TestReferencesAreWhatTheControllerReads(t *testing.T) {
+	b := bundle([]subscriptionv1alpha1.LocalReference{local("", "a"), local("ns", "b"), local("", "a"), local("other", "x")}, local("", "repos"))
+	want := []bundlerefs.Ref{
+		{Kind: bundlerefs.Secret, Namespace: "ns", Name: "a"},
+		{Kind: bundlerefs.Secret, Namespace: "ns", Name: "b"},
+		{Kind: bundlerefs.ConfigMap, Namespace: "ns", Name: "repos"},
+	}
+	if got := References(b); !reflect.DeepEqual(got, want) {
+		t.Errorf("references %v, want %v", got, want)
+	}
+	if got := References(&subscriptionv1alpha1.ClusterBundle{}); got != nil {
+		t.Errorf("references of another type %v", got)
+	}
+}

@@ -37,6 +37,7 @@ import (
 	subscriptionlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlereconcile"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlerefs"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/referencewatch"
 )
 
 // ControllerName owns the ClusterBundleDegraded condition.
@@ -55,6 +56,8 @@ type Inputs struct {
 	// Driver is the Shared Resource CSI driver's service account; empty
 	// means DefaultDriverServiceAccount.
 	Driver DriverServiceAccount
+	// References wakes a bundle when what it references changes.
+	References *referencewatch.Watch
 }
 
 // New returns the ClusterBundle controllers that fit this cluster. With the
@@ -75,7 +78,11 @@ func New(in Inputs) ([]factory.Controller, error) {
 			newAPIWatch(in.KubeClient.Discovery(), in.Restart, in.Recorder),
 		}, nil
 	}
-	return []factory.Controller{newController(in)}, nil
+	controller, err := newController(in)
+	if err != nil {
+		return nil, err
+	}
+	return []factory.Controller{controller}, nil
 }
 
 // informerResync is the safety-net relist of the controller's own informers.
@@ -92,8 +99,9 @@ type controller struct {
 
 // newController watches only what it generated, by label: the cluster's
 // other ClusterRoles and shares are none of its business. It starts those
-// informers itself, when it runs.
-func newController(in Inputs) factory.Controller {
+// informers itself, when it runs. Changes of referenced objects come from
+// in.References, through an index it adds to the ClusterBundle informer.
+func newController(in Inputs) (factory.Controller, error) {
 	byLabel := func(options *metav1.ListOptions) { options.LabelSelector = BundleLabel }
 	kubeInformers := informers.NewSharedInformerFactoryWithOptions(in.KubeClient, informerResync, informers.WithTweakListOptions(byLabel))
 	shareInformers := sharedresourceinformers.NewSharedInformerFactoryWithOptions(in.ShareClient, informerResync, sharedresourceinformers.WithTweakListOptions(byLabel))
@@ -101,18 +109,33 @@ func newController(in Inputs) factory.Controller {
 	sharedConfigMaps := shareInformers.Sharedresource().V1alpha1().SharedConfigMaps()
 	roles := kubeInformers.Rbac().V1().ClusterRoles()
 
+	triggers, err := in.References.For(in.ClusterBundles.Informer(), References)
+	if err != nil {
+		return nil, err
+	}
 	c := newGenerator(in.BundleClient, in.KubeClient, in.ShareClient, sharedSecrets.Lister(), sharedConfigMaps.Lister(), roles.Lister())
 	c.driver.driver = in.driver()
+	owned := bundlereconcile.Watched{
+		Informers: []factory.Informer{sharedSecrets.Informer(), sharedConfigMaps.Informer(), roles.Informer()},
+		Key:       ownerKey,
+	}
 	controller := bundlereconcile.New(ControllerName, Source(in.ClusterBundles),
-		bundlereconcile.Owned{
-			Informers: []factory.Informer{sharedSecrets.Informer(), sharedConfigMaps.Informer(), roles.Informer()},
-			Key:       ownerKey,
-		},
+		append(bundlereconcile.Triggered(triggers), owned),
 		c.syncBundle, in.OperatorClient, in.Recorder, "cluster-bundle")
 	return startingInformers{Controller: controller, start: func(stop <-chan struct{}) {
 		kubeInformers.Start(stop)
 		shareInformers.Start(stop)
-	}}
+	}}, nil
+}
+
+// References are the objects a ClusterBundle references, as referencewatch
+// indexes them.
+func References(obj any) []bundlerefs.Ref {
+	bundle, ok := obj.(*subscriptionv1alpha1.ClusterBundle)
+	if !ok {
+		return nil
+	}
+	return append(refs(bundlerefs.Secret, bundle.Spec.Entitlements), refs(bundlerefs.ConfigMap, bundle.Spec.YumRepositories)...)
 }
 
 func newGenerator(bundleClient subscriptionclient.ClusterBundlesGetter, kubeClient kubernetes.Interface, shareClient sharedresourceclient.Interface,
@@ -203,8 +226,8 @@ func (c *controller) syncBundle(ctx context.Context, syncCtx factory.SyncContext
 		return err
 	}
 	if len(missing) > 0 {
-		// Secrets and ConfigMaps are not watched: look again soon rather
-		// than at the next sweep, in case they are being created.
+		// Their creation wakes the bundle (referencewatch); this retry is
+		// the fallback should that event be missed.
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), bundlereconcile.MissingRetry(bundle.Status.Conditions, time.Now()))
 		return invalid(subscriptionv1alpha1.ReasonMissingReference, bundlerefs.MissingMessage(missing))
 	}

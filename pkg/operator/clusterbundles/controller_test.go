@@ -587,3 +587,20 @@ func TestShareNames(t *testing.T) {
 		t.Errorf("colliding names %q, %q", colliding[0].name, colliding[1].name)
 	}
 }
+
+func TestReferencesListSecretsThenConfigMaps(t *testing.T) {
+	cb := &subscriptionv1alpha1.ClusterBundle{Spec: subscriptionv1alpha1.ClusterBundleSpec{
+		Entitlements:    []subscriptionv1alpha1.ClusterReference{{Namespace: "config", Name: "ent"}},
+		YumRepositories: []subscriptionv1alpha1.ClusterReference{{Namespace: "config", Name: "ent"}},
+	}}
+	want := []bundlerefs.Ref{
+		{Kind: bundlerefs.Secret, Namespace: "config", Name: "ent"},
+		{Kind: bundlerefs.ConfigMap, Namespace: "config", Name: "ent"},
+	}
+	if got := References(cb); !reflect.DeepEqual(got, want) {
+		t.Errorf("references %v, want %v", got, want)
+	}
+	if got := References(&subscriptionv1alpha1.Bundle{}); got != nil {
+		t.Errorf("references of another type %v", got)
+	}
+}

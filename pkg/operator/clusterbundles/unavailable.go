@@ -71,7 +71,7 @@ func newAPIWatch(client discovery.DiscoveryInterface, restart func(error), recor
 // Invalid with reason SharedResourceUnavailable and generates nothing.
 // Namespaced Bundles need no shares and keep working.
 func newUnavailable(in Inputs) factory.Controller {
-	return bundlereconcile.New(ControllerName, Source(in.ClusterBundles), bundlereconcile.Owned{},
+	return bundlereconcile.New(ControllerName, Source(in.ClusterBundles), nil,
 		markUnavailable(in.BundleClient), in.OperatorClient, in.Recorder, "cluster-bundle")
 }
 
