@@ -342,8 +342,7 @@ func TestClusterBundleWithMissingSecretIsInvalidAndCreatesNothing(t *testing.T) 
 	})
 
 	// Creating what was missing makes it valid without touching the bundle:
-	// Secrets are not watched, but a bundle missing a reference is looked
-	// at again within seconds, not at the 10-minute resync.
+	// the creation wakes the bundle (see also key_changes_test.go).
 	createSecret(t, ns, "etc-pki-entitlement", "e.pem")
 	createConfigMap(t, ns, "satellite", "redhat.repo")
 	framework.Eventually(t, 45*time.Second, func(ctx context.Context) error {
@@ -539,6 +538,7 @@ func TestClusterBundleAndBundleResyncWritesNothing(t *testing.T) {
 		}
 		return invalidIs(metav1.ConditionFalse, subscriptionv1alpha1.ReasonValid, "")(b.Status.Conditions)
 	})
+	waitNamespacesGone(t)
 	time.Sleep(2 * time.Second)
 
 	since := time.Now()

@@ -9,6 +9,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -135,4 +136,28 @@ func grantEdit(t *testing.T, ns, name string, subject rbacv1.Subject) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// waitNamespacesGone waits until no namespace is being deleted. Earlier
+// tests delete theirs at cleanup, and the Secrets deleted with them really
+// change the bundles that reference them: the operator updates their
+// status, so a test that expects no writes must start after that.
+func waitNamespacesGone(t *testing.T) {
+	t.Helper()
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		list, err := env.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		var terminating []string
+		for _, ns := range list.Items {
+			if ns.Status.Phase == corev1.NamespaceTerminating {
+				terminating = append(terminating, ns.Name)
+			}
+		}
+		if len(terminating) > 0 {
+			return fmt.Errorf("namespaces still being deleted: %v", terminating)
+		}
+		return nil
+	})
 }

@@ -61,6 +61,7 @@ func TestResyncWithNothingChangedWritesNothing(t *testing.T) {
 	dumpOnFailure(t)
 	framework.Eventually(t, time.Minute, operandObjectsPresent)
 	expectClusterOperator(t, time.Minute, healthy, "")
+	waitNamespacesGone(t)
 	// Let in-flight status updates from earlier tests land.
 	time.Sleep(3 * time.Second)
 
