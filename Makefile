@@ -70,8 +70,8 @@ fuzz:
 		go test $(GO_MOD_FLAGS) -run '^$$' -fuzz "^$${target##*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s "$${target%%:*}" || exit 1; \
 	done
 
-# The operator with 20,000 Secrets and 1,000 ClusterBundles on the test
-# control plane (about 10 minutes).
+# The operator with 50,000 Secrets and 1,000 ClusterBundles on the test
+# control plane (about 15 minutes).
 bench-scale: build controlplane
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench OperatorAtScale -benchtime 1x -timeout 40m -v ./test/scale/
 

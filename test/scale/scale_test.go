@@ -29,7 +29,7 @@ import (
 )
 
 const (
-	unrelated      = 20000
+	unrelated      = 50000
 	namespaces     = 100
 	clusterBundles = 1000
 	// aggregated bundles add their role to edit, so the kube-controller-
@@ -148,11 +148,12 @@ func startCluster(b *testing.B, controlPlane controlplane.Options) *framework.Cl
 	return cluster
 }
 
-// BenchmarkOperatorAtScale: 20,000 unrelated Secrets, then 1,000
+// BenchmarkOperatorAtScale: 50,000 unrelated Secrets, then 1,000
 // ClusterBundles over one entitlement Secret and one yum ConfigMap.
 // Reports the operator's RSS before and after each step, the time until
-// every bundle is valid with its shares and role, its API requests, and its
-// writes during a quiet minute afterwards.
+// every bundle is valid with its shares and role, its API requests, its
+// writes during a quiet minute afterwards, and the time until every bundle
+// lists the keys of a renamed entitlement.
 func BenchmarkOperatorAtScale(b *testing.B) {
 	binary := operatorBinary(b, "bench-scale")
 	for b.Loop() {
@@ -195,10 +196,7 @@ func runScale(b *testing.B, binary string) {
 		}
 	}
 	parallel(b, unrelated, func(i int) error {
-		_, err := kube.CoreV1().Secrets(fmt.Sprintf("tenant-%03d", i%namespaces)).Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("app-%05d", i)},
-			Data:       map[string][]byte{"password": []byte(strings.Repeat("x", 512))},
-		}, metav1.CreateOptions{})
+		_, err := kube.CoreV1().Secrets(fmt.Sprintf("tenant-%03d", i%namespaces)).Create(ctx, unrelatedSecret(i), metav1.CreateOptions{})
 		return err
 	})
 	b.Logf("created %d Secrets in %s", unrelated, time.Since(start).Round(time.Second))
@@ -260,8 +258,40 @@ func runScale(b *testing.B, binary string) {
 	b.Logf("operator requests while reconciling: %s", summary(requests))
 	b.Logf("operator RSS MiB: settled %.0f, with %d Secrets %.0f, with %d ClusterBundles %.0f, after a quiet minute %.0f, peak %.0f",
 		settled, unrelated, withSecrets, clusterBundles, withBundles, idle, peak)
+
+	// A routine entitlement refresh renames the keys of the Secret every
+	// bundle references: every bundle must follow.
+	renamed := time.Now()
+	if _, err := kube.CoreV1().Secrets("entitlements").Update(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "etc-pki-entitlement"},
+		Data: map[string][]byte{"f.pem": []byte("cert"), "f-key.pem": []byte("key")}}, metav1.UpdateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	var following int
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := client.SubscriptionV1alpha1().ClusterBundles().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		following = 0
+		for _, cb := range list.Items {
+			if len(cb.Status.Entitlements) == 1 && strings.Join(cb.Status.Entitlements[0].Keys, ",") == "f-key.pem,f.pem" {
+				following++
+			}
+		}
+		return following == clusterBundles, nil
+	}); err != nil {
+		b.Fatalf("only %d of %d ClusterBundles list the renamed keys: %v", following, clusterBundles, err)
+	}
+	followed := time.Since(renamed)
+	renameRequests, _ := count(b, cluster.AuditLogPath, renamed)
+	_, peak = rss(b, operator.PID())
+	b.Logf("all %d ClusterBundles list the renamed keys after %s; operator requests meanwhile: %s", clusterBundles, followed.Round(time.Millisecond), summary(renameRequests))
+	b.Logf("operator RSS peak MiB after the rename: %.0f", peak)
+
 	b.ReportMetric(reconciled.Seconds(), "s-reconcile-1000-bundles")
-	b.ReportMetric(withSecrets-settled, "MiB-rss-growth-20k-secrets")
+	b.ReportMetric(followed.Seconds(), "s-1000-bundles-follow-a-key-rename")
+	b.ReportMetric(withSecrets, "MiB-rss-with-secrets")
+	b.ReportMetric(withSecrets-settled, "MiB-rss-growth-secrets")
 	b.ReportMetric(withBundles, "MiB-rss-1000-bundles")
 	b.ReportMetric(peak, "MiB-rss-peak")
 	b.ReportMetric(float64(writes), "writes-reconcile")
@@ -269,6 +299,29 @@ func runScale(b *testing.B, binary string) {
 	if idleWrites != 0 {
 		b.Errorf("the operator wrote %d times during a quiet minute", idleWrites)
 	}
+}
+
+// unrelatedSecret is Secret i of the load: 2-4 KB of data, as TLS pairs and
+// pull secrets are; every fifth with Helm's labels and annotations, every
+// tenth with kubectl's last-applied-configuration, which repeats the data.
+func unrelatedSecret(i int) *corev1.Secret {
+	data := map[string][]byte{
+		"tls.crt": []byte(strings.Repeat("c", 1200+(i%3)*400)),
+		"tls.key": []byte(strings.Repeat("k", 900)),
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("app-%05d", i)}, Data: data}
+	if i%5 == 0 {
+		s.Labels = map[string]string{"app.kubernetes.io/name": s.Name, "app.kubernetes.io/instance": "release-" + strconv.Itoa(i%50),
+			"app.kubernetes.io/managed-by": "Helm", "helm.sh/chart": "app-1.2.3"}
+		s.Annotations = map[string]string{"meta.helm.sh/release-name": "release-" + strconv.Itoa(i%50), "meta.helm.sh/release-namespace": "tenant"}
+	}
+	if i%10 == 0 {
+		if s.Annotations == nil {
+			s.Annotations = map[string]string{}
+		}
+		s.Annotations["kubectl.kubernetes.io/last-applied-configuration"] = fmt.Sprintf(`{"apiVersion":"v1","kind":"Secret","data":{"tls.crt":%q,"tls.key":%q}}`, data["tls.crt"], data["tls.key"])
+	}
+	return s
 }
 
 func aggregateTo(i int) []string {
