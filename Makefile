@@ -71,7 +71,7 @@ fuzz:
 	done
 
 # The operator with 50,000 Secrets and 1,000 ClusterBundles on the test
-# control plane (about 15 minutes).
+# control plane (about 7 minutes).
 bench-scale: build controlplane
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench OperatorAtScale -benchtime 1x -timeout 40m -v ./test/scale/
 
