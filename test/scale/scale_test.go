@@ -16,6 +16,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -212,6 +213,18 @@ func runScale(b *testing.B, binary string) {
 	}
 	if _, err := kube.CoreV1().ConfigMaps("entitlements").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "satellite"},
 		Data: map[string]string{"redhat.repo": "[rhel]\n"}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+
+	// As an admin grants it: the Shared Resource CSI driver may read the
+	// sources, or every bundle is Invalid (DriverCannotRead).
+	if _, err := kube.RbacV1().Roles("entitlements").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "shared-resource-driver"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets", "configmaps"}, Verbs: []string{"get", "list", "watch"}}}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := kube.RbacV1().RoleBindings("entitlements").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "shared-resource-driver"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "shared-resource-driver"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "openshift-builds", Name: "csi-driver-shared-resource"}}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
 
