@@ -23,6 +23,7 @@ var Shared = map[string]string{
 	"webhooktrust":      "the caBundle of the MutatingWebhookConfiguration",
 	"bundlereconcile":   "the loop every bundle controller runs",
 	"bundlerefs":        "reading the key names a bundle references",
+	"referencewatch":    "waking bundle controllers when what their bundles reference changes",
 	"relatedobjects":    "what must-gather collects",
 	"podidentityconfig": "whether AWS pod identity runs, and with what region, bucket and issuer",
 }
