@@ -87,7 +87,10 @@ func TestOperatorRightsEndAtItsOperandNamespace(t *testing.T) {
 		{authorizationv1.ResourceAttributes{Verb: "delete", Resource: "namespaces", Name: operandNS}, false},
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, false},
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Resource: "serviceaccounts"}, false},
-		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "secrets"}, false},
+		// Listed and watched cluster-wide, metadata only, to wake bundles
+		// (referencewatch, docs/security.md); never written outside its namespace.
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "secrets"}, true},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "delete", Resource: "secrets"}, false},
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "update", Resource: "secrets"}, false},
 		{authorizationv1.ResourceAttributes{Verb: "bind", Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "admin"}, false},
 		{authorizationv1.ResourceAttributes{Verb: "escalate", Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}, false},
