@@ -22,7 +22,9 @@ import (
 	fmt "fmt"
 	http "net/http"
 
+	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/apiaccess/v1alpha1"
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/operator/v1alpha1"
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/subscription/v1alpha1"
 	discovery "k8s.io/client-go/discovery"
 	rest "k8s.io/client-go/rest"
@@ -31,20 +33,34 @@ import (
 
 type Interface interface {
 	Discovery() discovery.DiscoveryInterface
+	APIAccessV1alpha1() apiaccessv1alpha1.APIAccessV1alpha1Interface
 	OperatorV1alpha1() operatorv1alpha1.OperatorV1alpha1Interface
+	ScopesV1alpha1() scopesv1alpha1.ScopesV1alpha1Interface
 	SubscriptionV1alpha1() subscriptionv1alpha1.SubscriptionV1alpha1Interface
 }
 
 // Clientset contains the clients for groups.
 type Clientset struct {
 	*discovery.DiscoveryClient
+	aPIAccessV1alpha1    *apiaccessv1alpha1.APIAccessV1alpha1Client
 	operatorV1alpha1     *operatorv1alpha1.OperatorV1alpha1Client
+	scopesV1alpha1       *scopesv1alpha1.ScopesV1alpha1Client
 	subscriptionV1alpha1 *subscriptionv1alpha1.SubscriptionV1alpha1Client
+}
+
+// APIAccessV1alpha1 retrieves the APIAccessV1alpha1Client
+func (c *Clientset) APIAccessV1alpha1() apiaccessv1alpha1.APIAccessV1alpha1Interface {
+	return c.aPIAccessV1alpha1
 }
 
 // OperatorV1alpha1 retrieves the OperatorV1alpha1Client
 func (c *Clientset) OperatorV1alpha1() operatorv1alpha1.OperatorV1alpha1Interface {
 	return c.operatorV1alpha1
+}
+
+// ScopesV1alpha1 retrieves the ScopesV1alpha1Client
+func (c *Clientset) ScopesV1alpha1() scopesv1alpha1.ScopesV1alpha1Interface {
+	return c.scopesV1alpha1
 }
 
 // SubscriptionV1alpha1 retrieves the SubscriptionV1alpha1Client
@@ -96,7 +112,15 @@ func NewForConfigAndClient(c *rest.Config, httpClient *http.Client) (*Clientset,
 
 	var cs Clientset
 	var err error
+	cs.aPIAccessV1alpha1, err = apiaccessv1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
+	if err != nil {
+		return nil, err
+	}
 	cs.operatorV1alpha1, err = operatorv1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
+	if err != nil {
+		return nil, err
+	}
+	cs.scopesV1alpha1, err = scopesv1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +149,9 @@ func NewForConfigOrDie(c *rest.Config) *Clientset {
 // New creates a new Clientset for the given RESTClient.
 func New(c rest.Interface) *Clientset {
 	var cs Clientset
+	cs.aPIAccessV1alpha1 = apiaccessv1alpha1.New(c)
 	cs.operatorV1alpha1 = operatorv1alpha1.New(c)
+	cs.scopesV1alpha1 = scopesv1alpha1.New(c)
 	cs.subscriptionV1alpha1 = subscriptionv1alpha1.New(c)
 
 	cs.DiscoveryClient = discovery.NewDiscoveryClient(c)

@@ -25,8 +25,10 @@ import (
 	time "time"
 
 	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	apiaccess "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/apiaccess"
 	internalinterfaces "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/internalinterfaces"
 	operator "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator"
+	scopes "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/scopes"
 	subscription "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/subscription"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -326,12 +328,22 @@ type SharedInformerFactory interface {
 	// client.
 	InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer
 
+	APIAccess() apiaccess.Interface
 	Operator() operator.Interface
+	Scopes() scopes.Interface
 	Subscription() subscription.Interface
+}
+
+func (f *sharedInformerFactory) APIAccess() apiaccess.Interface {
+	return apiaccess.New(f, f.namespace, f.tweakListOptions)
 }
 
 func (f *sharedInformerFactory) Operator() operator.Interface {
 	return operator.New(f, f.namespace, f.tweakListOptions)
+}
+
+func (f *sharedInformerFactory) Scopes() scopes.Interface {
+	return scopes.New(f, f.namespace, f.tweakListOptions)
 }
 
 func (f *sharedInformerFactory) Subscription() subscription.Interface {

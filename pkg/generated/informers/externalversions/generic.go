@@ -21,7 +21,9 @@ package externalversions
 import (
 	fmt "fmt"
 
-	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
+	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	cache "k8s.io/client-go/tools/cache"
@@ -53,9 +55,19 @@ func (f *genericInformer) Lister() cache.GenericLister {
 // TODO extend this to unknown resources with a client pool
 func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource) (GenericInformer, error) {
 	switch resource {
-	// Group=operator.openshift.io, Version=v1alpha1
-	case v1alpha1.SchemeGroupVersion.WithResource("workloadaccesses"):
+	// Group=apiaccess.openshift.io, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithResource("apiaccesspolicies"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.APIAccess().V1alpha1().APIAccessPolicies().Informer()}, nil
+
+		// Group=operator.openshift.io, Version=v1alpha1
+	case operatorv1alpha1.SchemeGroupVersion.WithResource("workloadaccesses"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Operator().V1alpha1().WorkloadAccesses().Informer()}, nil
+
+		// Group=operators.coreos.com, Version=v1alpha1
+	case scopesv1alpha1.SchemeGroupVersion.WithResource("scopeinstances"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Scopes().V1alpha1().ScopeInstances().Informer()}, nil
+	case scopesv1alpha1.SchemeGroupVersion.WithResource("scopetemplates"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Scopes().V1alpha1().ScopeTemplates().Informer()}, nil
 
 		// Group=subscription.openshift.io, Version=v1alpha1
 	case subscriptionv1alpha1.SchemeGroupVersion.WithResource("bundles"):

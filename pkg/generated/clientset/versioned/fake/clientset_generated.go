@@ -20,8 +20,12 @@ package fake
 
 import (
 	clientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/apiaccess/v1alpha1"
+	fakeapiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/apiaccess/v1alpha1/fake"
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/operator/v1alpha1"
 	fakeoperatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/operator/v1alpha1/fake"
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
+	fakescopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1/fake"
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/subscription/v1alpha1"
 	fakesubscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/subscription/v1alpha1/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -97,9 +101,19 @@ var (
 	_ testing.FakeClient  = &Clientset{}
 )
 
+// APIAccessV1alpha1 retrieves the APIAccessV1alpha1Client
+func (c *Clientset) APIAccessV1alpha1() apiaccessv1alpha1.APIAccessV1alpha1Interface {
+	return &fakeapiaccessv1alpha1.FakeAPIAccessV1alpha1{Fake: &c.Fake}
+}
+
 // OperatorV1alpha1 retrieves the OperatorV1alpha1Client
 func (c *Clientset) OperatorV1alpha1() operatorv1alpha1.OperatorV1alpha1Interface {
 	return &fakeoperatorv1alpha1.FakeOperatorV1alpha1{Fake: &c.Fake}
+}
+
+// ScopesV1alpha1 retrieves the ScopesV1alpha1Client
+func (c *Clientset) ScopesV1alpha1() scopesv1alpha1.ScopesV1alpha1Interface {
+	return &fakescopesv1alpha1.FakeScopesV1alpha1{Fake: &c.Fake}
 }
 
 // SubscriptionV1alpha1 retrieves the SubscriptionV1alpha1Client

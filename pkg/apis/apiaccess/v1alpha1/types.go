@@ -1,0 +1,184 @@
+package v1alpha1
+
+import (
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Labels of the OLM v1 contract: what a ClusterExtension installs carries
+// its owner's kind and name.
+const (
+	OLMOwnerKindLabel = "olm.operatorframework.io/owner-kind"
+	OLMOwnerNameLabel = "olm.operatorframework.io/owner-name"
+	// OLMOwnerKindClusterExtension is the owner kind of a ClusterExtension.
+	OLMOwnerKindClusterExtension = "ClusterExtension"
+)
+
+// AccessMode is how users get access to the selected CRDs' APIs.
+// +kubebuilder:validation:Enum=Aggregate;Bind;Unmanaged
+type AccessMode string
+
+const (
+	// ModeAggregate generates the per-CRD roles with the aggregation labels
+	// of the built-in admin, edit and view roles: whoever holds those in a
+	// namespace gets the CRD's resources there (OLM v0's behaviour).
+	ModeAggregate AccessMode = "Aggregate"
+	// ModeBind generates the per-CRD roles without aggregation labels and
+	// binds them to the subjects of spec.bindings.
+	ModeBind AccessMode = "Bind"
+	// ModeUnmanaged generates nothing: access is the admin's to grant by hand.
+	ModeUnmanaged AccessMode = "Unmanaged"
+)
+
+// AccessRole is one of the generated per-CRD roles a binding grants.
+// +kubebuilder:validation:Enum=Admin;Edit;View
+type AccessRole string
+
+const (
+	RoleAdmin AccessRole = "Admin"
+	RoleEdit  AccessRole = "Edit"
+	RoleView  AccessRole = "View"
+)
+
+// APIAccessPolicy selects CustomResourceDefinitions and manages who may use
+// their APIs. For each selected CRD with kind K and group G the operator
+// generates the ClusterRoles K.G-admin, K.G-edit, K.G-view and
+// K.G-view-crdview (unless the CRD's bundle already provides them), and in
+// Bind mode the bindings of spec.bindings. Everything it generates is
+// removed when the policy, the CRD or the mode goes away.
+//
+// +genclient
+// +genclient:nonNamespaced
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=apiaccesspolicies,scope=Cluster,singular=apiaccesspolicy
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`
+// +kubebuilder:printcolumn:name="CRDs",type=integer,JSONPath=`.status.crdCount`
+// +kubebuilder:printcolumn:name="Conflict",type=string,JSONPath=`.status.conditions[?(@.type=="Conflict")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.spec.mode == 'Bind' || !has(self.spec.bindings)",message="bindings are only allowed in Bind mode"
+type APIAccessPolicy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec selects the CRDs and the mode.
+	// +required
+	Spec APIAccessPolicySpec `json:"spec"`
+
+	// status lists what the operator manages for the policy.
+	// +optional
+	Status APIAccessPolicyStatus `json:"status,omitempty"`
+}
+
+// APIAccessPolicySpec selects CRDs and how their APIs are granted.
+type APIAccessPolicySpec struct {
+	// crds selects the CustomResourceDefinitions the policy covers.
+	// +required
+	CRDs CRDSelection `json:"crds"`
+
+	// mode is Aggregate, Bind or Unmanaged.
+	// +required
+	Mode AccessMode `json:"mode"`
+
+	// bindings grant the generated roles to subjects (Bind mode only).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Bindings []AccessBinding `json:"bindings,omitempty"`
+}
+
+// CRDSelection selects CRDs in exactly one way.
+//
+// +kubebuilder:validation:XValidation:rule="[has(self.clusterExtension), has(self.selector), has(self.names)].filter(x, x).size() == 1",message="select CRDs in exactly one way: clusterExtension, selector or names"
+type CRDSelection struct {
+	// clusterExtension selects the CRDs an OLM v1 ClusterExtension of this
+	// name installed (labels olm.operatorframework.io/owner-kind=ClusterExtension
+	// and olm.operatorframework.io/owner-name=<name>).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	ClusterExtension string `json:"clusterExtension,omitempty"`
+
+	// selector selects CRDs by label.
+	// +optional
+	Selector *metav1.LabelSelector `json:"selector,omitempty"`
+
+	// names are CRD names (<plural>.<group>).
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=512
+	// +kubebuilder:validation:items:MaxLength=253
+	Names []string `json:"names,omitempty"`
+}
+
+// AccessBinding grants one generated role of every selected CRD to subjects,
+// in the listed namespaces or, without namespaces, cluster-wide.
+type AccessBinding struct {
+	// role is Admin, Edit or View.
+	// +required
+	Role AccessRole `json:"role"`
+
+	// subjects are the users, groups and service accounts granted the role.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Subjects []rbacv1.Subject `json:"subjects"`
+
+	// namespaces get RoleBindings; without them, ClusterRoleBindings grant
+	// the role in every namespace.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespaces []string `json:"namespaces,omitempty"`
+}
+
+// APIAccessPolicyStatus is what the operator observed and manages.
+type APIAccessPolicyStatus struct {
+	// observedGeneration is the generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions follow the Kubernetes convention.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// crdCount is how many CRDs the policy selects.
+	// +optional
+	CRDCount int32 `json:"crdCount,omitempty"`
+
+	// managedObjects are the roles and bindings the operator manages for the
+	// policy.
+	// +optional
+	// +listType=atomic
+	ManagedObjects []ManagedObject `json:"managedObjects,omitempty"`
+}
+
+// ManagedObject names a role or binding the operator manages.
+type ManagedObject struct {
+	// kind is ClusterRole, ClusterRoleBinding or RoleBinding.
+	Kind string `json:"kind"`
+	// namespace of a RoleBinding.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// name of the object.
+	Name string `json:"name"`
+}
+
+// APIAccessPolicyList is a list of APIAccessPolicies.
+//
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+type APIAccessPolicyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	Items []APIAccessPolicy `json:"items"`
+}

@@ -1,0 +1,178 @@
+package v1alpha1
+
+import (
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ScopeTemplate describes ClusterRoles an operator needs and the subjects
+// they are for. The operator creates the ClusterRoles only while at least
+// one ScopeInstance names the template, and deletes them when none does.
+//
+// +genclient
+// +genclient:nonNamespaced
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=scopetemplates,scope=Cluster,singular=scopetemplate
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ScopeTemplate struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec lists the ClusterRoles and their subjects.
+	// +required
+	Spec ScopeTemplateSpec `json:"spec"`
+
+	// status reports the ClusterRoles the operator manages for the template.
+	// +optional
+	Status ScopeTemplateStatus `json:"status,omitempty"`
+}
+
+// ScopeTemplateSpec lists the template's ClusterRoles.
+type ScopeTemplateSpec struct {
+	// clusterRoles are the roles to create, each with the subjects a
+	// ScopeInstance binds it to.
+	// +required
+	// +listType=map
+	// +listMapKey=generateName
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	ClusterRoles []ClusterRoleTemplate `json:"clusterRoles"`
+}
+
+// ClusterRoleTemplate is one ClusterRole of a template and its subjects.
+type ClusterRoleTemplate struct {
+	// generateName is the prefix of the ClusterRole's name; the operator
+	// appends a suffix derived from the template's name, so the name is the
+	// same on every sync and two templates never share a role.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=200
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9-])?$`
+	GenerateName string `json:"generateName"`
+
+	// rules are the ClusterRole's rules.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Rules []rbacv1.PolicyRule `json:"rules"`
+
+	// subjects are the users, groups and service accounts a ScopeInstance
+	// binds the role to.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Subjects []rbacv1.Subject `json:"subjects"`
+}
+
+// ScopeTemplateStatus is what the operator observed and did for a template.
+type ScopeTemplateStatus struct {
+	// observedGeneration is the generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions follow the Kubernetes convention.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// clusterRoles are the names of the ClusterRoles the operator manages
+	// for the template; empty while no ScopeInstance names it.
+	// +optional
+	// +listType=atomic
+	ClusterRoles []string `json:"clusterRoles,omitempty"`
+}
+
+// ScopeTemplateList is a list of ScopeTemplates.
+//
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+type ScopeTemplateList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	Items []ScopeTemplate `json:"items"`
+}
+
+// ScopeInstance binds a ScopeTemplate's ClusterRoles to the template's
+// subjects: with a RoleBinding in each listed namespace and each namespace
+// namespaceSelector matches, or with ClusterRoleBindings when neither is
+// given.
+//
+// +genclient
+// +genclient:nonNamespaced
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=scopeinstances,scope=Cluster,singular=scopeinstance
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Template",type=string,JSONPath=`.spec.scopeTemplateName`
+// +kubebuilder:printcolumn:name="Namespaces",type=integer,JSONPath=`.status.namespaceCount`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ScopeInstance struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec names the template and where its roles are bound.
+	// +required
+	Spec ScopeInstanceSpec `json:"spec"`
+
+	// status reports the bindings and any failure.
+	// +optional
+	Status ScopeInstanceStatus `json:"status,omitempty"`
+}
+
+// ScopeInstanceSpec names a template and the namespaces to bind it in.
+type ScopeInstanceSpec struct {
+	// scopeTemplateName is the ScopeTemplate whose roles are bound.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	ScopeTemplateName string `json:"scopeTemplateName"`
+
+	// namespaces get a RoleBinding per template role. With neither
+	// namespaces nor namespaceSelector, the roles are bound cluster-wide.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=1000
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespaces []string `json:"namespaces,omitempty"`
+
+	// namespaceSelector adds every namespace whose labels match, including
+	// namespaces created or relabelled later.
+	// +optional
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+}
+
+// ScopeInstanceStatus is what the operator observed and did for an instance.
+type ScopeInstanceStatus struct {
+	// observedGeneration is the generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions follow the Kubernetes convention.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// namespaceCount is how many namespaces the instance binds in (0 when
+	// it binds cluster-wide).
+	// +optional
+	NamespaceCount int32 `json:"namespaceCount,omitempty"`
+}
+
+// ScopeInstanceList is a list of ScopeInstances.
+//
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+type ScopeInstanceList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	Items []ScopeInstance `json:"items"`
+}
