@@ -52,6 +52,7 @@ const (
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=apiaccesspolicies,scope=Cluster,singular=apiaccesspolicy
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="an APIAccessPolicy name is at most 63 characters: it is the value of the apiaccess.openshift.io/policy label on what the operator generates for it"
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`
 // +kubebuilder:printcolumn:name="CRDs",type=integer,JSONPath=`.status.crdCount`

@@ -14,6 +14,7 @@ import (
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=scopetemplates,scope=Cluster,singular=scopetemplate
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="a ScopeTemplate name is at most 63 characters: it is the value of the operators.coreos.com/scope-template label on what the operator generates for it"
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ScopeTemplate struct {
@@ -108,6 +109,7 @@ type ScopeTemplateList struct {
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=scopeinstances,scope=Cluster,singular=scopeinstance
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="a ScopeInstance name is at most 63 characters: it is the value of the operators.coreos.com/scope-instance label on what the operator generates for it"
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Template",type=string,JSONPath=`.spec.scopeTemplateName`
 // +kubebuilder:printcolumn:name="Namespaces",type=integer,JSONPath=`.status.namespaceCount`
