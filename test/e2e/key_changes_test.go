@@ -204,3 +204,73 @@ func validWithKeys(conditions []metav1.Condition, refs []v1alpha1.ResolvedRefere
 	c := meta.FindStatusCondition(conditions, v1alpha1.ConditionInvalid)
 	return c != nil && c.Status == metav1.ConditionFalse && keysAre(refs, keys...)
 }
+
+// A key renamed and a pod created at once, before any status can follow:
+// entitlement keys from a single volume (one Bundle, or one ClusterBundle)
+// are mounted as the whole directory, so the pod names no key at all and the
+// kubelet mounts whatever the Secret holds when the container starts — the
+// new key, not the old one. (Keys mounted one by one are the documented
+// exception: docs/subscriptions.md, Known limits.)
+func TestKeyRenamedAtOncePodMountsTheWholeDirectory(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t)
+	ctx := context.Background()
+	source := testNamespace(t, "at-once-source-")
+	createSecret(t, source, "etc-pki-entitlement", "c.pem")
+	cb := createClusterBundle(t, "e2e-at-once-", nil, v1alpha1.ClusterBundleSpec{
+		AggregateToClusterRoles: []string{"edit"},
+		Entitlements:            []v1alpha1.ClusterReference{{Namespace: source, Name: "etc-pki-entitlement"}},
+	}, metav1.ConditionFalse)
+	ns := testNamespace(t, "at-once-")
+	createSecret(t, ns, "ent", "a.pem")
+	createBundle(t, ns, "rhel", nil, v1alpha1.BundleSpec{Entitlements: localRefs("ent")}, metav1.ConditionFalse)
+	if _, err := env.kube.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "builder"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	grantEdit(t, ns, "builder-edit", rbacv1.Subject{Kind: "ServiceAccount", Name: "builder", Namespace: ns})
+	clusterPod := testPod(map[string]string{v1alpha1.InjectClusterBundleAnnotation: cb.Name})
+	clusterPod.Spec.ServiceAccountName = "builder"
+	// Until the kube-controller-manager has aggregated the bundle's role into
+	// edit, the builder may not use the ClusterBundle.
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := env.kube.CoreV1().Pods(ns).Create(ctx, clusterPod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err == nil, nil
+	}); err != nil {
+		t.Fatalf("the builder never got the ClusterBundle: %v", err)
+	}
+
+	for _, tc := range []struct {
+		name          string
+		secretNS      string
+		secret, renamed string
+		pod           *corev1.Pod
+	}{
+		{"Bundle", ns, "ent", "b.pem", testPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"})},
+		{"ClusterBundle", source, "etc-pki-entitlement", "d.pem", clusterPod},
+	} {
+		setSecretKeys(t, tc.secretNS, tc.secret, tc.renamed)
+		pod, err := env.kube.CoreV1().Pods(ns).Create(ctx, tc.pod, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("%s: pod created right after the rename: %v", tc.name, err)
+		}
+		var entitlementMounts []string
+		for _, m := range pod.Spec.Containers[0].VolumeMounts {
+			if strings.HasPrefix(m.MountPath, "/run/secrets/etc-pki-entitlement") {
+				entitlementMounts = append(entitlementMounts, m.Name+"@"+m.MountPath+":"+m.SubPath)
+			}
+		}
+		if len(entitlementMounts) != 1 || !strings.HasSuffix(entitlementMounts[0], "@/run/secrets/etc-pki-entitlement:") {
+			t.Errorf("%s: want the entitlement directory mounted whole (no key named), got %v", tc.name, entitlementMounts)
+		}
+		for _, v := range pod.Spec.Volumes {
+			if v.Projected == nil {
+				continue
+			}
+			for _, s := range v.Projected.Sources {
+				if s.Secret != nil && len(s.Secret.Items) > 0 {
+					t.Errorf("%s: projected Secret %s names keys %v: the kubelet would not mount what it holds now", tc.name, s.Secret.Name, s.Secret.Items)
+				}
+			}
+		}
+	}
+}
