@@ -240,10 +240,10 @@ func TestKeyRenamedAtOncePodMountsTheWholeDirectory(t *testing.T) {
 	}
 
 	for _, tc := range []struct {
-		name          string
-		secretNS      string
+		name            string
+		secretNS        string
 		secret, renamed string
-		pod           *corev1.Pod
+		pod             *corev1.Pod
 	}{
 		{"Bundle", ns, "ent", "b.pem", testPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"})},
 		{"ClusterBundle", source, "etc-pki-entitlement", "d.pem", clusterPod},
