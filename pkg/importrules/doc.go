@@ -25,6 +25,7 @@ var Shared = map[string]string{
 	"bundlerefs":        "reading the key names a bundle references",
 	"referencewatch":    "waking bundle controllers when what their bundles reference changes",
 	"relatedobjects":    "what must-gather collects",
+	"objectevents":      "Events recorded on the objects they are about",
 	"podidentityconfig": "whether AWS pod identity runs, and with what region, bucket and issuer",
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/consolesamples"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/issuerpublisher"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstatecheck"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/objectevents"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/referencewatch"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/relatedobjects"
@@ -81,6 +82,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	bundleInformers := subscriptionInformers.Subscription().V1alpha1()
 	references := referencewatch.New(c.metadata)
 	recorder := cc.EventRecorder
+	objectEvents := objectevents.New(ctx, c.kube)
 
 	// Controllers, one job each.
 	staticOperand := staticresources.NewOperand(kubeInformers, c.operator)
@@ -96,11 +98,11 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	}
 	clusterBundles, err := clusterbundles.New(clusterbundles.Inputs{ClusterBundles: bundleInformers.ClusterBundles(),
 		BundleClient: c.subscription.SubscriptionV1alpha1(), ShareClient: c.share, KubeClient: c.kube,
-		OperatorClient: c.operator, Recorder: recorder, Restart: restart, Driver: o.SharedResourceDriver, References: references})
+		OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectEvents, Restart: restart, Driver: o.SharedResourceDriver, References: references})
 	if err != nil {
 		return err
 	}
-	bundleController, err := bundles.New(bundleInformers.Bundles(), c.subscription.SubscriptionV1alpha1(), c.kube, references, c.operator, recorder)
+	bundleController, err := bundles.New(bundleInformers.Bundles(), c.subscription.SubscriptionV1alpha1(), c.kube, references, c.operator, recorder, objectEvents)
 	if err != nil {
 		return err
 	}

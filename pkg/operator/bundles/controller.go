@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	subscriptionclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/subscription/v1alpha1"
@@ -33,6 +34,7 @@ const ControllerName = "Bundle"
 
 type controller struct {
 	bundleClient subscriptionclient.BundlesGetter
+	events       record.EventRecorder
 	reader       bundlerefs.Reader
 }
 
@@ -40,8 +42,9 @@ type controller struct {
 // woken by changes of what they reference. Call it before bundleInformer
 // starts: it adds an index.
 func New(bundleInformer subscriptioninformers.BundleInformer, bundleClient subscriptionclient.BundlesGetter,
-	kubeClient kubernetes.Interface, references *referencewatch.Watch, operatorClient v1helpers.OperatorClient, recorder events.Recorder) (factory.Controller, error) {
-	c := &controller{bundleClient: bundleClient, reader: bundlerefs.Reader{Kube: kubeClient}}
+	kubeClient kubernetes.Interface, references *referencewatch.Watch, operatorClient v1helpers.OperatorClient, recorder events.Recorder,
+	objectEvents record.EventRecorder) (factory.Controller, error) {
+	c := &controller{bundleClient: bundleClient, events: objectEvents, reader: bundlerefs.Reader{Kube: kubeClient}}
 	triggers, err := references.For(bundleInformer.Informer(), References)
 	if err != nil {
 		return nil, err
@@ -177,13 +180,17 @@ func (c *controller) invalid(ctx context.Context, recorder events.Recorder, bund
 }
 
 // updateStatus writes only a status that changed: a resync of a settled
-// bundle costs the API server reads, not writes.
+// bundle costs the API server reads, not writes. Once written, a change of
+// validity becomes an Event on the bundle.
 func (c *controller) updateStatus(ctx context.Context, bundle *subscriptionv1alpha1.Bundle, status *subscriptionv1alpha1.BundleStatus) error {
 	if equality.Semantic.DeepEqual(&bundle.Status, status) {
 		return nil
 	}
 	updated := bundle.DeepCopy()
 	updated.Status = *status
-	_, err := c.bundleClient.Bundles(bundle.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
-	return err
+	if _, err := c.bundleClient.Bundles(bundle.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	bundlereconcile.RecordTransition(c.events, "Bundle", bundle, bundle.Status.Conditions, status.Conditions)
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
@@ -36,6 +37,8 @@ type fixture struct {
 	kube     *kubefake.Clientset
 	subs     *subscriptionfake.Clientset
 	recorder events.InMemoryRecorder
+	// objectEvents are the Events recorded on Bundles.
+	objectEvents *record.FakeRecorder
 	// spec is the operator's; tests change its management state.
 	spec *operatorv1.OperatorSpec
 	// bundles is the informer's cache, refilled from subs before each sync.
@@ -49,11 +52,13 @@ func newFixture(t *testing.T, bundle *subscriptionv1alpha1.Bundle, objects ...ru
 		kube:     kubefake.NewClientset(objects...),
 		subs:     subscriptionfake.NewSimpleClientset(bundle),
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}),
+
+		objectEvents: record.NewFakeRecorder(100),
 	}
 	f.spec = &operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}
 	operatorClient := v1helpers.NewFakeOperatorClient(f.spec, &operatorv1.OperatorStatus{}, nil)
 	f.bundles = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	c := &controller{bundleClient: f.subs.SubscriptionV1alpha1(), reader: bundlerefs.Reader{Kube: f.kube}}
+	c := &controller{bundleClient: f.subs.SubscriptionV1alpha1(), events: f.objectEvents, reader: bundlerefs.Reader{Kube: f.kube}}
 	f.loop = bundlereconcile.NewLoop(ControllerName, source(nil, subscriptionlisters.NewBundleLister(f.bundles)), c.syncBundle, operatorClient)
 	return f
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,6 +30,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
@@ -51,6 +53,8 @@ type Inputs struct {
 	KubeClient     kubernetes.Interface
 	OperatorClient v1helpers.OperatorClient
 	Recorder       events.Recorder
+	// ObjectEvents records Events on the ClusterBundles themselves.
+	ObjectEvents record.EventRecorder
 	// Restart ends the operator so that its Deployment starts it again.
 	Restart func(cause error)
 	// Driver is the Shared Resource CSI driver's service account; empty
@@ -90,6 +94,7 @@ const informerResync = 10 * time.Minute
 
 type controller struct {
 	bundleClient subscriptionclient.ClusterBundlesGetter
+	events       record.EventRecorder
 	reader       bundlerefs.Reader
 	driver       driverAccess
 	secrets      generated[*sharedresourcev1alpha1.SharedSecret]
@@ -113,7 +118,7 @@ func newController(in Inputs) (factory.Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newGenerator(in.BundleClient, in.KubeClient, in.ShareClient, sharedSecrets.Lister(), sharedConfigMaps.Lister(), roles.Lister())
+	c := newGenerator(in.BundleClient, in.KubeClient, in.ShareClient, sharedSecrets.Lister(), sharedConfigMaps.Lister(), roles.Lister(), in.ObjectEvents)
 	c.driver.driver = in.driver()
 	owned := bundlereconcile.Watched{
 		Informers: []factory.Informer{sharedSecrets.Informer(), sharedConfigMaps.Informer(), roles.Informer()},
@@ -139,13 +144,15 @@ func References(obj any) []bundlerefs.Ref {
 }
 
 func newGenerator(bundleClient subscriptionclient.ClusterBundlesGetter, kubeClient kubernetes.Interface, shareClient sharedresourceclient.Interface,
-	sharedSecrets sharedresourcelisters.SharedSecretLister, sharedConfigMaps sharedresourcelisters.SharedConfigMapLister, roles rbacv1listers.ClusterRoleLister) *controller {
+	sharedSecrets sharedresourcelisters.SharedSecretLister, sharedConfigMaps sharedresourcelisters.SharedConfigMapLister, roles rbacv1listers.ClusterRoleLister,
+	objectEvents record.EventRecorder) *controller {
 	return &controller{
 		bundleClient: bundleClient,
+		events:       objectEvents,
 		reader:       bundlerefs.Reader{Kube: kubeClient},
 		driver:       driverAccess{reviews: kubeClient.AuthorizationV1().SubjectAccessReviews(), driver: DefaultDriverServiceAccount},
 		secrets: generated[*sharedresourcev1alpha1.SharedSecret]{
-			kind: KindSharedSecret, lister: sharedSecrets, client: shareClient.SharedresourceV1alpha1().SharedSecrets(),
+			kind: KindSharedSecret, events: objectEvents, lister: sharedSecrets, client: shareClient.SharedresourceV1alpha1().SharedSecrets(),
 			content: func(existing, desired *sharedresourcev1alpha1.SharedSecret) (*sharedresourcev1alpha1.SharedSecret, bool) {
 				out := existing.DeepCopy()
 				out.Spec = desired.Spec
@@ -153,7 +160,7 @@ func newGenerator(bundleClient subscriptionclient.ClusterBundlesGetter, kubeClie
 			},
 		},
 		configMaps: generated[*sharedresourcev1alpha1.SharedConfigMap]{
-			kind: KindSharedConfigMap, lister: sharedConfigMaps, client: shareClient.SharedresourceV1alpha1().SharedConfigMaps(),
+			kind: KindSharedConfigMap, events: objectEvents, lister: sharedConfigMaps, client: shareClient.SharedresourceV1alpha1().SharedConfigMaps(),
 			content: func(existing, desired *sharedresourcev1alpha1.SharedConfigMap) (*sharedresourcev1alpha1.SharedConfigMap, bool) {
 				out := existing.DeepCopy()
 				out.Spec = desired.Spec
@@ -161,7 +168,7 @@ func newGenerator(bundleClient subscriptionclient.ClusterBundlesGetter, kubeClie
 			},
 		},
 		roles: generated[*rbacv1.ClusterRole]{
-			kind: "ClusterRole", lister: roles, client: kubeClient.RbacV1().ClusterRoles(),
+			kind: "ClusterRole", events: objectEvents, lister: roles, client: kubeClient.RbacV1().ClusterRoles(),
 			content: func(existing, desired *rbacv1.ClusterRole) (*rbacv1.ClusterRole, bool) {
 				out := existing.DeepCopy()
 				out.Rules, out.AggregationRule = desired.Rules, nil
@@ -279,7 +286,7 @@ func (c *controller) syncBundle(ctx context.Context, syncCtx factory.SyncContext
 	}
 	status.Entitlements = resolve(entitlements)
 	status.YumRepositories = resolve(yumRepositories)
-	return updateStatus(ctx, c.bundleClient, bundle, status)
+	return updateStatus(ctx, c.bundleClient, c.events, bundle, status)
 }
 
 func refs(kind bundlerefs.Kind, in []subscriptionv1alpha1.ClusterReference) []bundlerefs.Ref {
@@ -292,26 +299,32 @@ func refs(kind bundlerefs.Kind, in []subscriptionv1alpha1.ClusterReference) []bu
 
 // invalid records why the bundle cannot be injected and touches nothing else.
 func (c *controller) invalid(ctx context.Context, recorder events.Recorder, bundle *subscriptionv1alpha1.ClusterBundle, reason, message string) error {
-	return markInvalid(ctx, c.bundleClient, recorder, bundle, reason, message)
+	return markInvalid(ctx, c.bundleClient, recorder, c.events, bundle, reason, message)
 }
 
-func markInvalid(ctx context.Context, client subscriptionclient.ClusterBundlesGetter, recorder events.Recorder, bundle *subscriptionv1alpha1.ClusterBundle, reason, message string) error {
+func markInvalid(ctx context.Context, client subscriptionclient.ClusterBundlesGetter, recorder events.Recorder, objectEvents record.EventRecorder,
+	bundle *subscriptionv1alpha1.ClusterBundle, reason, message string) error {
 	status := bundle.Status.DeepCopy()
 	status.ObservedGeneration = bundle.Generation
 	bundlereconcile.MarkInvalid(recorder, "ClusterBundle", bundle, &status.Conditions, reason, message)
-	return updateStatus(ctx, client, bundle, status)
+	return updateStatus(ctx, client, objectEvents, bundle, status)
 }
 
 // updateStatus writes only a status that changed: a resync of a settled
-// bundle costs the API server reads, not writes.
-func updateStatus(ctx context.Context, client subscriptionclient.ClusterBundlesGetter, bundle *subscriptionv1alpha1.ClusterBundle, status *subscriptionv1alpha1.ClusterBundleStatus) error {
+// bundle costs the API server reads, not writes. Once written, a change of
+// validity becomes an Event on the bundle.
+func updateStatus(ctx context.Context, client subscriptionclient.ClusterBundlesGetter, objectEvents record.EventRecorder,
+	bundle *subscriptionv1alpha1.ClusterBundle, status *subscriptionv1alpha1.ClusterBundleStatus) error {
 	if equality.Semantic.DeepEqual(&bundle.Status, status) {
 		return nil
 	}
 	updated := bundle.DeepCopy()
 	updated.Status = *status
-	_, err := client.ClusterBundles().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
-	return err
+	if _, err := client.ClusterBundles().UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	bundlereconcile.RecordTransition(objectEvents, "ClusterBundle", bundle, bundle.Status.Conditions, status.Conditions)
+	return nil
 }
 
 // plan is every generated object a bundle needs, with what exists of it.
@@ -416,6 +429,8 @@ func (c *controller) revoke(ctx context.Context, recorder events.Recorder, bundl
 				return err
 			}
 			recorder.Eventf("ClusterRoleUpdated", "Updated ClusterRole %s: ClusterBundle %s no longer references some of its shares", role.Name, bundle.Name)
+			c.events.Eventf(bundle, corev1.EventTypeNormal, "AccessRevoked",
+				"ClusterRole %s no longer lets pods use the shares the spec dropped; the rest is kept until the bundle is valid again", role.Name)
 		}
 	}
 	if err := c.secrets.deleteUnwanted(ctx, recorder, bundle, wantedSecrets); err != nil {

@@ -24,6 +24,7 @@ import (
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
@@ -72,6 +73,8 @@ type fixture struct {
 	shares   *sharedresourcefake.Clientset
 	subs     *subscriptionfake.Clientset
 	recorder events.InMemoryRecorder
+	// objectEvents are the Events recorded on ClusterBundles.
+	objectEvents *record.FakeRecorder
 	// spec is the operator's; tests change its management state.
 	spec *operatorv1.OperatorSpec
 	// The informers' caches, refilled from the clients before each sync.
@@ -100,6 +103,8 @@ func newFixture(t *testing.T, bundle *subscriptionv1alpha1.ClusterBundle, object
 		shares:   sharedresourcefake.NewSimpleClientset(shareObjects...),
 		subs:     subscriptionfake.NewSimpleClientset(bundle),
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}),
+
+		objectEvents: record.NewFakeRecorder(100),
 	}
 	f.driverDenied = map[string]bool{}
 	f.kube.PrependReactor("create", "subjectaccessreviews", f.review)
@@ -109,7 +114,7 @@ func newFixture(t *testing.T, bundle *subscriptionv1alpha1.ClusterBundle, object
 	c := newGenerator(f.subs.SubscriptionV1alpha1(), f.kube, f.shares,
 		sharedresourcelisters.NewSharedSecretLister(f.sharedSecrets),
 		sharedresourcelisters.NewSharedConfigMapLister(f.sharedConfigMaps),
-		rbacv1listers.NewClusterRoleLister(f.roles))
+		rbacv1listers.NewClusterRoleLister(f.roles), f.objectEvents)
 	f.loop = bundlereconcile.NewLoop(ControllerName, source(nil, subscriptionlisters.NewClusterBundleLister(f.bundles)), c.syncBundle, operatorClient)
 	return f
 }
@@ -602,5 +607,55 @@ func TestReferencesListSecretsThenConfigMaps(t *testing.T) {
 	}
 	if got := References(&subscriptionv1alpha1.Bundle{}); got != nil {
 		t.Errorf("references of another type %v", got)
+	}
+}
+
+// drainObjectEvents returns the Events recorded on ClusterBundles since the
+// last call, as "<type> <reason>".
+func (f *fixture) drainObjectEvents() []string {
+	var out []string
+	for {
+		select {
+		case e := <-f.objectEvents.Events:
+			fields := strings.Fields(e)
+			out = append(out, fields[0]+" "+fields[1])
+		default:
+			return out
+		}
+	}
+}
+
+// What the owner of a ClusterBundle sees with `oc describe`: an Event for
+// every share created or deleted, for validity turning, and for access
+// revoked; a resync with nothing changed records none.
+func TestClusterBundleEventsFollowTransitions(t *testing.T) {
+	b := clusterBundle("rhel", nil, []subscriptionv1alpha1.ClusterReference{ref("certs", "a"), ref("certs", "b")})
+	f := newFixture(t, b, secret("certs", "a", "a.pem"), secret("certs", "b", "b.pem"))
+	f.sync("rhel")
+	if got, want := f.drainObjectEvents(), []string{
+		"Normal SharedSecretCreated", "Normal SharedSecretCreated", "Normal ClusterRoleCreated", "Normal Valid",
+	}; !reflect.DeepEqual(got, want) {
+		t.Errorf("first sync: events %v, want %v", got, want)
+	}
+	f.sync("rhel")
+	if got := f.drainObjectEvents(); len(got) != 0 {
+		t.Errorf("a resync recorded %v", got)
+	}
+
+	updated := f.bundle("rhel")
+	updated.Spec.Entitlements = []subscriptionv1alpha1.ClusterReference{ref("certs", "a"), ref("certs", "not-yet")}
+	updated.Generation = 2
+	if _, err := f.subs.SubscriptionV1alpha1().ClusterBundles().Update(context.Background(), updated, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.sync("rhel")
+	if got, want := f.drainObjectEvents(), []string{
+		"Normal AccessRevoked", "Normal SharedSecretDeleted", "Warning " + subscriptionv1alpha1.ReasonMissingReference,
+	}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after dropping a Secret and naming a missing one: events %v, want %v", got, want)
+	}
+	f.sync("rhel")
+	if got := f.drainObjectEvents(); len(got) != 0 {
+		t.Errorf("a resync of the invalid bundle recorded %v", got)
 	}
 }

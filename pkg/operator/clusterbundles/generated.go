@@ -4,10 +4,12 @@ import (
 	"context"
 
 	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/record"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 )
@@ -36,7 +38,9 @@ type client[T object] interface {
 // (SharedSecret, SharedConfigMap, ClusterRole): SharedSecrets and
 // SharedConfigMaps are handled by the same code, and so is the role.
 type generated[T object] struct {
-	kind   string
+	kind string
+	// events records on the ClusterBundle what was done for it.
+	events record.EventRecorder
 	lister lister[T]
 	client client[T]
 	// content copies what the controller decides (spec, rules) from desired
@@ -87,6 +91,7 @@ func (g generated[T]) ensure(ctx context.Context, recorder events.Recorder, bund
 			return err
 		}
 		recorder.Eventf(g.kind+"Created", "Created %s %s for ClusterBundle %s", g.kind, p.desired.GetName(), bundle.Name)
+		g.events.Eventf(bundle, corev1.EventTypeNormal, g.kind+"Created", "Created %s %s", g.kind, p.desired.GetName())
 		return nil
 	}
 	updated, changed := g.content(p.existing, p.desired)
@@ -120,6 +125,7 @@ func (g generated[T]) deleteUnwanted(ctx context.Context, recorder events.Record
 			return err
 		}
 		recorder.Eventf(g.kind+"Deleted", "Deleted %s %s: ClusterBundle %s no longer references it", g.kind, obj.GetName(), bundle.Name)
+		g.events.Eventf(bundle, corev1.EventTypeNormal, g.kind+"Deleted", "Deleted %s %s: the spec no longer references it", g.kind, obj.GetName())
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/tools/record"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	subscriptionclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/subscription/v1alpha1"
@@ -72,14 +73,14 @@ func newAPIWatch(client discovery.DiscoveryInterface, restart func(error), recor
 // Namespaced Bundles need no shares and keep working.
 func newUnavailable(in Inputs) factory.Controller {
 	return bundlereconcile.New(ControllerName, Source(in.ClusterBundles), nil,
-		markUnavailable(in.BundleClient), in.OperatorClient, in.Recorder, "cluster-bundle")
+		markUnavailable(in.BundleClient, in.ObjectEvents), in.OperatorClient, in.Recorder, "cluster-bundle")
 }
 
 // markUnavailable is the stand-in's reconcile. The status of a bundle once
 // valid stays, stale but harmless: without the API, the webhook cannot
 // mount its shares anyway.
-func markUnavailable(client subscriptionclient.ClusterBundlesGetter) bundlereconcile.Reconcile[*subscriptionv1alpha1.ClusterBundle] {
+func markUnavailable(client subscriptionclient.ClusterBundlesGetter, objectEvents record.EventRecorder) bundlereconcile.Reconcile[*subscriptionv1alpha1.ClusterBundle] {
 	return func(ctx context.Context, syncCtx factory.SyncContext, bundle *subscriptionv1alpha1.ClusterBundle) error {
-		return markInvalid(ctx, client, syncCtx.Recorder(), bundle, subscriptionv1alpha1.ReasonSharedResourceUnavailable, UnavailableMessage)
+		return markInvalid(ctx, client, syncCtx.Recorder(), objectEvents, bundle, subscriptionv1alpha1.ReasonSharedResourceUnavailable, UnavailableMessage)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	discoveryfake "k8s.io/client-go/discovery/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
@@ -28,7 +29,7 @@ func TestUnavailableMarksEveryBundleInvalidOnce(t *testing.T) {
 	operatorClient := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
 	bundles := indexer(t)
 	loop := bundlereconcile.NewLoop(ControllerName, source(nil, subscriptionlisters.NewClusterBundleLister(bundles)),
-		markUnavailable(subs.SubscriptionV1alpha1()), operatorClient)
+		markUnavailable(subs.SubscriptionV1alpha1(), record.NewFakeRecorder(100)), operatorClient)
 	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
 	sync := func() []string {
 		t.Helper()
