@@ -24,25 +24,33 @@ func List() []configv1.ObjectReference {
 		{Group: operatorclient.GVR.Group, Resource: operatorclient.GVR.Resource, Name: operatorclient.ConfigName},
 		{Resource: "namespaces", Name: operatorclient.OperatorNamespace},
 		{Resource: "namespaces", Name: operatorclient.OperandNamespace},
+		// Its API: every CRD it ships.
 		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: operatorclient.ConfigCRDName},
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.OperatorName},
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: operatorclient.OperatorName},
-		// The webhook's cluster-wide reads (bundles, SubjectAccessReviews).
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.WebhookName},
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: operatorclient.WebhookName},
-		// Aggregated into admin, edit and view so developers can use Bundles.
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.BundlesEditClusterRole},
-		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: operatorclient.BundlesViewClusterRole},
+		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "bundles.subscription.openshift.io"},
+		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "clusterbundles.subscription.openshift.io"},
+		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "scopetemplates.operators.coreos.com"},
+		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "scopeinstances.operators.coreos.com"},
+		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "apiaccesspolicies.apiaccess.openshift.io"},
+		// All RBAC: what the operator generates (ClusterBundle, ScopeTemplate
+		// and APIAccessPolicy roles, ScopeInstance and APIAccessPolicy
+		// bindings) can be selected only by label, which relatedObjects
+		// cannot express, and "who may do what" is most of what a support
+		// case about access asks. Includes the payload's own RBAC.
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"},
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"},
+		{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"},
 		{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: operatorclient.WebhookName},
-		// The policy that refuses a pod asking for bundles the webhook never saw.
-		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies", Name: operatorclient.InjectionPolicyName},
-		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings", Name: operatorclient.InjectionPolicyName},
-		// The policy that narrows the operator's own ClusterRole and share writes.
-		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies", Name: operatorclient.OperatorWritesPolicyName},
-		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings", Name: operatorclient.OperatorWritesPolicyName},
-		// Every bundle, and the shares generated for ClusterBundles.
+		// Every ValidatingAdmissionPolicy and binding: ours (injection
+		// required, what the operator writes, ...) and whatever else on the
+		// cluster may refuse the same requests.
+		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"},
+		{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings"},
+		// Every object of its kinds, and the shares generated for ClusterBundles.
 		{Group: "subscription.openshift.io", Resource: "clusterbundles"},
 		{Group: "subscription.openshift.io", Resource: "bundles"},
+		{Group: "operators.coreos.com", Resource: "scopetemplates"},
+		{Group: "operators.coreos.com", Resource: "scopeinstances"},
+		{Group: "apiaccess.openshift.io", Resource: "apiaccesspolicies"},
 		{Group: "sharedresource.openshift.io", Resource: "sharedsecrets"},
 		{Group: "sharedresource.openshift.io", Resource: "sharedconfigmaps"},
 		{Group: "console.openshift.io", Resource: "consoleyamlsamples", Name: operatorclient.ClusterBundleSample},
