@@ -8,6 +8,7 @@ import (
 	sharedresourceclient "github.com/openshift/client-go/sharedresource/clientset/versioned"
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -47,6 +48,9 @@ type clients struct {
 	subscription      subscriptionclient.Interface
 	share             sharedresourceclient.Interface
 	console           consoleclient.ConsoleV1Interface
+	// apiAccess writes the roles and bindings of APIAccessPolicies.
+	apiAccess     kubernetes.Interface
+	apiExtensions apiextensionsclient.Interface
 }
 
 func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
@@ -75,12 +79,28 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	if c.console, err = consoleclient.NewForConfig(kubeConfig); err != nil {
 		return nil, err
 	}
+	if c.apiAccess, err = kubernetes.NewForConfig(unthrottled(cc.ProtoKubeConfig)); err != nil {
+		return nil, err
+	}
+	if c.apiExtensions, err = apiextensionsclient.NewForConfig(kubeConfig); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
 func withRate(config *rest.Config) *rest.Config {
 	out := rest.CopyConfig(config)
 	out.QPS, out.Burst = clientQPS, clientBurst
+	return out
+}
+
+// unthrottled has no client-side rate limit: the APIAccessPolicy controller
+// bounds its requests in flight instead (apiaccess.Parallel), so a policy over
+// 300 CRDs converges in seconds; the API server's priority and fairness
+// still limits the operator's flow.
+func unthrottled(config *rest.Config) *rest.Config {
+	out := rest.CopyConfig(config)
+	out.QPS, out.Burst = -1, 0
 	return out
 }
 

@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	subscriptioninformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/apiaccess"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/clusterbundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/consolesamples"
@@ -106,6 +107,9 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	if err != nil {
 		return err
 	}
+	apiAccess := apiaccess.New(apiaccess.Inputs{Policies: subscriptionInformers.APIAccess().V1alpha1().APIAccessPolicies(),
+		PolicyClient: c.subscription.APIAccessV1alpha1(), Kube: c.apiAccess, APIExtensions: c.apiExtensions,
+		OperatorClient: c.operator, Recorder: recorder})
 	versions := status.NewVersionGetter()
 	controllers := append([]factory.Controller{
 		staticresources.NewController(c.kube, kubeInformers, configInformers.Config().V1().Infrastructures(), c.operator, recorder),
@@ -117,6 +121,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		webhookavailability.NewController(webhookOperand, recorder),
 		bundleController,
 		consoleSamples,
+		apiAccess,
 		issuerpublisher.New(issuerInputs, configInformers.Config().V1(), subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
 			c.subscription.OperatorV1alpha1(), c.operator, recorder),
 		managementstatecheck.New(c.operator, recorder),

@@ -49,6 +49,10 @@ const (
 	// binding) that admits from the operator only the ClusterRoles and
 	// shares it generates for ClusterBundles.
 	OperatorWritesPolicyName = "workload-access-operator-writes"
+	// APIAccessWritesPolicyName names the ValidatingAdmissionPolicy (and its
+	// binding) that admits from the operator only roles and bindings shaped
+	// like those it generates for APIAccessPolicies.
+	APIAccessWritesPolicyName = "workload-access-apiaccess-writes"
 	// WebhookSignerSecret holds the CA that signs the serving certificate.
 	WebhookSignerSecret = WebhookName + "-signer"
 	// WebhookServingCAConfigMap holds the CA bundle (key ca-bundle.crt) the

@@ -183,3 +183,37 @@ type APIAccessPolicyList struct {
 
 	Items []APIAccessPolicy `json:"items"`
 }
+
+// PolicyLabel is on every role and binding the operator generates for a
+// policy; its value is the policy's name.
+const PolicyLabel = "apiaccess.openshift.io/policy"
+
+// Condition types of an APIAccessPolicy.
+const (
+	// ConditionRBACManaged is True when the operator grants access to the
+	// selected CRDs (Aggregate, Bind) and False, reason Unmanaged, when
+	// that is left to the admin.
+	ConditionRBACManaged = "RBACManaged"
+	// ConditionConflict is True when an object the policy would create
+	// exists and is not the policy's; the message names it.
+	ConditionConflict = "Conflict"
+	// ConditionInvalid is True when the spec cannot be acted on (a
+	// selector that does not parse); nothing is generated.
+	ConditionInvalid = "Invalid"
+	// ConditionNotAggregated is True in Aggregate mode when a role the
+	// CRD's bundle provides lacks its aggregation label: the operator uses
+	// it but does not edit what is not its own.
+	ConditionNotAggregated = "NotAggregated"
+)
+
+// Condition reasons of an APIAccessPolicy.
+const (
+	ReasonUnmanaged       = "Unmanaged"
+	ReasonManaged         = "Managed"
+	ReasonNotOurs         = "NotOurs"
+	ReasonNoConflict      = "NoConflict"
+	ReasonInvalidSelector = "InvalidSelector"
+	ReasonValid           = "Valid"
+	ReasonMissingLabel    = "BundleRoleLacksAggregationLabel"
+	ReasonAggregated      = "Aggregated"
+)

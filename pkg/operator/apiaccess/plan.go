@@ -1,0 +1,298 @@
+package apiaccess
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+)
+
+// Parallel is how many requests one policy's sync has in flight at most:
+// enough that 1,200 roles are written in about a second, few enough not to
+// crowd the API server's other clients (its priority and fairness limits
+// the operator's flow anyway).
+const Parallel = 16
+
+// planned is one desired object and what exists of it (zero when absent).
+type planned[T object] struct {
+	desired  T
+	existing T
+}
+
+// plan is every object a policy needs, what exists of each, and what the
+// controller found in the way.
+type plan struct {
+	roles           []planned[*rbacv1.ClusterRole]
+	clusterBindings []planned[*rbacv1.ClusterRoleBinding]
+	bindings        []planned[*rbacv1.RoleBinding]
+	// conflicts name objects of names the policy would use that are not
+	// its own; bundleRoles the bundle-provided roles it binds;
+	// notAggregated those of them lacking their aggregation label.
+	conflicts, bundleRoles, notAggregated []string
+}
+
+// roleFinding is what exists of one generated role's name.
+type roleFinding struct {
+	crd      *apiextensionsv1.CustomResourceDefinition
+	desired  *rbacv1.ClusterRole
+	label    string // aggregation label
+	existing *rbacv1.ClusterRole
+	// owner names who holds a name that is not ours: "" when ours or absent.
+	owner  string
+	bundle bool
+}
+
+// plan finds, for every selected CRD, what exists of its roles and, in Bind
+// mode, of the bindings to them. Roles that are neither ours nor the
+// bundle's are not bound: a binding would grant whatever such a role holds.
+func (c *controller) plan(ctx context.Context, policy *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensionsv1.CustomResourceDefinition) (*plan, error) {
+	var findings []*roleFinding
+	for _, crd := range crds {
+		for _, role := range API(crd).Roles() {
+			findings = append(findings, &roleFinding{crd: crd, desired: desiredRole(policy, role), label: role.AggregateLabel})
+		}
+	}
+	if err := parallel(ctx, findings, func(ctx context.Context, f *roleFinding) error {
+		return c.findRole(ctx, policy, f)
+	}); err != nil {
+		return nil, err
+	}
+	p := &plan{}
+	usable := map[string]bool{}
+	for _, f := range findings {
+		switch {
+		case f.bundle:
+			usable[f.desired.Name] = true
+			p.bundleRoles = append(p.bundleRoles, f.desired.Name)
+			if policy.Spec.Mode == apiaccessv1alpha1.ModeAggregate && f.existing.Labels[f.label] != "true" {
+				p.notAggregated = append(p.notAggregated, fmt.Sprintf("ClusterRole %s lacks %s=true", f.desired.Name, f.label))
+			}
+		case f.owner != "":
+			p.conflicts = append(p.conflicts, fmt.Sprintf("ClusterRole %s (%s)", f.desired.Name, f.owner))
+		default:
+			usable[f.desired.Name] = true
+			p.roles = append(p.roles, planned[*rbacv1.ClusterRole]{desired: f.desired, existing: f.existing})
+		}
+	}
+	if policy.Spec.Mode != apiaccessv1alpha1.ModeBind {
+		return p, nil
+	}
+	var clusterBindings []*rbacv1.ClusterRoleBinding
+	var bindings []*rbacv1.RoleBinding
+	for i := range policy.Spec.Bindings {
+		for _, crd := range crds {
+			cb, b := bindingsFor(policy, i, API(crd), usable)
+			clusterBindings, bindings = append(clusterBindings, cb...), append(bindings, b...)
+		}
+	}
+	var err error
+	if p.clusterBindings, err = findAll(ctx, c.clusterBindings, policy, clusterBindings, &p.conflicts); err != nil {
+		return nil, err
+	}
+	if p.bindings, err = findAll(ctx, c.bindings, policy, bindings, &p.conflicts); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// findRole looks up what holds f's name: the cache first, which has only
+// labelled objects, then the API server.
+func (c *controller) findRole(ctx context.Context, policy *apiaccessv1alpha1.APIAccessPolicy, f *roleFinding) error {
+	existing, err := lookup(ctx, c.roles, policy, "", f.desired.Name)
+	if err != nil || existing == nil {
+		return err
+	}
+	f.existing = existing
+	switch {
+	case ours(policy, existing):
+	case existing.Labels[apiaccessv1alpha1.PolicyLabel] != "":
+		f.owner = "managed by APIAccessPolicy " + existing.Labels[apiaccessv1alpha1.PolicyLabel]
+	case bundleProvided(f.crd, existing):
+		f.bundle = true
+	default:
+		f.owner = "not created by the operator"
+	}
+	return nil
+}
+
+// lookup returns the object of a name, nil when there is none: from the
+// cache when it is the policy's, from the API server otherwise (an object
+// not labelled for the policy, or one the cache has yet to see).
+func lookup[T object](ctx context.Context, k kind[T], policy *apiaccessv1alpha1.APIAccessPolicy, namespace, name string) (T, error) {
+	var zero T
+	cached, err := k.cached(namespace, name)
+	if err == nil && ours(policy, cached) {
+		return cached, nil
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
+		return zero, err
+	}
+	live, err := k.get(ctx, namespace, name)
+	if apierrors.IsNotFound(err) {
+		return zero, nil
+	}
+	return live, err
+}
+
+// findAll looks up every desired binding; those held by someone else are
+// added to conflicts and left out.
+func findAll[T object](ctx context.Context, k kind[T], policy *apiaccessv1alpha1.APIAccessPolicy, desired []T, conflicts *[]string) ([]planned[T], error) {
+	found := make([]planned[T], len(desired))
+	indexes := make([]int, len(desired))
+	for i := range indexes {
+		indexes[i] = i
+	}
+	err := parallel(ctx, indexes, func(ctx context.Context, i int) error {
+		existing, err := lookup(ctx, k, policy, desired[i].GetNamespace(), desired[i].GetName())
+		found[i] = planned[T]{desired: desired[i], existing: existing}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var zero T
+	out := found[:0]
+	for _, f := range found {
+		if f.existing != zero && !ours(policy, f.existing) {
+			*conflicts = append(*conflicts, fmt.Sprintf("%s %s (not created by this policy)", k.name, qualified(f.desired)))
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func qualified(obj interface {
+	GetNamespace() string
+	GetName() string
+}) string {
+	if obj.GetNamespace() == "" {
+		return obj.GetName()
+	}
+	return obj.GetNamespace() + "/" + obj.GetName()
+}
+
+// parallel runs f on every item, at most Parallel at a time, and returns
+// the first error.
+func parallel[X any](ctx context.Context, items []X, f func(context.Context, X) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	slots := make(chan struct{}, Parallel)
+	for _, item := range items {
+		if ctx.Err() != nil {
+			break
+		}
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			if err := f(ctx, item); err != nil {
+				once.Do(func() { first = err; cancel() })
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// writes counts what a sync wrote, for its event.
+type writes struct{ created, updated, deleted atomic.Int32 }
+
+func (w *writes) String() string {
+	return fmt.Sprintf("created %d, updated %d, deleted %d", w.created.Load(), w.updated.Load(), w.deleted.Load())
+}
+
+func (w *writes) any() bool { return w.created.Load()+w.updated.Load()+w.deleted.Load() > 0 }
+
+// ensureAll creates or updates every planned object; one in sync is not
+// written.
+func ensureAll[T object](ctx context.Context, k kind[T], policy *apiaccessv1alpha1.APIAccessPolicy, items []planned[T], w *writes) error {
+	return parallel(ctx, items, func(ctx context.Context, p planned[T]) error {
+		var zero T
+		if p.existing == zero {
+			if err := k.create(ctx, p.desired); err != nil {
+				return fmt.Errorf("creating %s %s: %w", k.name, qualified(p.desired), err)
+			}
+			w.created.Add(1)
+			return nil
+		}
+		updated, changed := k.content(p.existing, p.desired)
+		labels := withLabels(p.existing.GetLabels(), p.desired.GetLabels())
+		if !changed && equality.Semantic.DeepEqual(labels, p.existing.GetLabels()) && ownerInSync(policy, p.existing) {
+			return nil
+		}
+		updated.SetLabels(labels)
+		updated.SetOwnerReferences(p.desired.GetOwnerReferences())
+		if err := k.update(ctx, updated); err != nil {
+			return fmt.Errorf("updating %s %s: %w", k.name, qualified(p.desired), err)
+		}
+		w.updated.Add(1)
+		return nil
+	})
+}
+
+// deleteUnwanted deletes the policy's objects that plan no longer wants.
+// The UID precondition spares one re-created meanwhile.
+func deleteUnwanted[T object](ctx context.Context, k kind[T], policy *apiaccessv1alpha1.APIAccessPolicy, wanted []planned[T], w *writes) error {
+	keep := map[string]bool{}
+	for _, p := range wanted {
+		keep[qualified(p.desired)] = true
+	}
+	existing, err := k.owned(policy.Name)
+	if err != nil {
+		return err
+	}
+	var unwanted []T
+	for _, obj := range existing {
+		if !keep[qualified(obj)] {
+			unwanted = append(unwanted, obj)
+		}
+	}
+	return parallel(ctx, unwanted, func(ctx context.Context, obj T) error {
+		err := k.delete(ctx, obj.GetNamespace(), obj.GetName(), obj.GetUID())
+		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+			return nil // gone, or re-created by someone else
+		}
+		if err != nil {
+			return fmt.Errorf("deleting %s %s: %w", k.name, qualified(obj), err)
+		}
+		w.deleted.Add(1)
+		return nil
+	})
+}
+
+// apply writes the plan: roles, then bindings to them, then removes
+// bindings and roles no longer wanted (bindings first, so none is left
+// naming a role that is gone). A nil plan removes everything.
+func (c *controller) apply(ctx context.Context, policy *apiaccessv1alpha1.APIAccessPolicy, p *plan) (*writes, error) {
+	if p == nil {
+		p = &plan{}
+	}
+	w := &writes{}
+	if err := ensureAll(ctx, c.roles, policy, p.roles, w); err != nil {
+		return w, err
+	}
+	if err := ensureAll(ctx, c.clusterBindings, policy, p.clusterBindings, w); err != nil {
+		return w, err
+	}
+	if err := ensureAll(ctx, c.bindings, policy, p.bindings, w); err != nil {
+		return w, err
+	}
+	if err := deleteUnwanted(ctx, c.bindings, policy, p.bindings, w); err != nil {
+		return w, err
+	}
+	if err := deleteUnwanted(ctx, c.clusterBindings, policy, p.clusterBindings, w); err != nil {
+		return w, err
+	}
+	return w, deleteUnwanted(ctx, c.roles, policy, p.roles, w)
+}
