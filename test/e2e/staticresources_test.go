@@ -73,27 +73,30 @@ func TestStaticResourcesAreAppliedAndRestored(t *testing.T) {
 }
 
 // The operator works inside its operand namespace through the Role the CVO
-// binds there, and can neither create namespaces nor grant anything
-// anywhere (the webhook's grants are the CVO's).
+// binds there and cannot create namespaces. It may write RoleBindings and
+// bind and escalate ClusterRoles only for APIAccessPolicies: RBAC cannot
+// narrow those verbs by name, the workload-access-apiaccess-writes admission
+// policy narrows them to the generated shapes
+// (TestAPIAccessOperatorIsRefusedWiderRoles).
 func TestOperatorRightsEndAtItsOperandNamespace(t *testing.T) {
 	for _, c := range []struct {
 		attrs authorizationv1.ResourceAttributes
 		want  bool
 	}{
 		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "create", Resource: "serviceaccounts"}, true},
-		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, false},
+		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, true},
 		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "delete", Resource: "secrets"}, true},
 		{authorizationv1.ResourceAttributes{Verb: "create", Resource: "namespaces"}, false},
 		{authorizationv1.ResourceAttributes{Verb: "delete", Resource: "namespaces", Name: operandNS}, false},
-		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, false},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, true},
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Resource: "serviceaccounts"}, false},
 		// Listed and watched cluster-wide, metadata only, to wake bundles
 		// (referencewatch, docs/security.md); never written outside its namespace.
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "secrets"}, true},
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "delete", Resource: "secrets"}, false},
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "update", Resource: "secrets"}, false},
-		{authorizationv1.ResourceAttributes{Verb: "bind", Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "admin"}, false},
-		{authorizationv1.ResourceAttributes{Verb: "escalate", Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}, false},
+		{authorizationv1.ResourceAttributes{Verb: "bind", Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "admin"}, true},
+		{authorizationv1.ResourceAttributes{Verb: "escalate", Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}, true},
 	} {
 		review, err := env.kube.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), &authorizationv1.SubjectAccessReview{
 			Spec: authorizationv1.SubjectAccessReviewSpec{User: framework.OperatorUser, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNS, "system:authenticated"}, ResourceAttributes: &c.attrs},

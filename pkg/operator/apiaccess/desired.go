@@ -171,23 +171,3 @@ func ownerInSync(policy *apiaccessv1alpha1.APIAccessPolicy, obj metav1.Object) b
 	return len(refs) == 1 && refs[0].UID == want.UID && refs[0].Name == want.Name && refs[0].Kind == want.Kind &&
 		refs[0].APIVersion == want.APIVersion && ptr.Deref(refs[0].Controller, false) && refs[0].BlockOwnerDeletion == nil
 }
-
-// managedLabels are the labels the controller decides on its objects: the
-// policy label and the aggregation labels. Others' labels are kept.
-var managedLabels = []string{apiaccessv1alpha1.PolicyLabel, apiaccessv1alpha1.AggregateToAdminLabel,
-	apiaccessv1alpha1.AggregateToEditLabel, apiaccessv1alpha1.AggregateToViewLabel}
-
-// withLabels is existing's labels with the managed ones replaced by desired's.
-func withLabels(existing, desired map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range existing {
-		out[k] = v
-	}
-	for _, k := range managedLabels {
-		delete(out, k)
-	}
-	for k, v := range desired {
-		out[k] = v
-	}
-	return out
-}

@@ -227,7 +227,9 @@ func ensureAll[T object](ctx context.Context, k kind[T], policy *apiaccessv1alph
 			return nil
 		}
 		updated, changed := k.content(p.existing, p.desired)
-		labels := withLabels(p.existing.GetLabels(), p.desired.GetLabels())
+		// Labels are exactly ours: any other could aggregate the role
+		// somewhere (the admission policy refuses them too).
+		labels := p.desired.GetLabels()
 		if !changed && equality.Semantic.DeepEqual(labels, p.existing.GetLabels()) && ownerInSync(policy, p.existing) {
 			return nil
 		}

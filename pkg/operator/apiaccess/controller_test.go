@@ -1,0 +1,391 @@
+package apiaccess
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+
+	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	fakeclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
+)
+
+func crd(plural, group, kind string, labels map[string]string) *apiextensionsv1.CustomResourceDefinition {
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: plural + "." + group, Labels: labels},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: group,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: kind, Plural: plural}},
+	}
+}
+
+func ownedByExtension(name string) map[string]string {
+	return map[string]string{apiaccessv1alpha1.OLMOwnerKindLabel: apiaccessv1alpha1.OLMOwnerKindClusterExtension, apiaccessv1alpha1.OLMOwnerNameLabel: name}
+}
+
+func policy(mode apiaccessv1alpha1.AccessMode, crds apiaccessv1alpha1.CRDSelection, bindings ...apiaccessv1alpha1.AccessBinding) *apiaccessv1alpha1.APIAccessPolicy {
+	return &apiaccessv1alpha1.APIAccessPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "p", UID: types.UID("uid-p"), Generation: 1},
+		Spec:       apiaccessv1alpha1.APIAccessPolicySpec{CRDs: crds, Mode: mode, Bindings: bindings},
+	}
+}
+
+// cluster is the fake API server's state between syncs; each sync builds
+// the controller from it as the informers would see it.
+type cluster struct {
+	kube    *kubefake.Clientset
+	client  *fakeclient.Clientset
+	crds    []*apiextensionsv1.CustomResourceDefinition
+	policy  *apiaccessv1alpha1.APIAccessPolicy
+	events  []string
+	changes []string
+}
+
+func newCluster(p *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensionsv1.CustomResourceDefinition, objects ...runtime.Object) *cluster {
+	return &cluster{kube: kubefake.NewClientset(objects...), client: fakeclient.NewSimpleClientset(p), crds: crds, policy: p}
+}
+
+// sync runs one sync of the policy against the cluster as it is now and
+// returns the write actions it made.
+func (c *cluster) sync(t *testing.T) []string {
+	t.Helper()
+	ctx := context.Background()
+	c.kube.ClearActions()
+	c.client.ClearActions()
+	crdIndexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	for _, crd := range c.crds {
+		stripped, _ := StripCRD(crd)
+		_ = crdIndexer.Add(stripped)
+	}
+	labelled := func(obj metav1.Object) bool { return obj.GetLabels()[apiaccessv1alpha1.PolicyLabel] != "" }
+	roles := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	clusterBindings := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	bindings := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	rl, _ := c.kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
+	for i := range rl.Items {
+		if labelled(&rl.Items[i]) {
+			_ = roles.Add(&rl.Items[i])
+		}
+	}
+	cbl, _ := c.kube.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{})
+	for i := range cbl.Items {
+		if labelled(&cbl.Items[i]) {
+			_ = clusterBindings.Add(&cbl.Items[i])
+		}
+	}
+	bl, _ := c.kube.RbacV1().RoleBindings("").List(ctx, metav1.ListOptions{})
+	for i := range bl.Items {
+		if labelled(&bl.Items[i]) {
+			_ = bindings.Add(&bl.Items[i])
+		}
+	}
+	policy, err := c.client.APIAccessV1alpha1().APIAccessPolicies().Get(ctx, c.policy.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy.Spec = c.policy.Spec
+	ctrl := newGenerator(c.client.APIAccessV1alpha1(), c.kube, crdLister{crdIndexer},
+		rbacv1listers.NewClusterRoleLister(roles), rbacv1listers.NewClusterRoleBindingLister(clusterBindings), rbacv1listers.NewRoleBindingLister(bindings))
+	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
+	if err := ctrl.syncPolicy(ctx, factory.NewSyncContext("test", recorder), policy); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range recorder.Events() {
+		c.events = append(c.events, e.Reason+": "+e.Message)
+	}
+	var writes []string
+	for _, a := range append(c.kube.Actions(), c.client.Actions()...) {
+		switch a.GetVerb() {
+		case "get", "list", "watch":
+			continue
+		}
+		what := a.GetVerb() + " " + a.GetResource().Resource
+		if a.GetSubresource() != "" {
+			what += "/" + a.GetSubresource()
+		}
+		switch a := a.(type) {
+		case clienttesting.CreateAction:
+			what += " " + a.GetObject().(metav1.Object).GetName()
+		case clienttesting.UpdateAction:
+			what += " " + a.GetObject().(metav1.Object).GetName()
+		case clienttesting.DeleteAction:
+			what += " " + a.GetName()
+		}
+		writes = append(writes, what)
+	}
+	return writes
+}
+
+func (c *cluster) status(t *testing.T) apiaccessv1alpha1.APIAccessPolicyStatus {
+	t.Helper()
+	p, err := c.client.APIAccessV1alpha1().APIAccessPolicies().Get(context.Background(), c.policy.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Status
+}
+
+func (c *cluster) role(t *testing.T, name string) *rbacv1.ClusterRole {
+	t.Helper()
+	r, err := c.kube.RbacV1().ClusterRoles().Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (c *cluster) roleNames(t *testing.T) []string {
+	t.Helper()
+	list, _ := c.kube.RbacV1().ClusterRoles().List(context.Background(), metav1.ListOptions{LabelSelector: apiaccessv1alpha1.PolicyLabel})
+	var out []string
+	for _, r := range list.Items {
+		out = append(out, r.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func condition(t *testing.T, status apiaccessv1alpha1.APIAccessPolicyStatus, conditionType string) metav1.Condition {
+	t.Helper()
+	c := meta.FindStatusCondition(status.Conditions, conditionType)
+	if c == nil {
+		t.Fatalf("no %s condition in %+v", conditionType, status.Conditions)
+	}
+	return *c
+}
+
+var widgets = crd("widgets", "example.com", "Widget", ownedByExtension("ext"))
+
+func TestAggregateGeneratesTheFourRolesWithAggregationLabelsAndASecondSyncWritesNothing(t *testing.T) {
+	gadgets := crd("gadgets", "example.com", "Gadget", nil)
+	c := newCluster(policy(apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets, gadgets})
+	writes := c.sync(t)
+	if got := len(writes); got != 5 { // four roles and the status
+		t.Errorf("first sync: want 4 creates and a status update, got %v", writes)
+	}
+	want := []string{"Widget.example.com-admin", "Widget.example.com-edit", "Widget.example.com-view", "Widget.example.com-view-crdview"}
+	if got := c.roleNames(t); !slices.Equal(got, want) {
+		t.Errorf("roles %v, want %v (gadgets is not the extension's)", got, want)
+	}
+	admin := c.role(t, "Widget.example.com-admin")
+	if admin.Labels[apiaccessv1alpha1.AggregateToAdminLabel] != "true" || admin.Labels[apiaccessv1alpha1.PolicyLabel] != "p" {
+		t.Errorf("admin role labels %v", admin.Labels)
+	}
+	if len(admin.OwnerReferences) != 1 || admin.OwnerReferences[0].UID != "uid-p" || !*admin.OwnerReferences[0].Controller {
+		t.Errorf("admin role owner %v", admin.OwnerReferences)
+	}
+	if crdview := c.role(t, "Widget.example.com-view-crdview"); crdview.Labels[apiaccessv1alpha1.AggregateToViewLabel] != "true" ||
+		!slices.Equal(crdview.Rules[0].ResourceNames, []string{"widgets.example.com"}) {
+		t.Errorf("crdview role %+v", crdview)
+	}
+	status := c.status(t)
+	if status.CRDCount != 1 || len(status.ManagedObjects) != 4 || status.ObservedGeneration != 1 {
+		t.Errorf("status %+v", status)
+	}
+	if got := condition(t, status, apiaccessv1alpha1.ConditionRBACManaged); got.Status != metav1.ConditionTrue {
+		t.Errorf("RBACManaged %+v", got)
+	}
+	if writes := c.sync(t); len(writes) != 0 {
+		t.Errorf("a resync with nothing changed wrote %v", writes)
+	}
+}
+
+func TestBindGrantsTheRolesPerNamespaceOrClusterWideAndCRDViewWithView(t *testing.T) {
+	alice := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}
+	bob := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "bob"}
+	p := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com", "absent.example.com"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{alice}, Namespaces: []string{"a", "b"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{bob}})
+	c := newCluster(p, []*apiextensionsv1.CustomResourceDefinition{widgets})
+	c.sync(t)
+	if admin := c.role(t, "Widget.example.com-admin"); admin.Labels[apiaccessv1alpha1.AggregateToAdminLabel] != "" {
+		t.Errorf("Bind mode: no aggregation label, got %v", admin.Labels)
+	}
+	for _, ns := range []string{"a", "b"} {
+		rb, err := c.kube.RbacV1().RoleBindings(ns).Get(context.Background(), "p-0-Widget.example.com-edit", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rb.RoleRef.Name != "Widget.example.com-edit" || !slices.Equal(rb.Subjects, []rbacv1.Subject{alice}) {
+			t.Errorf("RoleBinding in %s: %+v", ns, rb)
+		}
+	}
+	for _, name := range []string{"p-1-Widget.example.com-view", "p-1-Widget.example.com-view-crdview"} {
+		crb, err := c.kube.RbacV1().ClusterRoleBindings().Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(crb.Subjects, []rbacv1.Subject{bob}) {
+			t.Errorf("%s subjects %v", name, crb.Subjects)
+		}
+	}
+	if got := len(c.status(t).ManagedObjects); got != 8 {
+		t.Errorf("managedObjects: want 4 roles, 2 RoleBindings, 2 ClusterRoleBindings, got %d", got)
+	}
+	if writes := c.sync(t); len(writes) != 0 {
+		t.Errorf("a resync with nothing changed wrote %v", writes)
+	}
+
+	// Dropping namespace b removes its binding only.
+	c.policy.Spec.Bindings[0].Namespaces = []string{"a"}
+	writes := c.sync(t)
+	if !slices.Contains(writes, "delete rolebindings p-0-Widget.example.com-edit") || len(writes) != 2 {
+		t.Errorf("want the binding in b deleted and the status updated, got %v", writes)
+	}
+}
+
+func TestModeSwitchesLeaveNothingBehind(t *testing.T) {
+	viewer := rbacv1.Subject{Kind: "Group", APIGroup: rbacv1.GroupName, Name: "viewers"}
+	c := newCluster(policy(apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets})
+	c.sync(t)
+
+	c.policy.Spec.Mode = apiaccessv1alpha1.ModeBind
+	c.policy.Spec.Bindings = []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{viewer}}}
+	c.sync(t)
+	for _, name := range c.roleNames(t) {
+		for _, l := range []string{apiaccessv1alpha1.AggregateToAdminLabel, apiaccessv1alpha1.AggregateToEditLabel, apiaccessv1alpha1.AggregateToViewLabel} {
+			if _, ok := c.role(t, name).Labels[l]; ok {
+				t.Errorf("Aggregate->Bind: %s still has %s", name, l)
+			}
+		}
+	}
+
+	c.policy.Spec.Mode, c.policy.Spec.Bindings = apiaccessv1alpha1.ModeUnmanaged, nil
+	c.sync(t)
+	if names := c.roleNames(t); len(names) != 0 {
+		t.Errorf("Unmanaged: roles left %v", names)
+	}
+	if crbs, _ := c.kube.RbacV1().ClusterRoleBindings().List(context.Background(), metav1.ListOptions{}); len(crbs.Items) != 0 {
+		t.Errorf("Unmanaged: bindings left %v", crbs.Items)
+	}
+	status := c.status(t)
+	got := condition(t, status, apiaccessv1alpha1.ConditionRBACManaged)
+	if got.Status != metav1.ConditionFalse || got.Reason != apiaccessv1alpha1.ReasonUnmanaged || !strings.Contains(got.Message, "widgets.example.com") {
+		t.Errorf("Unmanaged condition %+v", got)
+	}
+	if len(status.ManagedObjects) != 0 || status.CRDCount != 1 {
+		t.Errorf("Unmanaged status %+v", status)
+	}
+	if !slices.ContainsFunc(c.events, func(e string) bool {
+		return strings.HasPrefix(e, "APIAccessPolicyRBACManaged: ") && strings.Contains(e, "Unmanaged")
+	}) {
+		t.Errorf("no event for the switch to Unmanaged: %v", c.events)
+	}
+
+	// The CRD going away takes its roles with it.
+	c.policy.Spec.Mode = apiaccessv1alpha1.ModeAggregate
+	c.sync(t)
+	c.crds = nil
+	c.sync(t)
+	if names := c.roleNames(t); len(names) != 0 {
+		t.Errorf("CRD deleted: roles left %v", names)
+	}
+}
+
+func TestAForeignObjectIsAConflictAndNeverOverwritten(t *testing.T) {
+	foreign := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget.example.com-admin"},
+		Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}}}}
+	other := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget.example.com-view", Labels: map[string]string{apiaccessv1alpha1.PolicyLabel: "first"}}}
+	admin := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "admin"}
+	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{admin}}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets}, foreign, other)
+	writes := c.sync(t)
+	for _, w := range writes {
+		if strings.Contains(w, "Widget.example.com-admin") || strings.Contains(w, "Widget.example.com-view ") {
+			t.Errorf("wrote a name that is not ours: %s", w)
+		}
+	}
+	if got := c.role(t, "Widget.example.com-admin"); got.Labels != nil || got.Rules[0].Resources[0] != "secrets" {
+		t.Errorf("the foreign role was changed: %+v", got)
+	}
+	cond := condition(t, c.status(t), apiaccessv1alpha1.ConditionConflict)
+	if cond.Status != metav1.ConditionTrue || !strings.Contains(cond.Message, "ClusterRole Widget.example.com-admin") ||
+		!strings.Contains(cond.Message, "APIAccessPolicy first") {
+		t.Errorf("Conflict %+v", cond)
+	}
+	if got := c.roleNames(t); !slices.Equal(got, []string{"Widget.example.com-edit", "Widget.example.com-view", "Widget.example.com-view-crdview"}) {
+		t.Errorf("the rest is applied: roles %v", got)
+	}
+	if crbs, _ := c.kube.RbacV1().ClusterRoleBindings().List(context.Background(), metav1.ListOptions{}); len(crbs.Items) != 0 {
+		t.Errorf("a role that is not ours must not be bound: %v", crbs.Items)
+	}
+	if !slices.ContainsFunc(c.events, func(e string) bool { return strings.HasPrefix(e, "APIAccessPolicyConflict: ") }) {
+		t.Errorf("no Conflict event: %v", c.events)
+	}
+	if writes := c.sync(t); len(writes) != 0 {
+		t.Errorf("a resync with nothing changed wrote %v", writes)
+	}
+}
+
+func TestARoleTheBundleProvidesIsUsedNotDuplicated(t *testing.T) {
+	bundleRole := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget.example.com-edit", Labels: ownedByExtension("ext")},
+		Rules: []rbacv1.PolicyRule{{Verbs: []string{"*"}, APIGroups: []string{"example.com"}, Resources: []string{"widgets"}}}}
+	editor := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "editor"}
+	c := newCluster(policy(apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets}, bundleRole)
+	c.sync(t)
+	if got := c.role(t, "Widget.example.com-edit"); got.Labels[apiaccessv1alpha1.PolicyLabel] != "" {
+		t.Errorf("the bundle's role was edited: %v", got.Labels)
+	}
+	status := c.status(t)
+	if len(status.ManagedObjects) != 3 {
+		t.Errorf("the bundle's role is not the policy's to manage: %v", status.ManagedObjects)
+	}
+	if got := condition(t, status, apiaccessv1alpha1.ConditionNotAggregated); got.Status != metav1.ConditionTrue || !strings.Contains(got.Message, "Widget.example.com-edit") {
+		t.Errorf("NotAggregated %+v", got)
+	}
+	if got := condition(t, status, apiaccessv1alpha1.ConditionConflict); got.Status != metav1.ConditionFalse {
+		t.Errorf("a bundle's role is no conflict: %+v", got)
+	}
+
+	c.policy.Spec.Mode = apiaccessv1alpha1.ModeBind
+	c.policy.Spec.Bindings = []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"team"}}}
+	c.sync(t)
+	rb, err := c.kube.RbacV1().RoleBindings("team").Get(context.Background(), "p-0-Widget.example.com-edit", metav1.GetOptions{})
+	if err != nil || rb.RoleRef.Name != "Widget.example.com-edit" {
+		t.Errorf("the bundle's role is bound: %+v %v", rb, err)
+	}
+	if meta.FindStatusCondition(c.status(t).Conditions, apiaccessv1alpha1.ConditionNotAggregated) != nil {
+		t.Errorf("NotAggregated concerns Aggregate mode only")
+	}
+}
+
+func TestAnInvalidSelectorGeneratesNothing(t *testing.T) {
+	c := newCluster(policy(apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets})
+	c.sync(t)
+	c.policy.Spec.CRDs = apiaccessv1alpha1.CRDSelection{Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Bogus"}}}}
+	c.sync(t)
+	if names := c.roleNames(t); len(names) != 0 {
+		t.Errorf("invalid: roles left %v", names)
+	}
+	if got := condition(t, c.status(t), apiaccessv1alpha1.ConditionInvalid); got.Status != metav1.ConditionTrue || got.Reason != apiaccessv1alpha1.ReasonInvalidSelector {
+		t.Errorf("Invalid %+v", got)
+	}
+}
+
+func TestBindingNamesStayNames(t *testing.T) {
+	long := BindingName(strings.Repeat("p", 63), 31, strings.Repeat("K", 63)+"."+strings.Repeat("g", 200)+"-view-crdview")
+	if len(long) != maxNameLength {
+		t.Errorf("len %d", len(long))
+	}
+	if BindingName("p", 0, "A.b-admin") != "p-0-A.b-admin" {
+		t.Errorf("short names are kept")
+	}
+}
