@@ -444,7 +444,9 @@ func TestAPIAccessConflictsBundleRolesAndCRDDeletion(t *testing.T) {
 		if _, err := env.kube.RbacV1().ClusterRoles().Create(ctx, r, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), r.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), r.Name, metav1.DeleteOptions{})
+		})
 	}
 	ns := testNamespace(t, "apiaccess-conflict-")
 	const editor = "e2e-conflict-editor"
