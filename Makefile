@@ -27,7 +27,7 @@ $(call verify-golang-versions,Dockerfile.rhel)
 
 BINARY := $(GO_BUILD_BINDIR)/cluster-workload-access-operator
 
-.PHONY: all build test test-unit test-e2e bench bench-scale bench-webhook-memory controlplane s3server run-local \
+.PHONY: all build test test-unit test-e2e bench bench-scale bench-webhook-memory bench-apiaccess controlplane s3server run-local \
 	update update-codegen update-deps verify verify-update verify-version-stamp clean fuzz
 
 # Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
@@ -79,6 +79,11 @@ bench-scale: build controlplane
 # --pod-identity, on the test control plane (about 5 minutes).
 bench-webhook-memory: build controlplane
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench WebhookServiceAccountMemory -benchtime 1x -timeout 30m -v ./test/scale/
+
+# One APIAccessPolicy over 300 CRDs (1,200 roles) on the test control plane
+# (about 2 minutes).
+bench-apiaccess: build controlplane
+	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench APIAccessPolicy300CRDs -benchtime 1x -timeout 20m -v ./test/scale/
 
 run-local: build controlplane s3server
 	s3server=$$(bash hack/build-s3server.sh); \
