@@ -393,7 +393,7 @@ func (c *controller) apply(ctx context.Context, recorder events.Recorder, bundle
 		}
 	}
 	// The role is never deleted here: the garbage collector does that with
-	// the bundle, so the operator holds no delete on ClusterRoles.
+	// the bundle.
 	if err := c.roles.ensure(ctx, recorder, bundle, p.role); err != nil {
 		return err
 	}
