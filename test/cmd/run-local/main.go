@@ -110,6 +110,32 @@ Component logs: %s
 		framework.ClusterOperatorName, framework.OperandNamespace, framework.WebhookName,
 		operator.LogPath, webhook.LogPath, filepath.Join(dir, "logs"))
 
+	fmt.Print(`
+API access (docs/apiaccess.md): a policy grants user alice read access to
+the cluster's ClusterBundles; watch it come and go:
+
+  kubectl auth can-i list clusterbundles.subscription.openshift.io --as alice   # no
+  kubectl apply -f - <<'POLICY'
+apiVersion: apiaccess.openshift.io/v1alpha1
+kind: APIAccessPolicy
+metadata:
+  name: demo
+spec:
+  mode: Bind
+  crds:
+    names: [clusterbundles.subscription.openshift.io]
+  bindings:
+  - role: View
+    subjects: [{kind: User, apiGroup: rbac.authorization.k8s.io, name: alice}]
+POLICY
+  kubectl get apiaccesspolicy demo -o yaml    # status.managedObjects, conditions
+  kubectl auth can-i list clusterbundles.subscription.openshift.io --as alice          # yes
+  kubectl auth can-i get customresourcedefinitions/clusterbundles.subscription.openshift.io --as alice   # yes (crdview)
+  kubectl auth can-i delete clusterbundles.subscription.openshift.io --as alice        # no
+  kubectl patch apiaccesspolicy demo --type=merge -p '{"spec":{"mode":"Unmanaged","bindings":null}}'
+  kubectl auth can-i list clusterbundles.subscription.openshift.io --as alice          # no again
+`)
+
 	fmt.Printf(`
 Pod identity is Enabled. The operator publishes the service account issuer
 to the local S3 server (versitygw):
