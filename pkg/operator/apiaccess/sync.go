@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 )
@@ -30,17 +32,21 @@ func (c *controller) syncPolicy(ctx context.Context, syncCtx factory.SyncContext
 		return err
 	}
 	var p *plan
+	start := time.Now()
 	if invalid == "" && policy.Spec.Mode != apiaccessv1alpha1.ModeUnmanaged {
 		if p, err = c.plan(ctx, policy, crds); err != nil {
 			return err
 		}
 	}
+	planned := time.Now()
 	// An invalid or Unmanaged policy generates nothing, and what it
 	// generated before is removed.
 	w, err := c.apply(ctx, policy, p)
 	if w.any() {
 		syncCtx.Recorder().Eventf("APIAccessPolicyApplied", "APIAccessPolicy %s (%s mode, %d CRDs): %s roles and bindings",
 			policy.Name, policy.Spec.Mode, len(crds), w)
+		klog.Infof("APIAccessPolicy %s: planned in %s, %s in %s", policy.Name, planned.Sub(start).Round(time.Millisecond),
+			w, time.Since(planned).Round(time.Millisecond))
 	}
 	if err != nil {
 		return err
