@@ -63,7 +63,9 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/subscription:FuzzFilter \
 	./pkg/issuer:FuzzSigningKeys \
 	./pkg/webhook/podidentity:FuzzPodIdentityMutator \
-	./pkg/webhook/podidentity:FuzzPodIdentityAnnotations
+	./pkg/webhook/podidentity:FuzzPodIdentityAnnotations \
+	./pkg/operator/apiaccess:FuzzSelector \
+	./pkg/operator/apiaccess:FuzzBindingName
 
 fuzz:
 	for target in $(FUZZ_TARGETS); do \
