@@ -15,10 +15,10 @@ import (
 )
 
 // Parallel is how many requests one policy's sync has in flight at most:
-// enough that 1,200 roles are written in about a second, few enough not to
-// crowd the API server's other clients (its priority and fairness limits
-// the operator's flow anyway).
-const Parallel = 16
+// enough that the API server, not the operator, limits how fast 1,200 roles
+// are written (docs/performance.md), few enough not to crowd its other
+// clients (its priority and fairness limits the operator's flow anyway).
+const Parallel = 32
 
 // planned is one desired object and what exists of it (zero when absent).
 type planned[T object] struct {
