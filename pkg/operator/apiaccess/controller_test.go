@@ -8,8 +8,10 @@ import (
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -387,5 +389,31 @@ func TestBindingNamesStayNames(t *testing.T) {
 	}
 	if BindingName("p", 0, "A.b-admin") != "p-0-A.b-admin" {
 		t.Errorf("short names are kept")
+	}
+}
+
+func TestABindingInANamespaceThatDoesNotExistWaitsForIt(t *testing.T) {
+	editor := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "editor"}
+	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"here", "gone"}}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets})
+	c.kube.PrependReactor("create", "rolebindings", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetNamespace() == "gone" {
+			return true, nil, apierrors.NewNotFound(corev1.Resource("namespaces"), "gone")
+		}
+		return false, nil, nil
+	})
+	c.sync(t)
+	status := c.status(t)
+	if got := condition(t, status, apiaccessv1alpha1.ConditionRBACManaged); got.Status != metav1.ConditionTrue || !strings.Contains(got.Message, "gone/p-0-Widget.example.com-edit") {
+		t.Errorf("RBACManaged %+v", got)
+	}
+	for _, m := range status.ManagedObjects {
+		if m.Namespace == "gone" {
+			t.Errorf("a binding that was not created is listed: %+v", m)
+		}
+	}
+	if _, err := c.kube.RbacV1().RoleBindings("here").Get(context.Background(), "p-0-Widget.example.com-edit", metav1.GetOptions{}); err != nil {
+		t.Errorf("the other namespace's binding: %v", err)
 	}
 }

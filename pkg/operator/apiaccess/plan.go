@@ -36,6 +36,8 @@ type plan struct {
 	// its own; bundleRoles the bundle-provided roles it binds;
 	// notAggregated those of them lacking their aggregation label.
 	conflicts, bundleRoles, notAggregated []string
+	// missingNamespaces are RoleBindings not created: no such namespace.
+	missingNamespaces []string
 }
 
 // roleFinding is what exists of one generated role's name.
@@ -205,8 +207,23 @@ func parallel[X any](ctx context.Context, items []X, f func(context.Context, X) 
 	return first
 }
 
-// writes counts what a sync wrote, for its event.
-type writes struct{ created, updated, deleted atomic.Int32 }
+// writes counts what a sync wrote, for its event, and names the objects
+// it could not create because their namespace does not exist.
+type writes struct {
+	created, updated, deleted atomic.Int32
+
+	lock    sync.Mutex
+	missing map[string]bool
+}
+
+func (w *writes) noNamespace(name string) {
+	w.lock.Lock()
+	defer w.lock.Unlock()
+	if w.missing == nil {
+		w.missing = map[string]bool{}
+	}
+	w.missing[name] = true
+}
 
 func (w *writes) String() string {
 	return fmt.Sprintf("created %d, updated %d, deleted %d", w.created.Load(), w.updated.Load(), w.deleted.Load())
@@ -220,7 +237,14 @@ func ensureAll[T object](ctx context.Context, k kind[T], policy *apiaccessv1alph
 	return parallel(ctx, items, func(ctx context.Context, p planned[T]) error {
 		var zero T
 		if p.existing == zero {
-			if err := k.create(ctx, p.desired); err != nil {
+			err := k.create(ctx, p.desired)
+			if apierrors.IsNotFound(err) && p.desired.GetNamespace() != "" {
+				// The namespace does not exist (yet): the policy does not
+				// create namespaces; a later sync binds in it.
+				w.noNamespace(qualified(p.desired))
+				return nil
+			}
+			if err != nil {
 				return fmt.Errorf("creating %s %s: %w", k.name, qualified(p.desired), err)
 			}
 			w.created.Add(1)

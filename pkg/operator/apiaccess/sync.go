@@ -3,12 +3,15 @@ package apiaccess
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -17,6 +20,10 @@ import (
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 )
+
+// MissingNamespaceRetry is when a policy binding in a namespace that does
+// not exist looks again.
+const MissingNamespaceRetry = time.Minute
 
 // maxNamed is how many names a condition message lists before "and N more".
 const maxNamed = 20
@@ -38,18 +45,24 @@ func (c *controller) syncPolicy(ctx context.Context, syncCtx factory.SyncContext
 			return err
 		}
 	}
-	planned := time.Now()
+	plannedAt := time.Now()
 	// An invalid or Unmanaged policy generates nothing, and what it
 	// generated before is removed.
 	w, err := c.apply(ctx, policy, p)
 	if w.any() {
 		syncCtx.Recorder().Eventf("APIAccessPolicyApplied", "APIAccessPolicy %s (%s mode, %d CRDs): %s roles and bindings",
 			policy.Name, policy.Spec.Mode, len(crds), w)
-		klog.Infof("APIAccessPolicy %s: planned in %s, %s in %s", policy.Name, planned.Sub(start).Round(time.Millisecond),
-			w, time.Since(planned).Round(time.Millisecond))
+		klog.Infof("APIAccessPolicy %s: planned in %s, %s in %s", policy.Name, plannedAt.Sub(start).Round(time.Millisecond),
+			w, time.Since(plannedAt).Round(time.Millisecond))
 	}
 	if err != nil {
 		return err
+	}
+	if len(w.missing) > 0 {
+		// Namespaces are not watched: look again for them later.
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), MissingNamespaceRetry)
+		p.bindings = slices.DeleteFunc(p.bindings, func(b planned[*rbacv1.RoleBinding]) bool { return w.missing[qualified(b.desired)] })
+		p.missingNamespaces = slices.Sorted(maps.Keys(w.missing))
 	}
 	status := desiredStatus(policy, crds, invalid, p)
 	recordTransitions(syncCtx.Recorder(), policy, policy.Status.Conditions, status.Conditions)
@@ -101,6 +114,9 @@ func desiredStatus(policy *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensi
 		message := fmt.Sprintf("%s mode: %d CRDs, %d roles and bindings generated", policy.Spec.Mode, len(crds), len(objects))
 		if len(p.bundleRoles) > 0 {
 			message += fmt.Sprintf("; %d roles the bundles provide are used: %s", len(p.bundleRoles), named(p.bundleRoles))
+		}
+		if len(p.missingNamespaces) > 0 {
+			message += fmt.Sprintf("; %d RoleBindings wait for their namespace: %s", len(p.missingNamespaces), named(p.missingNamespaces))
 		}
 		if truncated {
 			message += fmt.Sprintf("; status.managedObjects lists the first %d (list them all with -l %s=%s)",
