@@ -27,6 +27,12 @@ import (
 // hour; the kube-controller-manager's own defaults are 20/30.
 const clientQPS, clientBurst = 50, 100
 
+// scopeQPS and scopeBurst are the ScopeTemplate and ScopeInstance
+// controllers' own client's: one ScopeInstance over 5,000 namespaces needs
+// 5,000 RoleBindings per role, and the API server's Priority and Fairness,
+// not a client-side limit, should set that pace (docs/performance.md).
+const scopeQPS, scopeBurst = 3000, 3000
+
 func (o Options) validate() error {
 	if o.ReleaseVersion == "" {
 		return fmt.Errorf("the release version is unknown: set RELEASE_VERSION")
@@ -41,6 +47,7 @@ func (o Options) validate() error {
 // types; JSON for CRDs.
 type clients struct {
 	kube              kubernetes.Interface
+	scopeKube         kubernetes.Interface
 	metadata          metadata.Interface
 	config            configclient.Interface
 	operator          v1helpers.OperatorClientWithFinalizers
@@ -58,6 +65,11 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	c := &clients{}
 	var err error
 	if c.kube, err = kubernetes.NewForConfig(protoKubeConfig); err != nil {
+		return nil, err
+	}
+	scopeConfig := rest.CopyConfig(protoKubeConfig)
+	scopeConfig.QPS, scopeConfig.Burst = scopeQPS, scopeBurst
+	if c.scopeKube, err = kubernetes.NewForConfig(scopeConfig); err != nil {
 		return nil, err
 	}
 	// Protobuf as well: metadata.NewForConfig asks for it whatever the config says.

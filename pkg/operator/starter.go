@@ -29,6 +29,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/referencewatch"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/relatedobjects"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/scopes"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/staticresources"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/versioncontroller"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhookavailability"
@@ -110,6 +111,12 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	apiAccess := apiaccess.New(apiaccess.Inputs{Policies: subscriptionInformers.APIAccess().V1alpha1().APIAccessPolicies(),
 		PolicyClient: c.subscription.APIAccessV1alpha1(), Kube: c.apiAccess, APIExtensions: c.apiExtensions,
 		OperatorClient: c.operator, Recorder: recorder})
+	scopeControllers, err := scopes.New(scopes.Inputs{Templates: subscriptionInformers.Scopes().V1alpha1().ScopeTemplates(),
+		Instances: subscriptionInformers.Scopes().V1alpha1().ScopeInstances(), ScopeClient: c.subscription.ScopesV1alpha1(),
+		KubeClient: c.scopeKube, OperatorClient: c.operator, Recorder: recorder})
+	if err != nil {
+		return err
+	}
 	versions := status.NewVersionGetter()
 	controllers := append([]factory.Controller{
 		staticresources.NewController(c.kube, kubeInformers, configInformers.Config().V1().Infrastructures(), c.operator, recorder),
@@ -131,7 +138,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, relatedobjects.List(), c.config.ConfigV1(),
 			configInformers.Config().V1().ClusterOperators(), c.operator, versions, recorder, cc.Clock,
 		).WithDegradedInertia(status.MustNewInertia(degradedInertia).Inertia),
-	}, clusterBundles...)
+	}, append(clusterBundles, scopeControllers...)...)
 
 	// Start informers. Each controller waits for the caches it reads before
 	// its first sync. There is no global wait: the operand namespace's

@@ -53,6 +53,10 @@ const (
 	// binding) that admits from the operator only roles and bindings shaped
 	// like those it generates for APIAccessPolicies.
 	APIAccessWritesPolicyName = "workload-access-apiaccess-writes"
+	// ScopeWritesPolicyName names the ValidatingAdmissionPolicy (and its
+	// binding) that narrows what the operator writes for ScopeTemplates and
+	// ScopeInstances, the reason it may hold escalate and bind.
+	ScopeWritesPolicyName = "workload-access-operator-scope-writes"
 	// WebhookSignerSecret holds the CA that signs the serving certificate.
 	WebhookSignerSecret = WebhookName + "-signer"
 	// WebhookServingCAConfigMap holds the CA bundle (key ca-bundle.crt) the

@@ -178,3 +178,41 @@ type ScopeInstanceList struct {
 
 	Items []ScopeInstance `json:"items"`
 }
+
+// Labels on what the operator generates; each value is the owner's name
+// (hence the 63-character limit on both kinds' names).
+const (
+	// ScopeTemplateLabel marks the ClusterRoles of a ScopeTemplate.
+	ScopeTemplateLabel = "operators.coreos.com/scope-template"
+	// ScopeInstanceLabel marks the RoleBindings and ClusterRoleBindings of a
+	// ScopeInstance.
+	ScopeInstanceLabel = "operators.coreos.com/scope-instance"
+)
+
+// Condition types and reasons. Invalid and Conflict are abnormal when True.
+const (
+	// ConditionConflict (ScopeTemplate): a ClusterRole the template needs
+	// exists and is not controlled by it; it is left untouched.
+	ConditionConflict = "Conflict"
+	ReasonConflict    = "Conflict"
+	ReasonNoConflict  = "NoConflict"
+
+	// ConditionInUse (ScopeTemplate): a ScopeInstance names the template, so
+	// its ClusterRoles exist.
+	ConditionInUse      = "InUse"
+	ReasonInstancesName = "ScopeInstancesNameIt"
+	ReasonNoInstances   = "NoScopeInstances"
+
+	// ConditionInvalid (ScopeInstance): nothing can be bound.
+	ConditionInvalid               = "Invalid"
+	ReasonValid                    = "Valid"
+	ReasonScopeTemplateNotFound    = "ScopeTemplateNotFound"
+	ReasonInvalidNamespaceSelector = "InvalidNamespaceSelector"
+
+	// ConditionBound (ScopeInstance): every role is bound where it should be.
+	ConditionBound             = "Bound"
+	ReasonAllBound             = "AllBound"
+	ReasonNamespacesNotFound   = "NamespacesNotFound"
+	ReasonBindingFailed        = "BindingFailed"
+	ReasonClusterRolesNotReady = "ClusterRolesNotReady"
+)
