@@ -74,10 +74,11 @@ func TestStaticResourcesAreAppliedAndRestored(t *testing.T) {
 
 // The operator works inside its operand namespace through the Role the CVO
 // binds there and cannot create namespaces. It may write RoleBindings and
-// bind and escalate ClusterRoles only for APIAccessPolicies: RBAC cannot
-// narrow those verbs by name, the workload-access-apiaccess-writes admission
-// policy narrows them to the generated shapes
-// (TestAPIAccessOperatorIsRefusedWiderRoles).
+// bind and escalate ClusterRoles only for APIAccessPolicies, ScopeTemplates
+// and ScopeInstances: RBAC cannot narrow those verbs by name; the
+// workload-access-apiaccess-writes and workload-access-operator-scope-writes
+// admission policies narrow them to the generated shapes
+// (TestAPIAccessOperatorIsRefusedWiderRoles, TestScopeWritesPolicyRefusesTheOperator).
 func TestOperatorRightsEndAtItsOperandNamespace(t *testing.T) {
 	for _, c := range []struct {
 		attrs authorizationv1.ResourceAttributes
@@ -85,10 +86,13 @@ func TestOperatorRightsEndAtItsOperandNamespace(t *testing.T) {
 	}{
 		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "create", Resource: "serviceaccounts"}, true},
 		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, true},
+		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "roles"}, false},
 		{authorizationv1.ResourceAttributes{Namespace: operandNS, Verb: "delete", Resource: "secrets"}, true},
 		{authorizationv1.ResourceAttributes{Verb: "create", Resource: "namespaces"}, false},
 		{authorizationv1.ResourceAttributes{Verb: "delete", Resource: "namespaces", Name: operandNS}, false},
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, true},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "roles"}, false},
+		{authorizationv1.ResourceAttributes{Verb: "update", Resource: "namespaces", Name: "default"}, false},
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Resource: "serviceaccounts"}, false},
 		// Listed and watched cluster-wide, metadata only, to wake bundles
 		// (referencewatch, docs/security.md); never written outside its namespace.
@@ -97,6 +101,8 @@ func TestOperatorRightsEndAtItsOperandNamespace(t *testing.T) {
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "update", Resource: "secrets"}, false},
 		{authorizationv1.ResourceAttributes{Verb: "bind", Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "admin"}, true},
 		{authorizationv1.ResourceAttributes{Verb: "escalate", Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}, true},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "bind", Group: "rbac.authorization.k8s.io", Resource: "roles"}, false},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "escalate", Group: "rbac.authorization.k8s.io", Resource: "roles"}, false},
 	} {
 		review, err := env.kube.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), &authorizationv1.SubjectAccessReview{
 			Spec: authorizationv1.SubjectAccessReviewSpec{User: framework.OperatorUser, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNS, "system:authenticated"}, ResourceAttributes: &c.attrs},

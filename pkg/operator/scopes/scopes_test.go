@@ -1,0 +1,371 @@
+package scopes
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	rbaclisters "k8s.io/client-go/listers/rbac/v1"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+	scopesfake "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
+	scopelisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/scopes/v1alpha1"
+)
+
+// fixture runs both syncs over fake clients, with caches rebuilt from the
+// fake clients' contents before each sync (as settled informers would be).
+type fixture struct {
+	t        *testing.T
+	kube     *kubefake.Clientset
+	scopes   *scopesfake.Clientset
+	recorder events.InMemoryRecorder
+}
+
+func newFixture(t *testing.T, objects ...runtime.Object) *fixture {
+	var kubeObjs, scopeObjs []runtime.Object
+	for _, o := range objects {
+		switch o.(type) {
+		case *scopesv1alpha1.ScopeTemplate, *scopesv1alpha1.ScopeInstance:
+			scopeObjs = append(scopeObjs, o)
+		default:
+			kubeObjs = append(kubeObjs, o)
+		}
+	}
+	return &fixture{t: t, kube: kubefake.NewSimpleClientset(kubeObjs...), scopes: scopesfake.NewSimpleClientset(scopeObjs...),
+		recorder: events.NewInMemoryRecorder("test", clock.RealClock{})}
+}
+
+func (f *fixture) indexer(list func() []any, label string) cache.Indexer {
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{byOwner: labelIndex(label), cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, o := range list() {
+		if err := idx.Add(o); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	return idx
+}
+
+func (f *fixture) caches() (roles, rbs, crbs, namespaces, templates, instances cache.Indexer) {
+	ctx := context.Background()
+	roles = f.indexer(func() []any {
+		l, _ := f.kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
+		var out []any
+		for i := range l.Items {
+			if l.Items[i].Labels[scopesv1alpha1.ScopeTemplateLabel] != "" {
+				out = append(out, &l.Items[i])
+			}
+		}
+		return out
+	}, scopesv1alpha1.ScopeTemplateLabel)
+	rbs = f.indexer(func() []any {
+		l, _ := f.kube.RbacV1().RoleBindings("").List(ctx, metav1.ListOptions{})
+		var out []any
+		for i := range l.Items {
+			if l.Items[i].Labels[scopesv1alpha1.ScopeInstanceLabel] != "" {
+				out = append(out, &l.Items[i])
+			}
+		}
+		return out
+	}, scopesv1alpha1.ScopeInstanceLabel)
+	crbs = f.indexer(func() []any {
+		l, _ := f.kube.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{})
+		var out []any
+		for i := range l.Items {
+			if l.Items[i].Labels[scopesv1alpha1.ScopeInstanceLabel] != "" {
+				out = append(out, &l.Items[i])
+			}
+		}
+		return out
+	}, scopesv1alpha1.ScopeInstanceLabel)
+	namespaces = f.indexer(func() []any {
+		l, _ := f.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		var out []any
+		for i := range l.Items {
+			out = append(out, &l.Items[i])
+		}
+		return out
+	}, "")
+	templates = f.indexer(func() []any {
+		l, _ := f.scopes.ScopesV1alpha1().ScopeTemplates().List(ctx, metav1.ListOptions{})
+		var out []any
+		for i := range l.Items {
+			out = append(out, &l.Items[i])
+		}
+		return out
+	}, "")
+	instances = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{byOwner: func(obj any) ([]string, error) {
+		return []string{obj.(*scopesv1alpha1.ScopeInstance).Spec.ScopeTemplateName}, nil
+	}})
+	l, _ := f.scopes.ScopesV1alpha1().ScopeInstances().List(ctx, metav1.ListOptions{})
+	for i := range l.Items {
+		_ = instances.Add(&l.Items[i])
+	}
+	return
+}
+
+// writes counts the mutating calls both fake clients saw since the last call.
+func (f *fixture) writes() []string {
+	var out []string
+	for _, c := range [][]clienttesting.Action{f.kube.Actions(), f.scopes.Actions()} {
+		for _, a := range c {
+			if a.GetVerb() != "get" && a.GetVerb() != "list" && a.GetVerb() != "watch" {
+				out = append(out, a.GetVerb()+" "+a.GetResource().Resource+"/"+a.GetSubresource())
+			}
+		}
+	}
+	f.kube.ClearActions()
+	f.scopes.ClearActions()
+	return out
+}
+
+func (f *fixture) syncTemplate(name string) {
+	f.t.Helper()
+	roles, _, _, _, templateCache, instanceCache := f.caches()
+	tc := &templates{
+		client: f.scopes.ScopesV1alpha1(), roles: f.kube.RbacV1(),
+		roleCache: rbaclisters.NewClusterRoleLister(roles), roleIndex: roles, instanceIndex: instanceCache,
+	}
+	template, err := scopelisters.NewScopeTemplateLister(templateCache).Get(name)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := tc.sync(context.Background(), factory.NewSyncContext("test", f.recorder), template); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) syncInstance(name string) error {
+	f.t.Helper()
+	roles, rbs, crbs, namespaces, templateCache, instanceCache := f.caches()
+	ic := &instances{
+		client: f.scopes.ScopesV1alpha1(), kube: f.kube,
+		templates: scopelisters.NewScopeTemplateLister(templateCache), roles: rbaclisters.NewClusterRoleLister(roles),
+		namespaces: corelisters.NewNamespaceLister(namespaces), clusterRoleBindings: crbs, roleBindings: rbs, workers: 4,
+	}
+	instance, err := scopelisters.NewScopeInstanceLister(instanceCache).Get(name)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return ic.sync(context.Background(), factory.NewSyncContext("test", f.recorder), instance)
+}
+
+func newTemplate(name string, generateNames ...string) *scopesv1alpha1.ScopeTemplate {
+	t := &scopesv1alpha1.ScopeTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, UID: "template-uid", Generation: 1}}
+	for _, g := range generateNames {
+		t.Spec.ClusterRoles = append(t.Spec.ClusterRoles, scopesv1alpha1.ClusterRoleTemplate{
+			GenerateName: g,
+			Rules:        []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}},
+			Subjects:     []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "op"}},
+		})
+	}
+	return t
+}
+
+func newInstance(name, template string, namespaces []string, selector map[string]string) *scopesv1alpha1.ScopeInstance {
+	i := &scopesv1alpha1.ScopeInstance{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("instance-uid-" + name), Generation: 1},
+		Spec: scopesv1alpha1.ScopeInstanceSpec{ScopeTemplateName: template, Namespaces: namespaces}}
+	if selector != nil {
+		i.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: selector}
+	}
+	return i
+}
+
+func newNamespace(name string, labels map[string]string) *corev1.Namespace {
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+}
+
+func condition(t *testing.T, conditions []metav1.Condition, conditionType string) metav1.Condition {
+	t.Helper()
+	c := meta.FindStatusCondition(conditions, conditionType)
+	if c == nil {
+		t.Fatalf("no %s condition in %+v", conditionType, conditions)
+	}
+	return *c
+}
+
+func TestNamesAreStableAndDistinct(t *testing.T) {
+	a, b := ClusterRoleName("a", "reader-"), ClusterRoleName("b", "reader-")
+	if a != ClusterRoleName("a", "reader-") || a == b || !strings.HasPrefix(a, "reader-") || len(a) != len("reader-")+suffixLength {
+		t.Errorf("role names %q %q", a, b)
+	}
+	if BindingName(a, "i1") == BindingName(a, "i2") || !strings.HasPrefix(BindingName(a, "i1"), a+"-") {
+		t.Errorf("binding names %q %q", BindingName(a, "i1"), BindingName(a, "i2"))
+	}
+}
+
+func TestTemplateRolesExistOnlyWhileAnInstanceNamesIt(t *testing.T) {
+	f := newFixture(t, newTemplate("t", "reader-", "writer-"))
+	f.syncTemplate("t")
+	if w := f.writes(); len(w) != 1 || w[0] != "update scopetemplates/status" {
+		t.Fatalf("without instances: writes %v", w)
+	}
+	got, _ := f.scopes.ScopesV1alpha1().ScopeTemplates().Get(context.Background(), "t", metav1.GetOptions{})
+	if c := condition(t, got.Status.Conditions, scopesv1alpha1.ConditionInUse); c.Status != metav1.ConditionFalse {
+		t.Errorf("InUse %+v", c)
+	}
+
+	_, _ = f.scopes.ScopesV1alpha1().ScopeInstances().Create(context.Background(), newInstance("i", "t", nil, nil), metav1.CreateOptions{})
+	f.writes()
+	f.syncTemplate("t")
+	roles, _ := f.kube.RbacV1().ClusterRoles().List(context.Background(), metav1.ListOptions{})
+	if len(roles.Items) != 2 {
+		t.Fatalf("roles %+v", roles.Items)
+	}
+	for _, r := range roles.Items {
+		if r.Labels[scopesv1alpha1.ScopeTemplateLabel] != "t" || !controlledBy(&r, "ScopeTemplate", "template-uid") || r.AggregationRule != nil {
+			t.Errorf("role %+v", r)
+		}
+	}
+	f.writes()
+	f.syncTemplate("t")
+	if w := f.writes(); len(w) != 0 {
+		t.Errorf("a settled template wrote %v", w)
+	}
+
+	// Drift is repaired.
+	drifted := roles.Items[0].DeepCopy()
+	drifted.Rules[0].Verbs = []string{"*"}
+	_, _ = f.kube.RbacV1().ClusterRoles().Update(context.Background(), drifted, metav1.UpdateOptions{})
+	f.writes()
+	f.syncTemplate("t")
+	if w := f.writes(); len(w) != 1 || w[0] != "update clusterroles/" {
+		t.Errorf("drift repair wrote %v", w)
+	}
+
+	// A removed entry loses its role; no instance, no roles.
+	tmpl, _ := f.scopes.ScopesV1alpha1().ScopeTemplates().Get(context.Background(), "t", metav1.GetOptions{})
+	tmpl.Spec.ClusterRoles = tmpl.Spec.ClusterRoles[:1]
+	_, _ = f.scopes.ScopesV1alpha1().ScopeTemplates().Update(context.Background(), tmpl, metav1.UpdateOptions{})
+	f.syncTemplate("t")
+	if roles, _ := f.kube.RbacV1().ClusterRoles().List(context.Background(), metav1.ListOptions{}); len(roles.Items) != 1 || roles.Items[0].Name != ClusterRoleName("t", "reader-") {
+		t.Errorf("after removing an entry: %+v", roles.Items)
+	}
+	_ = f.scopes.ScopesV1alpha1().ScopeInstances().Delete(context.Background(), "i", metav1.DeleteOptions{})
+	f.syncTemplate("t")
+	if roles, _ := f.kube.RbacV1().ClusterRoles().List(context.Background(), metav1.ListOptions{}); len(roles.Items) != 0 {
+		t.Errorf("without instances: %+v", roles.Items)
+	}
+}
+
+func TestTemplateLeavesAForeignRoleAlone(t *testing.T) {
+	foreign := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName("t", "reader-")}}
+	f := newFixture(t, newTemplate("t", "reader-"), newInstance("i", "t", nil, nil), foreign)
+	f.syncTemplate("t")
+	if w := f.writes(); len(w) != 1 || w[0] != "update scopetemplates/status" {
+		t.Errorf("writes %v", w)
+	}
+	got, _ := f.scopes.ScopesV1alpha1().ScopeTemplates().Get(context.Background(), "t", metav1.GetOptions{})
+	if c := condition(t, got.Status.Conditions, scopesv1alpha1.ConditionConflict); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, foreign.Name) {
+		t.Errorf("Conflict %+v", c)
+	}
+	if len(got.Status.ClusterRoles) != 0 {
+		t.Errorf("status lists %v", got.Status.ClusterRoles)
+	}
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	crbs, _ := f.kube.RbacV1().ClusterRoleBindings().List(context.Background(), metav1.ListOptions{})
+	if len(crbs.Items) != 0 {
+		t.Errorf("bound a foreign role: %+v", crbs.Items)
+	}
+}
+
+func TestInstanceBindsListedAndSelectedNamespaces(t *testing.T) {
+	f := newFixture(t, newTemplate("t", "reader-"), newInstance("i", "t", []string{"listed", "missing"}, map[string]string{"team": "a"}),
+		newNamespace("listed", nil), newNamespace("selected", map[string]string{"team": "a"}), newNamespace("other", nil))
+	f.syncTemplate("t")
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	rbs, _ := f.kube.RbacV1().RoleBindings("").List(context.Background(), metav1.ListOptions{})
+	got := map[string]rbacv1.RoleBinding{}
+	for _, rb := range rbs.Items {
+		got[rb.Namespace] = rb
+	}
+	if len(got) != 2 || got["listed"].Name == "" || got["selected"].Name == "" {
+		t.Fatalf("RoleBindings %+v", rbs.Items)
+	}
+	if s := got["listed"].Subjects[0]; s.Namespace != "listed" {
+		t.Errorf("a ServiceAccount subject without namespace gets the binding's: %+v", s)
+	}
+	status, _ := f.scopes.ScopesV1alpha1().ScopeInstances().Get(context.Background(), "i", metav1.GetOptions{})
+	if c := condition(t, status.Status.Conditions, scopesv1alpha1.ConditionBound); c.Reason != scopesv1alpha1.ReasonNamespacesNotFound || !strings.Contains(c.Message, "missing") {
+		t.Errorf("Bound %+v", c)
+	}
+	if status.Status.NamespaceCount != 2 || status.Status.ObservedGeneration != 1 {
+		t.Errorf("status %+v", status.Status)
+	}
+	f.writes()
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.writes(); len(w) != 0 {
+		t.Errorf("a settled instance wrote %v", w)
+	}
+
+	// Unlabelled: its binding goes. Namespaced to cluster-wide: all go.
+	_, _ = f.kube.CoreV1().Namespaces().Update(context.Background(), newNamespace("selected", nil), metav1.UpdateOptions{})
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	if rbs, _ := f.kube.RbacV1().RoleBindings("selected").List(context.Background(), metav1.ListOptions{}); len(rbs.Items) != 0 {
+		t.Errorf("unlabelled namespace keeps %+v", rbs.Items)
+	}
+	i, _ := f.scopes.ScopesV1alpha1().ScopeInstances().Get(context.Background(), "i", metav1.GetOptions{})
+	i.Spec.Namespaces, i.Spec.NamespaceSelector = nil, nil
+	_, _ = f.scopes.ScopesV1alpha1().ScopeInstances().Update(context.Background(), i, metav1.UpdateOptions{})
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	rbs, _ = f.kube.RbacV1().RoleBindings("").List(context.Background(), metav1.ListOptions{})
+	crbs, _ := f.kube.RbacV1().ClusterRoleBindings().List(context.Background(), metav1.ListOptions{})
+	if len(rbs.Items) != 0 || len(crbs.Items) != 1 || crbs.Items[0].RoleRef.Name != ClusterRoleName("t", "reader-") {
+		t.Errorf("cluster-wide: RoleBindings %d, ClusterRoleBindings %+v", len(rbs.Items), crbs.Items)
+	}
+}
+
+func TestInstanceWithoutTemplateRemovesItsBindings(t *testing.T) {
+	f := newFixture(t, newTemplate("t", "reader-"), newInstance("i", "t", nil, nil))
+	f.syncTemplate("t")
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.scopes.ScopesV1alpha1().ScopeTemplates().Delete(context.Background(), "t", metav1.DeleteOptions{})
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	if crbs, _ := f.kube.RbacV1().ClusterRoleBindings().List(context.Background(), metav1.ListOptions{}); len(crbs.Items) != 0 {
+		t.Errorf("bindings of a missing template stay: %+v", crbs.Items)
+	}
+	got, _ := f.scopes.ScopesV1alpha1().ScopeInstances().Get(context.Background(), "i", metav1.GetOptions{})
+	if c := condition(t, got.Status.Conditions, scopesv1alpha1.ConditionInvalid); c.Status != metav1.ConditionTrue || c.Reason != scopesv1alpha1.ReasonScopeTemplateNotFound {
+		t.Errorf("Invalid %+v", c)
+	}
+}
+
+func TestFailureMessageNamesAFewAndCountsTheRest(t *testing.T) {
+	failures := map[string]error{}
+	for _, ns := range []string{"a", "b", "c", "d", "e"} {
+		failures[ns+"/rb"] = errString("forbidden")
+	}
+	if got, want := failureMessage(failures), "a/rb: forbidden; b/rb: forbidden; c/rb: forbidden; and 2 more"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }

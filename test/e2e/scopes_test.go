@@ -1,0 +1,400 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/utils/ptr"
+
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/scopes"
+	"github.com/openshift/cluster-workload-access-operator/test/framework"
+)
+
+const scopeSA = "scoped-operator"
+
+// scopeTemplate creates a template whose one role lets the ServiceAccount
+// saNamespace/scoped-operator list ConfigMaps, deleted at cleanup.
+func scopeTemplate(t *testing.T, saNamespace string) *scopesv1alpha1.ScopeTemplate {
+	t.Helper()
+	template, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(context.Background(), &scopesv1alpha1.ScopeTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + rand.String(6)},
+		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
+			GenerateName: "configmap-reader-",
+			Rules:        []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}},
+			Subjects:     []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scopeSA, Namespace: saNamespace}},
+		}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.operator.ScopesV1alpha1().ScopeTemplates().Delete(context.Background(), template.Name, metav1.DeleteOptions{})
+	})
+	return template
+}
+
+func scopeInstance(t *testing.T, template string, spec scopesv1alpha1.ScopeInstanceSpec) *scopesv1alpha1.ScopeInstance {
+	t.Helper()
+	spec.ScopeTemplateName = template
+	instance, err := env.operator.ScopesV1alpha1().ScopeInstances().Create(context.Background(), &scopesv1alpha1.ScopeInstance{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + rand.String(6)}, Spec: spec,
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.operator.ScopesV1alpha1().ScopeInstances().Delete(context.Background(), instance.Name, metav1.DeleteOptions{})
+	})
+	return instance
+}
+
+// expectRoleBindings waits until instance's RoleBindings are in exactly
+// the namespaces given (among those the test watches).
+func expectRoleBindings(t *testing.T, instance string, watched []string, want ...string) {
+	t.Helper()
+	wanted := map[string]bool{}
+	for _, ns := range want {
+		wanted[ns] = true
+	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		for _, ns := range watched {
+			list, err := env.kube.RbacV1().RoleBindings(ns).List(ctx, metav1.ListOptions{LabelSelector: scopesv1alpha1.ScopeInstanceLabel + "=" + instance})
+			if err != nil {
+				return err
+			}
+			if got := len(list.Items) == 1; got != wanted[ns] {
+				return fmt.Errorf("namespace %s has %d RoleBindings of instance %s, want them: %v", ns, len(list.Items), instance, wanted[ns])
+			}
+		}
+		return nil
+	})
+}
+
+func expectInstanceCondition(t *testing.T, instance, conditionType string, status metav1.ConditionStatus, reason, messagePart string) {
+	t.Helper()
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		got, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(ctx, instance, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(got.Status.Conditions, conditionType)
+		if c == nil || c.Status != status || c.Reason != reason || !strings.Contains(c.Message, messagePart) || got.Status.ObservedGeneration != got.Generation {
+			return fmt.Errorf("%s is %+v, want %s/%s containing %q", conditionType, c, status, reason, messagePart)
+		}
+		return nil
+	})
+}
+
+func labelNamespace(t *testing.T, ns string, labels map[string]string) {
+	t.Helper()
+	namespace, err := env.kube.CoreV1().Namespaces().Get(context.Background(), ns, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	namespace.Labels = labels
+	if _, err := env.kube.CoreV1().Namespaces().Update(context.Background(), namespace, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func expectClusterRoles(t *testing.T, template string, n int) []rbacv1.ClusterRole {
+	t.Helper()
+	var roles []rbacv1.ClusterRole
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		list, err := env.kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: scopesv1alpha1.ScopeTemplateLabel + "=" + template})
+		if err != nil {
+			return err
+		}
+		if len(list.Items) != n {
+			return fmt.Errorf("template %s has %d ClusterRoles, want %d", template, len(list.Items), n)
+		}
+		roles = list.Items
+		return nil
+	})
+	return roles
+}
+
+// canListConfigMaps asks both a SubjectAccessReview and the API server
+// itself (a real list as the ServiceAccount).
+func canListConfigMaps(t *testing.T, saNamespace, ns string) bool {
+	t.Helper()
+	review, err := env.kube.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:               "system:serviceaccount:" + saNamespace + ":" + scopeSA,
+		Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + saNamespace, "system:authenticated"},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "list", Resource: "configmaps"},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, listErr := asServiceAccount(t, saNamespace, scopeSA).CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
+	if listErr != nil && !apierrors.IsForbidden(listErr) {
+		t.Fatal(listErr)
+	}
+	if review.Status.Allowed != (listErr == nil) {
+		t.Fatalf("in %s the review says %v, the list %v", ns, review.Status.Allowed, listErr)
+	}
+	return review.Status.Allowed
+}
+
+// A template's roles exist only while an instance names it; the instance
+// binds them in the namespaces it lists and selects, following namespaces
+// created, labelled and unlabelled after it; the subject can then do what
+// the rules allow there and nowhere else; deleting the instance leaves
+// nothing behind.
+func TestScopeInstanceBindsInListedAndSelectedNamespaces(t *testing.T) {
+	dumpOnFailure(t)
+	saNS := testNamespace(t, "scope-sa-")
+	template := scopeTemplate(t, saNS)
+	framework.Consistently(t, 3*time.Second, func(ctx context.Context) error {
+		list, err := env.kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: scopesv1alpha1.ScopeTemplateLabel + "=" + template.Name})
+		if err != nil || len(list.Items) > 0 {
+			return fmt.Errorf("roles before any instance: %d, %v", len(list.Items), err)
+		}
+		return nil
+	})
+
+	listed, selected, outside := testNamespace(t, "scope-listed-"), testNamespace(t, "scope-selected-"), testNamespace(t, "scope-outside-")
+	key := "scope-e2e-" + rand.String(5)
+	labelNamespace(t, selected, map[string]string{key: "yes"})
+	later := "scope-later-" + rand.String(5)
+	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{
+		Namespaces:        []string{listed, later},
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{key: "yes"}},
+	})
+
+	roles := expectClusterRoles(t, template.Name, 1)
+	role := roles[0]
+	if want := scopes.ClusterRoleName(template.Name, "configmap-reader-"); role.Name != want || role.AggregationRule != nil ||
+		metav1.GetControllerOf(&role) == nil || metav1.GetControllerOf(&role).UID != template.UID {
+		t.Fatalf("ClusterRole %s (want %s), aggregation %v, controller %v", role.Name, want, role.AggregationRule, metav1.GetControllerOf(&role))
+	}
+	watched := []string{listed, selected, outside}
+	expectRoleBindings(t, instance.Name, watched, listed, selected)
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionFalse, scopesv1alpha1.ReasonNamespacesNotFound, later)
+
+	if !canListConfigMaps(t, saNS, listed) || !canListConfigMaps(t, saNS, selected) {
+		t.Error("the template's subject cannot list ConfigMaps where the instance binds it")
+	}
+	if canListConfigMaps(t, saNS, outside) {
+		t.Error("the template's subject can list ConfigMaps outside the instance's namespaces")
+	}
+
+	// A listed namespace created later, a namespace labelled later, and one
+	// unlabelled.
+	if _, err := env.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: later}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.kube.CoreV1().Namespaces().Delete(context.Background(), later, metav1.DeleteOptions{}) })
+	labelNamespace(t, outside, map[string]string{key: "yes"})
+	labelNamespace(t, selected, nil)
+	watched = append(watched, later)
+	expectRoleBindings(t, instance.Name, watched, listed, later, outside)
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionTrue, scopesv1alpha1.ReasonAllBound, "bound in 3 namespaces")
+	if canListConfigMaps(t, saNS, selected) {
+		t.Error("the subject can still list ConfigMaps in the namespace that lost its label")
+	}
+
+	// Rules edited by hand are repaired.
+	edited := role.DeepCopy()
+	edited.Rules[0].Verbs = []string{"*"}
+	if _, err := env.kube.RbacV1().ClusterRoles().Update(context.Background(), edited, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		got, err := env.kube.RbacV1().ClusterRoles().Get(ctx, role.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if strings.Join(got.Rules[0].Verbs, ",") != "get,list" {
+			return fmt.Errorf("verbs %v", got.Rules[0].Verbs)
+		}
+		return nil
+	})
+
+	// Nothing left behind: bindings (garbage collector) and the role (no
+	// instance names the template any more).
+	if err := env.operator.ScopesV1alpha1().ScopeInstances().Delete(context.Background(), instance.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expectRoleBindings(t, instance.Name, watched)
+	expectClusterRoles(t, template.Name, 0)
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		got, err := env.operator.ScopesV1alpha1().ScopeTemplates().Get(ctx, template.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(got.Status.Conditions, scopesv1alpha1.ConditionInUse); c == nil || c.Status != metav1.ConditionFalse || len(got.Status.ClusterRoles) > 0 {
+			return fmt.Errorf("template status %+v", got.Status)
+		}
+		return nil
+	})
+}
+
+// Without namespaces an instance binds cluster-wide; given namespaces it
+// switches to RoleBindings and its ClusterRoleBindings go; a missing
+// template is reported and nothing stays bound.
+func TestScopeInstanceClusterWideAndMissingTemplate(t *testing.T) {
+	dumpOnFailure(t)
+	saNS := testNamespace(t, "scope-sa-")
+	elsewhere := testNamespace(t, "scope-any-")
+	template := scopeTemplate(t, saNS)
+	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{})
+	roleName := scopes.ClusterRoleName(template.Name, "configmap-reader-")
+	bindingName := scopes.BindingName(roleName, instance.Name)
+	expectCRB := func(want bool) {
+		t.Helper()
+		framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+			crb, err := env.kube.RbacV1().ClusterRoleBindings().Get(ctx, bindingName, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err) && !want, err == nil && want && crb.RoleRef.Name == roleName:
+				return nil
+			case err != nil && !apierrors.IsNotFound(err):
+				return err
+			}
+			return fmt.Errorf("ClusterRoleBinding %s: %v, want it: %v", bindingName, err, want)
+		})
+	}
+	expectCRB(true)
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionTrue, scopesv1alpha1.ReasonAllBound, "cluster-wide")
+	if !canListConfigMaps(t, saNS, elsewhere) {
+		t.Error("a cluster-wide instance does not let the subject list ConfigMaps everywhere")
+	}
+
+	got, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(context.Background(), instance.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Spec.Namespaces = []string{saNS}
+	if _, err := env.operator.ScopesV1alpha1().ScopeInstances().Update(context.Background(), got, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expectCRB(false)
+	expectRoleBindings(t, instance.Name, []string{saNS, elsewhere}, saNS)
+	if canListConfigMaps(t, saNS, elsewhere) {
+		t.Error("after the switch to namespaces the subject still lists ConfigMaps elsewhere")
+	}
+
+	if err := env.operator.ScopesV1alpha1().ScopeTemplates().Delete(context.Background(), template.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionInvalid, metav1.ConditionTrue, scopesv1alpha1.ReasonScopeTemplateNotFound, template.Name)
+	expectRoleBindings(t, instance.Name, []string{saNS, elsewhere})
+}
+
+// A ClusterRole of the generated name that someone else made is reported,
+// never changed, and never bound.
+func TestScopeTemplateConflictLeavesForeignRoleAlone(t *testing.T) {
+	dumpOnFailure(t)
+	saNS := testNamespace(t, "scope-sa-")
+	name := "e2e-" + rand.String(6)
+	roleName := scopes.ClusterRoleName(name, "configmap-reader-")
+	foreign := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: roleName},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}}}
+	foreign, err := env.kube.RbacV1().ClusterRoles().Create(context.Background(), foreign, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), roleName, metav1.DeleteOptions{})
+	})
+
+	template, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(context.Background(), &scopesv1alpha1.ScopeTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
+			GenerateName: "configmap-reader-",
+			Rules:        []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}},
+			Subjects:     []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scopeSA, Namespace: saNS}},
+		}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.operator.ScopesV1alpha1().ScopeTemplates().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{Namespaces: []string{saNS}})
+
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		got, err := env.operator.ScopesV1alpha1().ScopeTemplates().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(got.Status.Conditions, scopesv1alpha1.ConditionConflict)
+		if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, roleName) {
+			return fmt.Errorf("Conflict is %+v", c)
+		}
+		return nil
+	})
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionFalse, scopesv1alpha1.ReasonClusterRolesNotReady, roleName)
+	framework.Consistently(t, 3*time.Second, func(ctx context.Context) error {
+		got, err := env.kube.RbacV1().ClusterRoles().Get(ctx, roleName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if got.ResourceVersion != foreign.ResourceVersion {
+			return fmt.Errorf("the foreign ClusterRole was written: %+v", got)
+		}
+		bindings, err := env.kube.RbacV1().RoleBindings(saNS).List(ctx, metav1.ListOptions{LabelSelector: scopesv1alpha1.ScopeInstanceLabel})
+		if err != nil || len(bindings.Items) > 0 {
+			return fmt.Errorf("bindings to a foreign role: %d, %v", len(bindings.Items), err)
+		}
+		return nil
+	})
+}
+
+// The operator's ServiceAccount holds bind and escalate on ClusterRoles;
+// the scope-writes policy is what keeps it from binding cluster-admin,
+// creating an aggregating role, or deleting RBAC it did not generate.
+func TestScopeWritesPolicyRefusesTheOperator(t *testing.T) {
+	ns := testNamespace(t, "scope-policy-")
+	operator := asServiceAccount(t, operatorNS, framework.OperatorName)
+	owner := func(kind, name string) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: scopesv1alpha1.SchemeGroupVersion.String(), Kind: kind, Name: name, UID: "00000000-0000-0000-0000-000000000000", Controller: ptr.To(true)}}
+	}
+	refused := func(what string, err error, want string) {
+		t.Helper()
+		if err == nil {
+			t.Errorf("%s: admitted", what)
+			return
+		}
+		if !apierrors.IsForbidden(err) && !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want a refusal saying %q", what, err, want)
+		}
+	}
+	_, err := operator.RbacV1().RoleBindings(ns).Create(context.Background(), &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster-admin-0123456789", Labels: map[string]string{scopesv1alpha1.ScopeInstanceLabel: "x"}, OwnerReferences: owner("ScopeInstance", "x")},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "default", Namespace: ns}},
+	}, metav1.CreateOptions{})
+	refused("a RoleBinding to cluster-admin", err, "never cluster-admin")
+	_, err = operator.RbacV1().ClusterRoleBindings().Create(context.Background(), &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-cluster-admin-0123456789", Labels: map[string]string{scopesv1alpha1.ScopeInstanceLabel: "x"}, OwnerReferences: owner("ScopeInstance", "x")},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "default", Namespace: ns}},
+	}, metav1.CreateOptions{})
+	refused("a ClusterRoleBinding to cluster-admin", err, "never cluster-admin")
+	_, err = operator.RbacV1().ClusterRoles().Create(context.Background(), &rbacv1.ClusterRole{
+		ObjectMeta:      metav1.ObjectMeta{Name: "e2e-aggregating-0123456789", Labels: map[string]string{scopesv1alpha1.ScopeTemplateLabel: "x"}, OwnerReferences: owner("ScopeTemplate", "x")},
+		AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-admin": "true"}}}},
+	}, metav1.CreateOptions{})
+	refused("an aggregating scope ClusterRole", err, "without aggregationRule")
+
+	grantEdit(t, ns, "not-generated", rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "default", Namespace: ns})
+	err = operator.RbacV1().RoleBindings(ns).Delete(context.Background(), "not-generated", metav1.DeleteOptions{})
+	refused("deleting a RoleBinding it did not generate", err, "deletes only")
+	// The same shapes from an admin are none of this policy's business.
+	if err := env.kube.RbacV1().RoleBindings(ns).Delete(context.Background(), "not-generated", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
