@@ -27,7 +27,7 @@ $(call verify-golang-versions,Dockerfile.rhel)
 
 BINARY := $(GO_BUILD_BINDIR)/cluster-workload-access-operator
 
-.PHONY: all build test test-unit test-e2e bench bench-scale bench-webhook-memory bench-apiaccess controlplane s3server run-local \
+.PHONY: all build test test-unit test-e2e bench bench-scale bench-scopes bench-webhook-memory bench-apiaccess controlplane s3server run-local \
 	update update-codegen update-deps verify verify-update verify-version-stamp clean fuzz
 
 # Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
@@ -76,6 +76,11 @@ fuzz:
 # control plane (about 7 minutes).
 bench-scale: build controlplane
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench OperatorAtScale -benchtime 1x -timeout 40m -v ./test/scale/
+
+# One ScopeInstance selecting 5,000 namespaces on the test control plane:
+# time until every RoleBinding exists, writes on a resync (about 3 minutes).
+bench-scopes: build controlplane
+	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench ScopeInstanceNamespaces -benchtime 1x -timeout 30m -v ./test/scale/
 
 # The webhook binary's memory with 20,000 ServiceAccounts, with and without
 # --pod-identity, on the test control plane (about 5 minutes).

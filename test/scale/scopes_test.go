@@ -1,0 +1,147 @@
+package scale
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
+)
+
+const scopeNamespaces = 5000
+
+// BenchmarkScopeInstanceNamespaces: one ScopeInstance whose selector
+// matches 5,000 namespaces. Reports how fast the API server takes creates
+// from an unthrottled client (the namespaces themselves), the time from
+// creating the instance until every RoleBinding exists and the instance
+// says Bound, the operator's requests meanwhile, and its writes on a
+// resync with nothing changed.
+func BenchmarkScopeInstanceNamespaces(b *testing.B) {
+	binary := operatorBinary(b, "bench-scopes")
+	for b.Loop() {
+		runScopes(b, binary)
+	}
+}
+
+func runScopes(b *testing.B, binary string) {
+	ctx := context.Background()
+	cluster := startCluster(b, controlplane.Options{AuditLog: true})
+	defer cluster.Stop()
+	config := rest.CopyConfig(cluster.Config)
+	config.QPS, config.Burst = -1, 0 // unthrottled: the baseline the operator is compared with
+	kube := kubernetes.NewForConfigOrDie(config)
+	client := versioned.NewForConfigOrDie(config)
+	operator, err := cluster.StartOperator(binary, "operator")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer operator.Stop()
+	defer func() {
+		if b.Failed() {
+			b.Log(operator.Tail(40))
+		}
+	}()
+	if err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(context.Context) (bool, error) {
+		return strings.Contains(operator.Log(), "Caches are synced for ScopeInstance"), nil
+	}); err != nil {
+		b.Fatalf("the ScopeInstance controller never started: %v", err)
+	}
+
+	nsStart := time.Now()
+	parallelN(b, 64, scopeNamespaces, func(i int) error {
+		_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprintf("scoped-%04d", i), Labels: map[string]string{"scope-bench": "yes"}}}, metav1.CreateOptions{})
+		return err
+	})
+	nsTook := time.Since(nsStart)
+	rate := float64(scopeNamespaces) / nsTook.Seconds()
+	b.Logf("created %d namespaces in %s (%.0f creates/s, unthrottled, 64 in flight)", scopeNamespaces, nsTook.Round(time.Millisecond), rate)
+	// The kube-controller-manager gives each namespace a ServiceAccount and
+	// a ConfigMap: let that settle so it does not share the measurement.
+	time.Sleep(20 * time.Second)
+
+	if _, err := client.ScopesV1alpha1().ScopeTemplates().Create(ctx, &scopesv1alpha1.ScopeTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: "bench"},
+		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
+			GenerateName: "bench-reader-",
+			Rules:        []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}},
+			Subjects:     []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "scoped-operator"}},
+		}}},
+	}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := client.ScopesV1alpha1().ScopeInstances().Create(ctx, &scopesv1alpha1.ScopeInstance{
+		ObjectMeta: metav1.ObjectMeta{Name: "bench"},
+		Spec: scopesv1alpha1.ScopeInstanceSpec{ScopeTemplateName: "bench",
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"scope-bench": "yes"}}},
+	}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	var bound int
+	var allBindings time.Duration
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		if allBindings == 0 {
+			list, err := kube.RbacV1().RoleBindings("").List(ctx, metav1.ListOptions{LabelSelector: scopesv1alpha1.ScopeInstanceLabel + "=bench"})
+			if err != nil {
+				return false, nil
+			}
+			if bound = len(list.Items); bound < scopeNamespaces {
+				return false, nil
+			}
+			allBindings = time.Since(start)
+		}
+		instance, err := client.ScopesV1alpha1().ScopeInstances().Get(ctx, "bench", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		c := meta.FindStatusCondition(instance.Status.Conditions, scopesv1alpha1.ConditionBound)
+		return c != nil && c.Status == metav1.ConditionTrue && instance.Status.NamespaceCount == scopeNamespaces, nil
+	}); err != nil {
+		b.Fatalf("only %d of %d RoleBindings after 5 minutes: %v", bound, scopeNamespaces, err)
+	}
+	converged := time.Since(start)
+	requests, writes := count(b, cluster.AuditLogPath, start)
+	b.Logf("all %d RoleBindings after %s, instance Bound after %s; operator requests: %s",
+		scopeNamespaces, allBindings.Round(time.Millisecond), converged.Round(time.Millisecond), summary(requests))
+
+	// A resync with nothing changed: an annotation wakes the instance (and
+	// its template) without changing what it asks for.
+	time.Sleep(5 * time.Second)
+	resync := time.Now()
+	instance, err := client.ScopesV1alpha1().ScopeInstances().Get(ctx, "bench", metav1.GetOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	instance.Annotations = map[string]string{"bench": "resync"}
+	if _, err := client.ScopesV1alpha1().ScopeInstances().Update(ctx, instance, metav1.UpdateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(20 * time.Second)
+	resyncRequests, resyncWrites := count(b, cluster.AuditLogPath, resync)
+	b.Logf("resync with nothing changed: operator requests %s, writes %d", summary(resyncRequests), resyncWrites)
+	_, peak := rss(b, operator.PID())
+	b.Logf("operator RSS peak MiB: %.0f", peak)
+
+	b.ReportMetric(rate, "creates/s-unthrottled")
+	b.ReportMetric(allBindings.Seconds(), "s-5000-rolebindings")
+	b.ReportMetric(converged.Seconds(), "s-instance-bound")
+	b.ReportMetric(float64(writes), "writes-converge")
+	b.ReportMetric(float64(resyncWrites), "writes-resync")
+	b.ReportMetric(peak, "MiB-rss-peak")
+	if resyncWrites != 0 {
+		b.Errorf("a resync with nothing changed wrote %d times", resyncWrites)
+	}
+}
