@@ -17,7 +17,7 @@ import (
 // defaultWorkers bounds the writes one instance has in flight: enough that
 // thousands of namespaces converge in seconds, few enough that API
 // Priority and Fairness, not the operator, sets the pace.
-const defaultWorkers = 32
+const defaultWorkers = 64
 
 // write is one create, update or delete of a binding; where names it in a
 // failure ("namespace/name", or the ClusterRoleBinding's name).
