@@ -58,6 +58,7 @@ bench:
 # testdata/fuzz/<target>/; commit it with the fix.
 FUZZTIME ?= 30s
 FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
+	./pkg/webhook/grants:FuzzCheck \
 	./pkg/webhook/subscription:FuzzMutator \
 	./pkg/webhook/subscription:FuzzNameList \
 	./pkg/webhook/subscription:FuzzFilter \

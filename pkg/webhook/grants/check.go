@@ -1,0 +1,334 @@
+package grants
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Defaults bounding one check. A typical template asks a handful of
+// questions; the cap turns an object whose expansion would take longer than
+// the webhook's timeout into a clear refusal instead of a timeout.
+const (
+	DefaultConcurrency = 8
+	DefaultMaxReviews  = 1000
+	// maxNamed is how many missing permissions a denial names; the rest are
+	// counted.
+	maxNamed = 3
+)
+
+// Checker decides requests. Authorizer, Templates and CRDs are required.
+type Checker struct {
+	Authorizer Authorizer
+	Templates  Templates
+	CRDs       CRDs
+	// Concurrency bounds the questions in flight; zero means DefaultConcurrency.
+	Concurrency int
+	// MaxReviews caps the questions one request may ask; zero means
+	// DefaultMaxReviews.
+	MaxReviews int
+}
+
+// Request is one admission request for a ScopeTemplate, ScopeInstance or
+// APIAccessPolicy.
+type Request struct {
+	Group, Resource string
+	// Operation is CREATE or UPDATE; anything else is admitted (nothing is
+	// granted by deleting or connecting).
+	Operation string
+	// Object and OldObject are the objects' JSON; OldObject only on UPDATE.
+	Object, OldObject []byte
+	Requester         Requester
+}
+
+// Reason says why a request was refused.
+type Reason string
+
+const (
+	// Escalation: the object grants something the requester does not hold.
+	Escalation Reason = "Escalation"
+	// Invalid: the object cannot be read or checked as it is.
+	Invalid Reason = "Invalid"
+	// TooManyPermissions: checking would take more questions than one
+	// request may ask.
+	TooManyPermissions Reason = "TooManyPermissions"
+	// CheckFailed: the check could not finish (API server error, timeout);
+	// retrying may succeed. The request is refused: the check fails closed.
+	CheckFailed Reason = "CheckFailed"
+)
+
+// Decision is the answer to a request.
+type Decision struct {
+	Allowed  bool
+	Reason   Reason
+	Message  string
+	Warnings []string
+	// Reviews is how many questions the Authorizer was asked.
+	Reviews int
+}
+
+// Check decides whether the requester may make the object what the request
+// says. On UPDATE only a change of spec is checked, and then everything the
+// new object grants: a change of labels, finalizers or annotations grants
+// nothing, so controllers and users without the object's permissions may
+// still make it.
+func (c *Checker) Check(ctx context.Context, req Request) Decision {
+	if req.Operation != "CREATE" && req.Operation != "UPDATE" {
+		return Decision{Allowed: true}
+	}
+	obj, err := decode(req.Group, req.Resource, req.Object)
+	if err != nil {
+		return Decision{Reason: Invalid, Message: err.Error()}
+	}
+	if req.Operation == "UPDATE" && len(req.OldObject) > 0 {
+		if old, err := decode(req.Group, req.Resource, req.OldObject); err == nil && sameSpec(old, obj) {
+			return Decision{Allowed: true}
+		}
+	}
+	what := fmt.Sprintf("%s %q", obj.kind(), displayName(obj.meta()))
+	gs, warnings, err := obj.grants(ctx, c)
+	if err != nil {
+		var r refusal
+		if errors.As(err, &r) {
+			return Decision{Reason: Invalid, Message: fmt.Sprintf("%s cannot be checked: %s", what, r.message)}
+		}
+		return failed(what, req.Requester, err, 0)
+	}
+	needs, err := expand(gs, c.maxReviews())
+	if err != nil {
+		return Decision{Reason: TooManyPermissions, Message: fmt.Sprintf("%s %v; split it into smaller objects, or ask an administrator who holds all of it cluster-wide to create it", what, err)}
+	}
+	missing, reviews, err := c.ask(ctx, req.Requester, needs)
+	if err != nil {
+		var r refusal
+		if errors.As(err, &r) {
+			return Decision{Reason: TooManyPermissions, Reviews: reviews, Message: fmt.Sprintf("%s %s; split it into smaller objects, or ask an administrator who holds all of it cluster-wide to create it", what, r.message)}
+		}
+		return failed(what, req.Requester, err, reviews)
+	}
+	if len(missing) > 0 {
+		return Decision{Reason: Escalation, Message: denial(what, req.Requester, missing), Warnings: warnings, Reviews: reviews}
+	}
+	return Decision{Allowed: true, Warnings: warnings, Reviews: reviews}
+}
+
+func (c *Checker) maxReviews() int  { return cmp.Or(c.MaxReviews, DefaultMaxReviews) }
+func (c *Checker) concurrency() int { return max(1, cmp.Or(c.Concurrency, DefaultConcurrency)) }
+
+func failed(what string, r Requester, err error, reviews int) Decision {
+	return Decision{Reason: CheckFailed, Reviews: reviews, Message: fmt.Sprintf(
+		"could not check whether %s holds everything %s grants: %v; it is refused until the check succeeds (no one may grant more than they hold); retry",
+		describeRequester(r), what, err)}
+}
+
+// need is one permission an object grants, and where.
+type need struct {
+	// order is the permission's place in the object, for stable messages.
+	order      int
+	p          Permission
+	cluster    bool
+	namespaces []string
+}
+
+// expand turns grants into the distinct permissions they give, each with
+// where it is given. It refuses more distinct permissions than max: each
+// costs at least one question.
+func expand(gs []grant, max int) ([]*need, error) {
+	index := map[Permission]*need{}
+	var needs []*need
+	add := func(p Permission, namespaces []string) error {
+		n, ok := index[p]
+		if !ok {
+			if len(needs) >= max {
+				return fmt.Errorf("grants more than %d distinct permissions, more than one request may check", max)
+			}
+			n = &need{order: len(needs), p: p}
+			index[p] = n
+			needs = append(needs, n)
+		}
+		if namespaces == nil {
+			n.cluster = true
+			return nil
+		}
+		n.namespaces = append(n.namespaces, namespaces...)
+		return nil
+	}
+	for _, g := range gs {
+		for _, rule := range g.rules {
+			for _, url := range rule.NonResourceURLs {
+				for _, verb := range rule.Verbs {
+					// Non-resource URLs are cluster-wide: no namespace holds them.
+					if err := add(Permission{Verb: verb, NonResourceURL: url}, nil); err != nil {
+						return nil, err
+					}
+				}
+			}
+			names := rule.ResourceNames
+			if len(names) == 0 {
+				names = []string{""}
+			}
+			for _, group := range rule.APIGroups {
+				for _, resource := range rule.Resources {
+					resource, sub, _ := strings.Cut(resource, "/")
+					for _, verb := range rule.Verbs {
+						for _, name := range names {
+							p := Permission{Verb: verb, Group: group, Resource: resource, Subresource: sub, Name: name}
+							if err := add(p, g.namespaces); err != nil {
+								return nil, err
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, n := range needs {
+		slices.Sort(n.namespaces)
+		n.namespaces = slices.Compact(n.namespaces)
+		if n.cluster {
+			n.namespaces = nil
+		}
+	}
+	return needs, nil
+}
+
+// question is one Authorizer call: a permission, where.
+type question struct {
+	n         *need
+	namespace string
+}
+
+// missing is a permission the requester does not hold where it is granted.
+type missing struct {
+	n         *need
+	namespace string
+}
+
+// ask finds what the requester lacks. Cluster-wide first, for what is granted
+// cluster-wide or in more than one namespace (a holder of it cluster-wide
+// holds it everywhere); then per namespace only for what is not held
+// cluster-wide and granted only in namespaces. A permission granted in one
+// namespace is asked there directly. Missing cluster-wide grants end the
+// check: they already refuse the request.
+func (c *Checker) ask(ctx context.Context, r Requester, needs []*need) ([]missing, int, error) {
+	var first []question
+	for _, n := range needs {
+		if n.cluster || len(n.namespaces) > 1 {
+			first = append(first, question{n: n})
+		}
+	}
+	if len(first) > c.maxReviews() {
+		return nil, 0, refusal{fmt.Sprintf("needs %d cluster-wide permission checks, more than the %d one request may ask", len(first), c.maxReviews())}
+	}
+	denied, err := c.answer(ctx, r, first)
+	reviews := len(first)
+	if err != nil {
+		return nil, reviews, err
+	}
+	heldClusterWide := map[*need]bool{}
+	for _, q := range first {
+		heldClusterWide[q.n] = true
+	}
+	var lacking []missing
+	for _, q := range denied {
+		heldClusterWide[q.n] = false
+		if q.n.cluster {
+			lacking = append(lacking, missing(q))
+		}
+	}
+	if len(lacking) > 0 {
+		return sortMissing(lacking), reviews, nil
+	}
+	var second []question
+	for _, n := range needs {
+		if n.cluster || heldClusterWide[n] {
+			continue
+		}
+		for _, ns := range n.namespaces {
+			second = append(second, question{n: n, namespace: ns})
+		}
+	}
+	if reviews+len(second) > c.maxReviews() {
+		return nil, reviews, refusal{fmt.Sprintf("needs %d permission checks in namespaces after %d cluster-wide ones, more than the %d one request may ask",
+			len(second), reviews, c.maxReviews())}
+	}
+	denied, err = c.answer(ctx, r, second)
+	reviews += len(second)
+	if err != nil {
+		return nil, reviews, err
+	}
+	for _, q := range denied {
+		lacking = append(lacking, missing(q))
+	}
+	return sortMissing(lacking), reviews, nil
+}
+
+// answer asks every question, at most Concurrency at once, and returns those
+// denied. The first error stops the questions not asked yet and is returned;
+// so is the context's end before every question is answered.
+func (c *Checker) answer(ctx context.Context, r Requester, questions []question) ([]question, error) {
+	if len(questions) == 0 {
+		return nil, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		denied   []question
+		answered int
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	next := make(chan question)
+	for range min(c.concurrency(), len(questions)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for q := range next {
+				allowed, err := c.Authorizer.Allowed(ctx, r, q.namespace, q.n.p)
+				mu.Lock()
+				switch {
+				case err != nil:
+					if firstErr == nil {
+						firstErr = err
+					}
+					cancel()
+				case !allowed:
+					denied = append(denied, q)
+					answered++
+				default:
+					answered++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, q := range questions {
+		select {
+		case next <- q:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if answered < len(questions) {
+		return nil, fmt.Errorf("%d of %d permission checks unanswered: %w", len(questions)-answered, len(questions), context.Cause(ctx))
+	}
+	return denied, nil
+}
+
+func sortMissing(ms []missing) []missing {
+	slices.SortFunc(ms, func(a, b missing) int {
+		return cmp.Or(cmp.Compare(a.n.order, b.n.order), cmp.Compare(a.namespace, b.namespace))
+	})
+	return ms
+}

@@ -1,0 +1,67 @@
+// Package grants decides whether a requester may create or change a
+// ScopeTemplate, ScopeInstance or APIAccessPolicy: no one grants more than
+// they hold. It computes the RBAC an object results in, expands it into
+// single permissions and asks, as the requester, whether they hold each one
+// where it would be granted (the rule Kubernetes applies to RoleBindings and
+// ClusterRoles). It reaches the cluster only through the interfaces the
+// server hands it.
+package grants
+
+import (
+	"context"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+)
+
+// Requester is who sent the admission request, as the API server
+// authenticated them.
+type Requester struct {
+	Name   string
+	UID    string
+	Groups []string
+	Extra  map[string][]string
+}
+
+// Permission is one thing RBAC can allow: a verb on a resource (its
+// subresource and name optional) or on a non-resource URL. "*" is asked
+// literally, so only a holder of the wildcard holds it.
+type Permission struct {
+	Verb        string
+	Group       string
+	Resource    string
+	Subresource string
+	Name        string
+	// NonResourceURL, when set, makes the permission a non-resource one;
+	// the resource fields are then empty.
+	NonResourceURL string
+}
+
+// Authorizer answers whether the requester holds a permission in a
+// namespace, or cluster-wide when namespace is "". The server asks the API
+// server (SubjectAccessReview as the requester).
+type Authorizer interface {
+	Allowed(ctx context.Context, requester Requester, namespace string, p Permission) (bool, error)
+}
+
+// Templates finds a ScopeTemplate by name: nil without error when it does
+// not exist.
+type Templates interface {
+	GetScopeTemplate(ctx context.Context, name string) (*scopesv1alpha1.ScopeTemplate, error)
+}
+
+// CRDs lists the CustomResourceDefinitions a selection matches now.
+type CRDs interface {
+	SelectCRDs(ctx context.Context, selection apiaccessv1alpha1.CRDSelection) ([]apiaccessv1alpha1.CRDAPI, error)
+}
+
+// grant is RBAC an object results in: rules held where it says.
+type grant struct {
+	rules []rbacv1.PolicyRule
+	// namespaces the rules are granted in; nil means cluster-wide.
+	namespaces []string
+}
+
+func clusterWide(rules []rbacv1.PolicyRule) grant { return grant{rules: rules} }

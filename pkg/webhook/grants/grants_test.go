@@ -1,0 +1,468 @@
+package grants
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+)
+
+// fakeAuthorizer holds permissions literally, cluster-wide (namespace "")
+// or per namespace; a cluster-wide one holds in every namespace, as RBAC.
+// It records every question.
+type fakeAuthorizer struct {
+	held map[string]map[Permission]bool
+	err  error
+	// delay makes each answer take that long.
+	delay time.Duration
+
+	mu        sync.Mutex
+	asked     []string
+	inFlight  atomic.Int32
+	maxFlight atomic.Int32
+}
+
+func newFake() *fakeAuthorizer { return &fakeAuthorizer{held: map[string]map[Permission]bool{}} }
+
+func (f *fakeAuthorizer) hold(namespace string, ps ...Permission) *fakeAuthorizer {
+	if f.held[namespace] == nil {
+		f.held[namespace] = map[Permission]bool{}
+	}
+	for _, p := range ps {
+		f.held[namespace][p] = true
+	}
+	return f
+}
+
+func (f *fakeAuthorizer) Allowed(ctx context.Context, r Requester, namespace string, p Permission) (bool, error) {
+	n := f.inFlight.Add(1)
+	defer f.inFlight.Add(-1)
+	for {
+		m := f.maxFlight.Load()
+		if n <= m || f.maxFlight.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	f.mu.Lock()
+	f.asked = append(f.asked, fmt.Sprintf("%s|%s", namespace, describePermission(p)))
+	f.mu.Unlock()
+	if f.delay > 0 {
+		select {
+		case <-time.After(f.delay):
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	if f.err != nil {
+		return false, f.err
+	}
+	return f.held[""][p] || (namespace != "" && f.held[namespace][p]), nil
+}
+
+func (f *fakeAuthorizer) questions() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.asked...)
+}
+
+type fakeTemplates struct {
+	templates map[string]*scopesv1alpha1.ScopeTemplate
+	err       error
+}
+
+func (f fakeTemplates) GetScopeTemplate(_ context.Context, name string) (*scopesv1alpha1.ScopeTemplate, error) {
+	return f.templates[name], f.err
+}
+
+type fakeCRDs struct {
+	crds  []apiaccessv1alpha1.CRDAPI
+	err   error
+	calls *int
+}
+
+func (f fakeCRDs) SelectCRDs(context.Context, apiaccessv1alpha1.CRDSelection) ([]apiaccessv1alpha1.CRDAPI, error) {
+	if f.calls != nil {
+		*f.calls++
+	}
+	return f.crds, f.err
+}
+
+var alice = Requester{Name: "alice", Groups: []string{"system:authenticated"}}
+
+func res(verb, group, resource string) Permission {
+	resource, sub, _ := strings.Cut(resource, "/")
+	return Permission{Verb: verb, Group: group, Resource: resource, Subresource: sub}
+}
+
+func rule(groups, resources, verbs []string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{APIGroups: groups, Resources: resources, Verbs: verbs}
+}
+
+func template(name string, rules ...rbacv1.PolicyRule) *scopesv1alpha1.ScopeTemplate {
+	return &scopesv1alpha1.ScopeTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
+			GenerateName: "role", Rules: rules, Subjects: []rbacv1.Subject{{Kind: "User", Name: "bob"}},
+		}}},
+	}
+}
+
+func instance(name, templateName string, namespaces []string, selector *metav1.LabelSelector) *scopesv1alpha1.ScopeInstance {
+	return &scopesv1alpha1.ScopeInstance{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       scopesv1alpha1.ScopeInstanceSpec{ScopeTemplateName: templateName, Namespaces: namespaces, NamespaceSelector: selector},
+	}
+}
+
+func raw(t testing.TB, o any) []byte {
+	t.Helper()
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func create(t testing.TB, resource string, o any) Request {
+	group := scopesv1alpha1.GroupName
+	if resource == APIAccessPolicies {
+		group = apiaccessv1alpha1.GroupName
+	}
+	return Request{Group: group, Resource: resource, Operation: "CREATE", Object: raw(t, o), Requester: alice}
+}
+
+var readSecrets = rule([]string{""}, []string{"secrets"}, []string{"get", "list"})
+
+func TestScopeTemplateNeedsEveryRuleClusterWide(t *testing.T) {
+	tmpl := template("x", readSecrets, rule([]string{""}, []string{"secrets"}, []string{"delete"}))
+	auth := newFake().hold("", res("get", "", "secrets"), res("list", "", "secrets")).hold("shop", res("delete", "", "secrets"))
+	c := &Checker{Authorizer: auth}
+
+	d := c.Check(context.Background(), create(t, ScopeTemplates, tmpl))
+	want := `ScopeTemplate "x" grants verb "delete" on "secrets" (group "") cluster-wide, which user "alice" does not hold; you can only grant what you hold`
+	if d.Allowed || d.Reason != Escalation || d.Message != want {
+		t.Fatalf("got %+v, want the denial %q", d, want)
+	}
+	if d.Reviews != 3 || len(auth.questions()) != 3 {
+		t.Errorf("asked %d (%v), want 3 cluster-wide questions", d.Reviews, auth.questions())
+	}
+
+	auth.hold("", res("delete", "", "secrets"))
+	if d := c.Check(context.Background(), create(t, ScopeTemplates, tmpl)); !d.Allowed {
+		t.Fatalf("a holder of every rule cluster-wide is refused: %+v", d)
+	}
+}
+
+func TestRulesExpandLiterally(t *testing.T) {
+	tmpl := template("x",
+		rbacv1.PolicyRule{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}},
+		rule([]string{"*"}, []string{"*"}, []string{"*"}),
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"a", "b"}, Verbs: []string{"update"}},
+		rule([]string{""}, []string{"pods/log"}, []string{"get"}),
+		// duplicates are asked once
+		rule([]string{""}, []string{"pods/log"}, []string{"get"}),
+	)
+	auth := newFake()
+	d := (&Checker{Authorizer: auth, Concurrency: 1}).Check(context.Background(), create(t, ScopeTemplates, tmpl))
+	if d.Allowed {
+		t.Fatal("allowed with nothing held")
+	}
+	want := []string{
+		`|verb "get" on non-resource URL "/metrics"`,
+		`|verb "*" on "*" (group "*")`,
+		`|verb "update" on "configmaps" named "a" (group "")`,
+		`|verb "update" on "configmaps" named "b" (group "")`,
+		`|verb "get" on "pods/log" (group "")`,
+	}
+	if got := auth.questions(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("questions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(d.Message, "grants 5 permissions user \"alice\" does not hold: ") || !strings.HasSuffix(d.Message, "; and 2 more; you can only grant what you hold") {
+		t.Errorf("message does not name three and count the rest: %s", d.Message)
+	}
+	// A holder of the wildcard alone does not hold a rule asked for by name:
+	// the authorizer decides that, the check never infers it.
+}
+
+func TestScopeInstanceAsksWhereItBinds(t *testing.T) {
+	tmpl := template("t", readSecrets)
+	templates := fakeTemplates{templates: map[string]*scopesv1alpha1.ScopeTemplate{"t": tmpl}}
+	nsHolder := func() *fakeAuthorizer {
+		return newFake().hold("a", res("get", "", "secrets"), res("list", "", "secrets"))
+	}
+
+	cases := []struct {
+		name      string
+		instance  *scopesv1alpha1.ScopeInstance
+		allowed   bool
+		questions []string
+		message   string
+	}{{
+		name:     "one held namespace is asked directly",
+		instance: instance("i", "t", []string{"a"}, nil),
+		allowed:  true,
+		questions: []string{`a|verb "get" on "secrets" (group "")`, `a|verb "list" on "secrets" (group "")`},
+	}, {
+		name:     "two namespaces: cluster-wide first, then each namespace",
+		instance: instance("i", "t", []string{"a", "b"}, nil),
+		questions: []string{
+			`|verb "get" on "secrets" (group "")`, `|verb "list" on "secrets" (group "")`,
+			`a|verb "get" on "secrets" (group "")`, `b|verb "get" on "secrets" (group "")`,
+			`a|verb "list" on "secrets" (group "")`, `b|verb "list" on "secrets" (group "")`,
+		},
+		message: `ScopeInstance "i" grants 2 permissions user "alice" does not hold: verb "get" on "secrets" (group "") in namespace "b"; verb "list" on "secrets" (group "") in namespace "b"; you can only grant what you hold`,
+	}, {
+		name:      "no namespaces binds cluster-wide",
+		instance:  instance("i", "t", nil, nil),
+		questions: []string{`|verb "get" on "secrets" (group "")`, `|verb "list" on "secrets" (group "")`},
+		message:   `ScopeInstance "i" grants 2 permissions user "alice" does not hold: verb "get" on "secrets" (group "") cluster-wide; verb "list" on "secrets" (group "") cluster-wide; you can only grant what you hold`,
+	}, {
+		name:      "a selector can match namespaces created later: cluster-wide",
+		instance:  instance("i", "t", []string{"a"}, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "x"}}),
+		questions: []string{`|verb "get" on "secrets" (group "")`, `|verb "list" on "secrets" (group "")`},
+		message:   `cluster-wide`,
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			auth := nsHolder()
+			d := (&Checker{Authorizer: auth, Templates: templates, Concurrency: 1}).Check(context.Background(), create(t, ScopeInstances, tc.instance))
+			if d.Allowed != tc.allowed || !strings.Contains(d.Message, tc.message) {
+				t.Errorf("got %+v, want allowed=%v with message %q", d, tc.allowed, tc.message)
+			}
+			if got := auth.questions(); strings.Join(got, "\n") != strings.Join(tc.questions, "\n") {
+				t.Errorf("questions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.questions, "\n"))
+			}
+			if d.Reviews != len(tc.questions) {
+				t.Errorf("Reviews = %d, want %d", d.Reviews, len(tc.questions))
+			}
+		})
+	}
+}
+
+func TestScopeInstanceHeldClusterWideAsksNoNamespace(t *testing.T) {
+	templates := fakeTemplates{templates: map[string]*scopesv1alpha1.ScopeTemplate{"t": template("t", readSecrets)}}
+	auth := newFake().hold("", res("get", "", "secrets"), res("list", "", "secrets"))
+	d := (&Checker{Authorizer: auth, Templates: templates}).Check(context.Background(),
+		create(t, ScopeInstances, instance("i", "t", []string{"a", "b", "c"}, nil)))
+	if !d.Allowed || d.Reviews != 2 {
+		t.Errorf("got %+v, want allowed after 2 cluster-wide questions", d)
+	}
+}
+
+func TestScopeInstanceOfAMissingTemplateIsAdmitted(t *testing.T) {
+	auth := newFake()
+	d := (&Checker{Authorizer: auth, Templates: fakeTemplates{}}).Check(context.Background(), create(t, ScopeInstances, instance("i", "later", nil, nil)))
+	if !d.Allowed || d.Reviews != 0 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `ScopeTemplate "later" does not exist`) {
+		t.Errorf("got %+v, want admitted with a warning and no question", d)
+	}
+}
+
+func TestLookupFailuresRefuseRetryably(t *testing.T) {
+	broken := errors.New("etcd is down")
+	cases := map[string]struct {
+		checker *Checker
+		req     Request
+	}{
+		"template lookup": {
+			checker: &Checker{Authorizer: newFake(), Templates: fakeTemplates{err: broken}},
+			req:     create(t, ScopeInstances, instance("i", "t", nil, nil)),
+		},
+		"CRD list": {
+			checker: &Checker{Authorizer: newFake(), CRDs: fakeCRDs{err: broken}},
+			req:     create(t, APIAccessPolicies, policy(apiaccessv1alpha1.ModeAggregate)),
+		},
+		"access review": {
+			checker: &Checker{Authorizer: &fakeAuthorizer{err: broken}},
+			req:     create(t, ScopeTemplates, template("x", readSecrets)),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			d := tc.checker.Check(context.Background(), tc.req)
+			if d.Allowed || d.Reason != CheckFailed || !strings.Contains(d.Message, "etcd is down") || !strings.HasSuffix(d.Message, "retry") {
+				t.Errorf("got %+v, want a retryable refusal naming the error", d)
+			}
+		})
+	}
+}
+
+func TestTimeoutRefuses(t *testing.T) {
+	auth := newFake()
+	auth.delay = time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	d := (&Checker{Authorizer: auth}).Check(ctx, create(t, ScopeTemplates, template("x", readSecrets)))
+	if d.Allowed || d.Reason != CheckFailed || !strings.Contains(d.Message, "deadline") {
+		t.Errorf("got %+v, want a refusal that says the check ran out of time", d)
+	}
+	if time.Since(start) > 500*time.Millisecond {
+		t.Errorf("the check outlived its deadline: %v", time.Since(start))
+	}
+}
+
+func policy(mode apiaccessv1alpha1.AccessMode, bindings ...apiaccessv1alpha1.AccessBinding) *apiaccessv1alpha1.APIAccessPolicy {
+	return &apiaccessv1alpha1.APIAccessPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: apiaccessv1alpha1.APIAccessPolicySpec{
+			CRDs: apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}}, Mode: mode, Bindings: bindings,
+		},
+	}
+}
+
+var widgets = apiaccessv1alpha1.CRDAPI{Name: "widgets.example.com", Group: "example.com", Kind: "Widget", Plural: "widgets"}
+
+func TestAPIAccessPolicy(t *testing.T) {
+	crdView := Permission{Verb: "get", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "widgets.example.com"}
+	cases := []struct {
+		name      string
+		policy    *apiaccessv1alpha1.APIAccessPolicy
+		questions []string
+		allowed   bool
+	}{{
+		name:    "Unmanaged grants nothing",
+		policy:  policy(apiaccessv1alpha1.ModeUnmanaged),
+		allowed: true,
+	}, {
+		name:   "Aggregate: the admin role's rules and crdview cluster-wide",
+		policy: policy(apiaccessv1alpha1.ModeAggregate),
+		questions: []string{
+			`|verb "get" on "customresourcedefinitions" named "widgets.example.com" (group "apiextensions.k8s.io")`,
+			`|verb "*" on "widgets" (group "example.com")`,
+		},
+	}, {
+		name: "Bind: each binding's role where it binds, crdview cluster-wide",
+		policy: policy(apiaccessv1alpha1.ModeBind,
+			apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{{Kind: "User", Name: "bob"}}, Namespaces: []string{"a"}}),
+		questions: []string{
+			`|verb "get" on "customresourcedefinitions" named "widgets.example.com" (group "apiextensions.k8s.io")`,
+			`a|verb "get" on "widgets" (group "example.com")`,
+			`a|verb "list" on "widgets" (group "example.com")`,
+			`a|verb "watch" on "widgets" (group "example.com")`,
+		},
+		allowed: true,
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			auth := newFake().hold("", crdView).hold("a", res("get", "example.com", "widgets"), res("list", "example.com", "widgets"), res("watch", "example.com", "widgets"))
+			calls := 0
+			d := (&Checker{Authorizer: auth, CRDs: fakeCRDs{crds: []apiaccessv1alpha1.CRDAPI{widgets}, calls: &calls}, Concurrency: 1}).
+				Check(context.Background(), create(t, APIAccessPolicies, tc.policy))
+			if d.Allowed != tc.allowed {
+				t.Errorf("got %+v, want allowed=%v", d, tc.allowed)
+			}
+			if got := auth.questions(); strings.Join(got, "\n") != strings.Join(tc.questions, "\n") {
+				t.Errorf("questions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.questions, "\n"))
+			}
+			if tc.policy.Spec.Mode == apiaccessv1alpha1.ModeUnmanaged && calls != 0 {
+				t.Errorf("Unmanaged listed CRDs %d times", calls)
+			}
+		})
+	}
+}
+
+func TestAggregateDenialNamesTheWildcard(t *testing.T) {
+	auth := newFake().hold("", res("get", "example.com", "widgets"))
+	d := (&Checker{Authorizer: auth, CRDs: fakeCRDs{crds: []apiaccessv1alpha1.CRDAPI{widgets}}}).
+		Check(context.Background(), create(t, APIAccessPolicies, policy(apiaccessv1alpha1.ModeAggregate)))
+	if d.Allowed || !strings.Contains(d.Message, `APIAccessPolicy "p" grants 2 permissions user "alice" does not hold: verb "get" on "customresourcedefinitions" named "widgets.example.com"`) ||
+		!strings.Contains(d.Message, `verb "*" on "widgets" (group "example.com") cluster-wide`) {
+		t.Errorf("got %+v", d)
+	}
+}
+
+func TestUpdates(t *testing.T) {
+	old := template("x", readSecrets)
+	labelled := old.DeepCopy()
+	labelled.Labels = map[string]string{"a": "b"}
+	labelled.Finalizers = []string{"example.com/f"}
+	widened := old.DeepCopy()
+	widened.Spec.ClusterRoles[0].Rules = append(widened.Spec.ClusterRoles[0].Rules, rule([]string{""}, []string{"secrets"}, []string{"delete"}))
+	resubjected := old.DeepCopy()
+	resubjected.Spec.ClusterRoles[0].Subjects = []rbacv1.Subject{{Kind: "Group", Name: "system:authenticated"}}
+
+	update := func(o, n any) Request {
+		r := create(t, ScopeTemplates, n)
+		r.Operation, r.OldObject = "UPDATE", raw(t, o)
+		return r
+	}
+	c := &Checker{Authorizer: newFake()}
+	if d := c.Check(context.Background(), update(old, labelled)); !d.Allowed || d.Reviews != 0 {
+		t.Errorf("a metadata-only update was checked: %+v", d)
+	}
+	if d := c.Check(context.Background(), update(old, widened)); d.Allowed || d.Reviews != 3 {
+		t.Errorf("a widened template was not checked whole: %+v", d)
+	}
+	// New subjects get the same rules: that grants them too.
+	if d := c.Check(context.Background(), update(old, resubjected)); d.Allowed || d.Reviews != 2 {
+		t.Errorf("a change of subjects was not checked: %+v", d)
+	}
+	if d := c.Check(context.Background(), Request{Group: scopesv1alpha1.GroupName, Resource: ScopeTemplates, Operation: "DELETE"}); !d.Allowed {
+		t.Errorf("a delete was refused: %+v", d)
+	}
+}
+
+func TestTooManyPermissionsIsRefusedBeforeAsking(t *testing.T) {
+	var verbs []string
+	for i := range 50 {
+		verbs = append(verbs, fmt.Sprintf("verb%d", i))
+	}
+	auth := newFake()
+	d := (&Checker{Authorizer: auth, MaxReviews: 40}).Check(context.Background(), create(t, ScopeTemplates, template("x", rule([]string{""}, []string{"secrets"}, verbs))))
+	if d.Allowed || d.Reason != TooManyPermissions || len(auth.questions()) != 0 || !strings.Contains(d.Message, "more than 40") {
+		t.Errorf("got %+v after %d questions", d, len(auth.questions()))
+	}
+
+	// In namespaces: the cluster-wide pass is asked, the namespace pass is not.
+	templates := fakeTemplates{templates: map[string]*scopesv1alpha1.ScopeTemplate{"t": template("t", readSecrets)}}
+	var namespaces []string
+	for i := range 30 {
+		namespaces = append(namespaces, fmt.Sprintf("ns%d", i))
+	}
+	auth = newFake()
+	d = (&Checker{Authorizer: auth, Templates: templates, MaxReviews: 40}).Check(context.Background(), create(t, ScopeInstances, instance("i", "t", namespaces, nil)))
+	if d.Allowed || d.Reason != TooManyPermissions || len(auth.questions()) != 2 {
+		t.Errorf("got %+v after %d questions", d, len(auth.questions()))
+	}
+}
+
+func TestConcurrencyIsBounded(t *testing.T) {
+	var verbs []string
+	for i := range 40 {
+		verbs = append(verbs, fmt.Sprintf("verb%d", i))
+	}
+	auth := newFake()
+	auth.delay = 2 * time.Millisecond
+	d := (&Checker{Authorizer: auth, Concurrency: 4}).Check(context.Background(), create(t, ScopeTemplates, template("x", rule([]string{""}, []string{"secrets"}, verbs))))
+	if d.Reviews != 40 {
+		t.Fatalf("Reviews = %d, want 40", d.Reviews)
+	}
+	if m := auth.maxFlight.Load(); m > 4 || m < 2 {
+		t.Errorf("at most %d questions in flight, want between 2 and 4", m)
+	}
+}
+
+func TestUndecodableAndUnknown(t *testing.T) {
+	c := &Checker{Authorizer: newFake()}
+	for name, req := range map[string]Request{
+		"not JSON":         {Group: scopesv1alpha1.GroupName, Resource: ScopeTemplates, Operation: "CREATE", Object: []byte("{")},
+		"no object":        {Group: scopesv1alpha1.GroupName, Resource: ScopeTemplates, Operation: "CREATE"},
+		"another resource": {Group: "", Resource: "pods", Operation: "CREATE", Object: []byte("{}")},
+		"unknown mode":     {Group: apiaccessv1alpha1.GroupName, Resource: APIAccessPolicies, Operation: "CREATE", Object: []byte(`{"spec":{"mode":"All"}}`)},
+	} {
+		if d := c.Check(context.Background(), req); d.Allowed || d.Reason != Invalid || d.Message == "" {
+			t.Errorf("%s: got %+v, want an Invalid refusal", name, d)
+		}
+	}
+}

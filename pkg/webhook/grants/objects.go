@@ -1,0 +1,162 @@
+package grants
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+)
+
+// Resources the check serves, as the admission request names them.
+const (
+	ScopeTemplates    = "scopetemplates"
+	ScopeInstances    = "scopeinstances"
+	APIAccessPolicies = "apiaccesspolicies"
+)
+
+// object is one of the three kinds, decoded: what it grants is computed
+// from it on demand, since a ScopeInstance or APIAccessPolicy grants what
+// the cluster holds now (its template, the CRDs it selects).
+type object interface {
+	kind() string
+	meta() *metav1.ObjectMeta
+	spec() any
+	grants(ctx context.Context, c *Checker) (gs []grant, warnings []string, err error)
+}
+
+// decode reads an object of the given resource from its JSON.
+func decode(group, resource string, raw []byte) (object, error) {
+	var o object
+	switch {
+	case group == scopesv1alpha1.GroupName && resource == ScopeTemplates:
+		o = &scopeTemplate{}
+	case group == scopesv1alpha1.GroupName && resource == ScopeInstances:
+		o = &scopeInstance{}
+	case group == apiaccessv1alpha1.GroupName && resource == APIAccessPolicies:
+		o = &apiAccessPolicy{}
+	default:
+		return nil, fmt.Errorf("this check does not serve %s in group %q", resource, group)
+	}
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("the request carries no %s", resource)
+	}
+	if err := json.Unmarshal(raw, o); err != nil {
+		return nil, fmt.Errorf("decoding the %s: %w", resource, err)
+	}
+	return o, nil
+}
+
+// sameSpec says whether an update leaves what the object asks for as it
+// was: metadata (finalizers, labels) and status changes grant nothing new.
+func sameSpec(old, updated object) bool {
+	return equality.Semantic.DeepEqual(old.spec(), updated.spec())
+}
+
+func displayName(m *metav1.ObjectMeta) string {
+	if m.Name == "" && m.GenerateName != "" {
+		return m.GenerateName + "<generated>"
+	}
+	return m.Name
+}
+
+type scopeTemplate scopesv1alpha1.ScopeTemplate
+
+func (o *scopeTemplate) kind() string             { return "ScopeTemplate" }
+func (o *scopeTemplate) meta() *metav1.ObjectMeta { return &o.ObjectMeta }
+func (o *scopeTemplate) spec() any                { return o.Spec }
+
+// A ScopeTemplate's roles are ClusterRoles any ScopeInstance may bind
+// cluster-wide: creating one is creating those ClusterRoles.
+func (o *scopeTemplate) grants(context.Context, *Checker) ([]grant, []string, error) {
+	var gs []grant
+	for _, role := range o.Spec.ClusterRoles {
+		gs = append(gs, clusterWide(role.Rules))
+	}
+	return gs, nil, nil
+}
+
+type scopeInstance scopesv1alpha1.ScopeInstance
+
+func (o *scopeInstance) kind() string             { return "ScopeInstance" }
+func (o *scopeInstance) meta() *metav1.ObjectMeta { return &o.ObjectMeta }
+func (o *scopeInstance) spec() any                { return o.Spec }
+
+// A ScopeInstance binds its template's roles in its namespaces, or
+// cluster-wide: with no namespaces and no selector, or with a selector,
+// which can match namespaces created later by anyone allowed to.
+func (o *scopeInstance) grants(ctx context.Context, c *Checker) ([]grant, []string, error) {
+	name := o.Spec.ScopeTemplateName
+	if name == "" {
+		return nil, nil, nil
+	}
+	template, err := c.Templates.GetScopeTemplate(ctx, name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading ScopeTemplate %q: %w", name, err)
+	}
+	if template == nil {
+		// Nothing is bound until the template exists, and whoever creates it
+		// must hold its rules cluster-wide.
+		return nil, []string{fmt.Sprintf("ScopeTemplate %q does not exist: nothing is granted until it does, "+
+			"and whoever creates it must hold every permission it lists cluster-wide", name)}, nil
+	}
+	var namespaces []string
+	if o.Spec.NamespaceSelector == nil && len(o.Spec.Namespaces) > 0 {
+		namespaces = o.Spec.Namespaces
+	}
+	var gs []grant
+	for _, role := range template.Spec.ClusterRoles {
+		gs = append(gs, grant{rules: role.Rules, namespaces: namespaces})
+	}
+	return gs, nil, nil
+}
+
+type apiAccessPolicy apiaccessv1alpha1.APIAccessPolicy
+
+func (o *apiAccessPolicy) kind() string             { return "APIAccessPolicy" }
+func (o *apiAccessPolicy) meta() *metav1.ObjectMeta { return &o.ObjectMeta }
+func (o *apiAccessPolicy) spec() any                { return o.Spec }
+
+// An APIAccessPolicy grants, for every CRD it selects now: in Aggregate
+// mode the generated roles to every holder of admin, edit or view anywhere
+// (so the admin role's rules cluster-wide, which cover edit's and view's),
+// in Bind mode each binding's role where the binding says; and get on the
+// CRD itself cluster-wide in both. A CRD created later that the selection
+// matches was created by someone allowed to create CRDs.
+func (o *apiAccessPolicy) grants(ctx context.Context, c *Checker) ([]grant, []string, error) {
+	switch o.Spec.Mode {
+	case apiaccessv1alpha1.ModeUnmanaged:
+		return nil, nil, nil
+	case apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.ModeBind:
+	default:
+		return nil, nil, refusal{fmt.Sprintf("mode %q is not Aggregate, Bind or Unmanaged", o.Spec.Mode)}
+	}
+	crds, err := c.CRDs.SelectCRDs(ctx, o.Spec.CRDs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing the CustomResourceDefinitions the policy selects: %w", err)
+	}
+	var gs []grant
+	for _, crd := range crds {
+		roles := crd.Roles()
+		crdView := roles[len(roles)-1].Rules
+		gs = append(gs, clusterWide(crdView))
+		if o.Spec.Mode == apiaccessv1alpha1.ModeAggregate {
+			gs = append(gs, clusterWide(crd.RoleFor(apiaccessv1alpha1.RoleAdmin).Rules))
+			continue
+		}
+		for _, binding := range o.Spec.Bindings {
+			gs = append(gs, grant{rules: crd.RoleFor(binding.Role).Rules, namespaces: binding.Namespaces})
+		}
+	}
+	return gs, nil, nil
+}
+
+// refusal is a decision that needs no permission check: the object cannot
+// be admitted as it is.
+type refusal struct{ message string }
+
+func (r refusal) Error() string { return r.message }
