@@ -117,7 +117,8 @@ func unthrottled(config *rest.Config) *rest.Config {
 }
 
 // ownWebhookConfiguration watches only the operator's own
-// MutatingWebhookConfiguration: its RBAC names that one object, and the API
+// MutatingWebhookConfiguration and ValidatingWebhookConfiguration (one
+// name for both): its RBAC names that one object, and the API
 // server authorizes a list or watch by name when the field selector asks
 // for exactly it.
 func ownWebhookConfiguration(kube kubernetes.Interface) informers.SharedInformerFactory {

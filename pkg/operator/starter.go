@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	subscriptioninformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/accessgrantswebhook"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/apiaccess"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/clusterbundles"
@@ -124,6 +125,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		webhookcerts.New(c.kube, kubeInformers, c.operator, recorder),
 		webhookconfiguration.New(c.kube, kubeInformers, webhookConfigs, configInformers.Config().V1().Infrastructures(),
 			subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), bundleInformers.Bundles(), bundleInformers.ClusterBundles(), c.operator, recorder),
+		accessgrantswebhook.New(c.kube, kubeInformers, webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(), c.operator, recorder),
 		webhookDeployment,
 		webhookavailability.NewController(webhookOperand, recorder),
 		bundleController,

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/grants"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
 
@@ -40,6 +41,10 @@ const (
 	// queued work; more in flight means waiting on the API server
 	// (SubjectAccessReviews), which more concurrency does not speed up.
 	DefaultMaxInFlight = 128
+
+	// maxInFlightGrants caps concurrent access grant checks, each of which
+	// may ask many SubjectAccessReviews; these objects are written rarely.
+	maxInFlightGrants = 16
 
 	defaultReadHeaderTimeout = 10 * time.Second
 	// defaultReadTimeout bounds reading a whole request, 4 MiB at most.
@@ -84,6 +89,10 @@ type Config struct {
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 
 	Mutators []mutation.Mutator
+	// AccessGrants checks ScopeTemplates, ScopeInstances and
+	// APIAccessPolicies on ValidateAccessGrantsPath; nil leaves the path
+	// unserved (the API server then refuses them: the webhook fails closed).
+	AccessGrants *grants.Checker
 	// Collectors are the mutators' own metrics (cache lookups), served on
 	// /metrics with the server's.
 	Collectors []prometheus.Collector
@@ -138,6 +147,10 @@ func New(config Config) (*Server, error) {
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(MutatePodsPath, s.metrics.instrument(MutatePodsPath, limitInFlight(s.config.MaxInFlight, s.metrics, s.pods)))
+	if s.config.AccessGrants != nil {
+		grantsHandler := &grantsHandler{checker: s.config.AccessGrants, metrics: s.metrics, timeout: accessGrantsTimeout}
+		mux.Handle(ValidateAccessGrantsPath, s.metrics.instrument(ValidateAccessGrantsPath, limitInFlight(maxInFlightGrants, s.metrics, grantsHandler)))
+	}
 	mux.HandleFunc(HealthzPath, func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok"))
 	})

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
@@ -27,6 +28,7 @@ import (
 	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/grants"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/subscription"
@@ -141,6 +143,10 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	accessGrants, err := accessGrantsChecker(config)
+	if err != nil {
+		return err
+	}
 	guard, err := webhook.DelegatedMetricsGuard(kube)
 	if err != nil {
 		return err
@@ -157,6 +163,7 @@ func (o *Options) Run(ctx context.Context) error {
 		ShutdownTimeout:    o.ShutdownTimeout,
 		MaxInFlight:        o.MaxInFlight,
 		Mutators:           mutators,
+		AccessGrants:       accessGrants,
 		Collectors:         collectors,
 		CachesSynced:       synced,
 	})
@@ -182,6 +189,38 @@ func releaseStartupPages(ctx context.Context, synced []cache.InformerSynced) {
 	}
 	klog.V(2).InfoS("Released the binary's start-up pages", "residentMiB", released>>20)
 }
+
+// accessGrantsChecker is the attenuation check over its own client: one
+// check may ask hundreds of SubjectAccessReviews, which must neither wait
+// behind nor starve the pod path's rate limit.
+func accessGrantsChecker(config *rest.Config) (*grants.Checker, error) {
+	grantsConfig := rest.CopyConfig(config)
+	grantsConfig.QPS, grantsConfig.Burst = accessGrantsQPS, accessGrantsBurst
+	kube, err := kubernetes.NewForConfig(grantsConfig)
+	if err != nil {
+		return nil, err
+	}
+	client, err := versioned.NewForConfig(grantsConfig)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := metadata.NewForConfig(grantsConfig)
+	if err != nil {
+		return nil, err
+	}
+	return &grants.Checker{
+		Authorizer: webhook.GrantsAuthorizer{Client: kube.AuthorizationV1().SubjectAccessReviews()},
+		Templates:  webhook.LiveScopeTemplates{Client: client.ScopesV1alpha1()},
+		CRDs:       webhook.LiveCRDs{Client: meta},
+	}, nil
+}
+
+// The access grants check's client: a check is capped at
+// grants.DefaultMaxReviews reviews, which at these limits take about 4 s.
+const (
+	accessGrantsQPS   = 200
+	accessGrantsBurst = 200
+)
 
 // restConfig is the webhook's client configuration, with explicit limits.
 func (o *Options) restConfig() (*rest.Config, error) {

@@ -45,6 +45,10 @@ const (
 	// binding, shipped in manifests/) that refuses a pod asking for bundles
 	// the webhook did not inject.
 	InjectionPolicyName = "workload-access-injection-required"
+	// AccessGrantsPolicyName names the ValidatingAdmissionPolicy (and its
+	// binding) that refuses ScopeTemplates, ScopeInstances and
+	// APIAccessPolicies while the access grants webhook is not configured.
+	AccessGrantsPolicyName = "workload-access-access-grants-checked"
 	// OperatorWritesPolicyName names the ValidatingAdmissionPolicy (and its
 	// binding) that admits from the operator only the ClusterRoles and
 	// shares it generates for ClusterBundles.

@@ -40,6 +40,8 @@ func List() []configv1.ObjectReference {
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"},
 		{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"},
 		{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: operatorclient.WebhookName},
+		// The access grants check's registration.
+		{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations", Name: operatorclient.WebhookName},
 		// Every ValidatingAdmissionPolicy and binding: ours (injection
 		// required, what the operator writes, ...) and whatever else on the
 		// cluster may refuse the same requests.

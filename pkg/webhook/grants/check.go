@@ -289,7 +289,7 @@ func (c *Checker) answer(ctx context.Context, r Requester, questions []question)
 		go func() {
 			defer wg.Done()
 			for q := range next {
-				allowed, err := c.Authorizer.Allowed(ctx, r, q.namespace, q.n.p)
+				allowed, err := c.allowed(ctx, r, q)
 				mu.Lock()
 				switch {
 				case err != nil:
@@ -324,6 +324,17 @@ feed:
 		return nil, fmt.Errorf("%d of %d permission checks unanswered: %w", len(questions)-answered, len(questions), context.Cause(ctx))
 	}
 	return denied, nil
+}
+
+// allowed asks one question; a panic becomes an error, since on a
+// goroutine of its own it would end the process.
+func (c *Checker) allowed(ctx context.Context, r Requester, q question) (allowed bool, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			allowed, err = false, fmt.Errorf("the access check failed internally: %v", v)
+		}
+	}()
+	return c.Authorizer.Allowed(ctx, r, q.namespace, q.n.p)
 }
 
 func sortMissing(ms []missing) []missing {

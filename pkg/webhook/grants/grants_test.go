@@ -209,9 +209,9 @@ func TestScopeInstanceAsksWhereItBinds(t *testing.T) {
 		questions []string
 		message   string
 	}{{
-		name:     "one held namespace is asked directly",
-		instance: instance("i", "t", []string{"a"}, nil),
-		allowed:  true,
+		name:      "one held namespace is asked directly",
+		instance:  instance("i", "t", []string{"a"}, nil),
+		allowed:   true,
 		questions: []string{`a|verb "get" on "secrets" (group "")`, `a|verb "list" on "secrets" (group "")`},
 	}, {
 		name:     "two namespaces: cluster-wide first, then each namespace",

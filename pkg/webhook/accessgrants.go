@@ -1,0 +1,234 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
+	"k8s.io/client-go/metadata"
+	"k8s.io/klog/v2"
+
+	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/grants"
+)
+
+// ValidateAccessGrantsPath is where the API server sends ScopeTemplates,
+// ScopeInstances and APIAccessPolicies being created or changed.
+const ValidateAccessGrantsPath = "/validate-access-grants"
+
+// accessGrantsTimeout bounds one check, inside the 15 s the
+// ValidatingWebhookConfiguration gives the call: the check refuses with its
+// own message rather than letting the API server time out.
+const accessGrantsTimeout = 12 * time.Second
+
+// grantsSource names the check in metrics.
+const grantsSource = "access-grants"
+
+// grantsHandler answers AdmissionReviews of the three kinds with the
+// attenuation check. It never admits what it could not check: every
+// failure, a panic included, is a refusal.
+type grantsHandler struct {
+	checker *grants.Checker
+	metrics *metrics
+	timeout time.Duration
+}
+
+func (h *grantsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		writeStatus(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "admission reviews are POSTed")
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		writeStatus(w, http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, fmt.Sprintf("content type %q is not application/json", ct))
+		return
+	}
+	var body bytes.Buffer
+	if _, err := body.ReadFrom(io.LimitReader(r.Body, maxRequestBytes+1)); err != nil {
+		writeStatus(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, "reading the request: "+err.Error())
+		return
+	}
+	if body.Len() > maxRequestBytes {
+		writeStatus(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge, "admission review too large")
+		return
+	}
+	var review admissionv1.AdmissionReview
+	if err := json.Unmarshal(body.Bytes(), &review); err != nil || review.Request == nil {
+		writeStatus(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, "not an admission review with a request")
+		return
+	}
+	out, failure := encodeResponse(review.TypeMeta, review.Request.UID, h.decide(r.Context(), review.Request))
+	if failure != nil {
+		writeStatus(w, int(failure.Code), failure.Reason, failure.Message)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(out)
+}
+
+// decide runs the check; a panic in it refuses the request.
+func (h *grantsHandler) decide(ctx context.Context, req *admissionv1.AdmissionRequest) (response *admissionv1.AdmissionResponse) {
+	start := time.Now()
+	defer func() {
+		if v := recover(); v != nil {
+			h.metrics.panics.WithLabelValues(grantsSource).Inc()
+			klog.ErrorS(nil, "Recovered from a panic in the access grants check", "panic", v, "stack", string(debug.Stack()))
+			response = refusal(http.StatusInternalServerError, metav1.StatusReasonInternalError,
+				"the access grants check failed internally; it is refused rather than admitted unchecked; retry, and report it with the webhook's log if it persists")
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, h.timeout)
+	defer cancel()
+	d := h.checker.Check(ctx, grants.Request{
+		Group: req.Resource.Group, Resource: req.Resource.Resource, Operation: string(req.Operation),
+		Object: req.Object.Raw, OldObject: req.OldObject.Raw,
+		Requester: grants.Requester{Name: req.UserInfo.Username, UID: req.UserInfo.UID, Groups: req.UserInfo.Groups, Extra: extra(req.UserInfo.Extra)},
+	})
+	h.observe(d, time.Since(start))
+	if d.Allowed {
+		return &admissionv1.AdmissionResponse{Allowed: true, Warnings: d.Warnings}
+	}
+	klog.V(2).InfoS("Refused an access grant", "resource", req.Resource.Resource, "name", req.Name, "user", req.UserInfo.Username, "reason", d.Reason, "reviews", d.Reviews)
+	if d.Reason == grants.CheckFailed {
+		return refusal(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, d.Message)
+	}
+	response = refusal(http.StatusForbidden, metav1.StatusReasonForbidden, d.Message)
+	response.Warnings = d.Warnings
+	return response
+}
+
+func (h *grantsHandler) observe(d grants.Decision, took time.Duration) {
+	outcome := "unchanged"
+	if !d.Allowed {
+		outcome = "denied"
+		h.metrics.denials.WithLabelValues(grantsSource, string(d.Reason)).Inc()
+	}
+	h.metrics.admissions.WithLabelValues(grantsSource, outcome).Inc()
+	h.metrics.mutatorDuration.WithLabelValues(grantsSource).Observe(took.Seconds())
+}
+
+func refusal(code int32, reason metav1.StatusReason, message string) *admissionv1.AdmissionResponse {
+	return &admissionv1.AdmissionResponse{Result: &metav1.Status{Status: metav1.StatusFailure, Code: code, Reason: reason, Message: message}}
+}
+
+func extra[V ~[]string](in map[string]V) map[string][]string {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
+
+// GrantsAuthorizer asks the API server, with a SubjectAccessReview as the
+// requester, whether they hold one permission. Answers are not cached:
+// these objects are written rarely, and a grant just revoked must count.
+type GrantsAuthorizer struct {
+	Client authorizationclient.SubjectAccessReviewInterface
+}
+
+// Allowed implements grants.Authorizer.
+func (a GrantsAuthorizer) Allowed(ctx context.Context, r grants.Requester, namespace string, p grants.Permission) (bool, error) {
+	spec := authorizationv1.SubjectAccessReviewSpec{User: r.Name, UID: r.UID, Groups: r.Groups}
+	if len(r.Extra) > 0 {
+		spec.Extra = map[string]authorizationv1.ExtraValue{}
+		for k, v := range r.Extra {
+			spec.Extra[k] = v
+		}
+	}
+	if p.NonResourceURL != "" {
+		spec.NonResourceAttributes = &authorizationv1.NonResourceAttributes{Path: p.NonResourceURL, Verb: p.Verb}
+	} else {
+		spec.ResourceAttributes = &authorizationv1.ResourceAttributes{
+			Namespace: namespace, Verb: p.Verb, Group: p.Group, Resource: p.Resource, Subresource: p.Subresource, Name: p.Name,
+		}
+	}
+	review, err := a.Client.Create(ctx, &authorizationv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
+	if err != nil {
+		return false, err
+	}
+	return review.Status.Allowed, nil
+}
+
+// LiveScopeTemplates reads a ScopeTemplate from the API server when a
+// ScopeInstance is checked, so a template just widened counts.
+type LiveScopeTemplates struct {
+	Client scopesclient.ScopeTemplatesGetter
+}
+
+// GetScopeTemplate implements grants.Templates.
+func (t LiveScopeTemplates) GetScopeTemplate(ctx context.Context, name string) (*scopesv1alpha1.ScopeTemplate, error) {
+	template, err := t.Client.ScopeTemplates().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return template, err
+}
+
+var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// LiveCRDs lists CustomResourceDefinitions' metadata when a policy is
+// checked: a CRD's name is <plural>.<group>, all the generated rules need.
+// Schemas are never read; one list per policy admission.
+type LiveCRDs struct {
+	Client metadata.Interface
+}
+
+// SelectCRDs implements grants.CRDs.
+func (c LiveCRDs) SelectCRDs(ctx context.Context, selection apiaccessv1alpha1.CRDSelection) ([]apiaccessv1alpha1.CRDAPI, error) {
+	var selector labels.Selector
+	switch {
+	case selection.ClusterExtension != "":
+		selector = labels.SelectorFromSet(labels.Set{
+			apiaccessv1alpha1.OLMOwnerKindLabel: apiaccessv1alpha1.OLMOwnerKindClusterExtension,
+			apiaccessv1alpha1.OLMOwnerNameLabel: selection.ClusterExtension,
+		})
+	case selection.Selector != nil:
+		s, err := metav1.LabelSelectorAsSelector(selection.Selector)
+		if err != nil {
+			return nil, err
+		}
+		selector = s
+	default:
+		selector = labels.Everything()
+	}
+	list, err := c.Client.Resource(crdResource).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
+	if err != nil {
+		return nil, err
+	}
+	var names map[string]bool
+	if selection.ClusterExtension == "" && selection.Selector == nil {
+		names = map[string]bool{}
+		for _, n := range selection.Names {
+			names[n] = true
+		}
+	}
+	var out []apiaccessv1alpha1.CRDAPI
+	for _, item := range list.Items {
+		if names != nil && !names[item.Name] {
+			continue
+		}
+		plural, group, ok := strings.Cut(item.Name, ".")
+		if !ok {
+			continue
+		}
+		out = append(out, apiaccessv1alpha1.CRDAPI{Name: item.Name, Group: group, Plural: plural})
+	}
+	return out, nil
+}

@@ -1,0 +1,252 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/rest"
+
+	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/cluster-workload-access-operator/test/framework"
+)
+
+// accessGrantsPolicy is the ValidatingAdmissionPolicy (and binding) that
+// refuses these objects while the webhook's configuration is missing.
+const accessGrantsPolicy = "workload-access-access-grants-checked"
+
+var dryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+
+// asUser is the operator's clientset acting as a user, with the group
+// every authenticated user has.
+func asUser(t *testing.T, name string) operatorclientset.Interface {
+	t.Helper()
+	config := rest.CopyConfig(env.cp.Config)
+	config.Impersonate = rest.ImpersonationConfig{UserName: name, Groups: []string{"system:authenticated"}}
+	client, err := operatorclientset.NewForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
+}
+
+// grantGrantWriting lets user create and update the three kinds: RBAC's
+// own check, before admission asks whether they may grant what they hold.
+func grantGrantWriting(t *testing.T, user string) {
+	t.Helper()
+	ctx := context.Background()
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-grant-writer-" + user},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{scopesv1alpha1.GroupName}, Resources: []string{"scopetemplates", "scopeinstances"}, Verbs: []string{"create", "update", "get"}},
+			{APIGroups: []string{apiaccessv1alpha1.GroupName}, Resources: []string{"apiaccesspolicies"}, Verbs: []string{"create", "update", "get"}},
+		},
+	}
+	if _, err := env.kube.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user}},
+	}
+	if _, err := env.kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
+		_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+	})
+}
+
+func scopeTemplate(name string, rules ...rbacv1.PolicyRule) *scopesv1alpha1.ScopeTemplate {
+	return &scopesv1alpha1.ScopeTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
+			GenerateName: "e2e", Rules: rules,
+			Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "e2e-nobody"}},
+		}}},
+	}
+}
+
+// wantRefused fails t unless err is a refusal containing every part.
+func wantRefused(t *testing.T, what string, err error, parts ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s was admitted", what)
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Fatalf("%s: refusal %q does not contain %q", what, err.Error(), p)
+		}
+	}
+}
+
+// A user bound to edit in one namespace may grant, through these kinds,
+// what edit gives them there and nothing more; a cluster admin may grant
+// anything.
+func TestNoOneGrantsMoreThanTheyHold(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t)
+	ctx := context.Background()
+	suffix := rand.String(5)
+	user := "e2e-alice-" + suffix
+	own := testNamespace(t, "attenuation-own-")
+	other := testNamespace(t, "attenuation-other-")
+	grantEdit(t, own, "e2e-alice-edit", rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: "User", Name: user})
+	grantGrantWriting(t, user)
+	alice := asUser(t, user)
+
+	// The operator applies the configuration and the webhook answers: until
+	// then the policy refuses, with another message.
+	deleter := scopeTemplate("e2e-secrets-deleter-"+suffix, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"delete"}})
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		_, err := alice.ScopesV1alpha1().ScopeTemplates().Create(ctx, deleter, dryRun)
+		if err == nil || !strings.Contains(err.Error(), "you can only grant what you hold") {
+			return fmt.Errorf("not refused by the check yet: %v", err)
+		}
+		return nil
+	})
+	t.Run("a template granting what the user lacks cluster-wide", func(t *testing.T) {
+		_, err := alice.ScopesV1alpha1().ScopeTemplates().Create(ctx, deleter, metav1.CreateOptions{})
+		wantRefused(t, "the ScopeTemplate", err, fmt.Sprintf(`ScopeTemplate %q grants verb "delete" on "secrets" (group "") cluster-wide, which user %q does not hold; you can only grant what you hold`, deleter.Name, user))
+		if _, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, deleter, dryRun); err != nil {
+			t.Fatalf("a cluster admin may grant it: %v", err)
+		}
+	})
+
+	reader := scopeTemplate("e2e-configmap-reader-"+suffix, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}})
+	if _, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, reader, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("a cluster admin may create a template: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = env.operator.ScopesV1alpha1().ScopeTemplates().Delete(context.Background(), reader.Name, metav1.DeleteOptions{})
+	})
+	instance := func(name string, namespaces ...string) *scopesv1alpha1.ScopeInstance {
+		return &scopesv1alpha1.ScopeInstance{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: scopesv1alpha1.ScopeInstanceSpec{ScopeTemplateName: reader.Name, Namespaces: namespaces}}
+	}
+	t.Run("an instance into the user's own namespace, not another", func(t *testing.T) {
+		mine := instance("e2e-mine-"+suffix, own)
+		if _, err := alice.ScopesV1alpha1().ScopeInstances().Create(ctx, mine, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("binding what edit gives her in her namespace: %v", err)
+		}
+		t.Cleanup(func() {
+			_ = env.operator.ScopesV1alpha1().ScopeInstances().Delete(context.Background(), mine.Name, metav1.DeleteOptions{})
+		})
+
+		elsewhere := instance("e2e-elsewhere-"+suffix, other)
+		_, err := alice.ScopesV1alpha1().ScopeInstances().Create(ctx, elsewhere, metav1.CreateOptions{})
+		wantRefused(t, "the ScopeInstance into another namespace", err,
+			fmt.Sprintf(`ScopeInstance %q grants 2 permissions user %q does not hold: verb "get" on "configmaps" (group "") in namespace %q`, elsewhere.Name, user, other))
+
+		// Widening her own instance to the other namespace is checked too.
+		current, err := alice.ScopesV1alpha1().ScopeInstances().Get(ctx, mine.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		current.Spec.Namespaces = []string{own, other}
+		_, err = alice.ScopesV1alpha1().ScopeInstances().Update(ctx, current, metav1.UpdateOptions{})
+		wantRefused(t, "the widened ScopeInstance", err, fmt.Sprintf(`in namespace %q`, other))
+
+		if _, err := env.operator.ScopesV1alpha1().ScopeInstances().Create(ctx, elsewhere, dryRun); err != nil {
+			t.Fatalf("a cluster admin may bind it anywhere: %v", err)
+		}
+	})
+
+	t.Run("a Bind policy over a CRD the user cannot fully use", func(t *testing.T) {
+		crd := createWidgetCRD(t, "attenuation"+strings.ToLower(suffix))
+		policy := &apiaccessv1alpha1.APIAccessPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "e2e-widgets-" + suffix},
+			Spec: apiaccessv1alpha1.APIAccessPolicySpec{
+				CRDs: apiaccessv1alpha1.CRDSelection{Names: []string{crd.Name}},
+				Mode: apiaccessv1alpha1.ModeBind,
+				Bindings: []apiaccessv1alpha1.AccessBinding{{
+					Role: apiaccessv1alpha1.RoleAdmin, Namespaces: []string{own},
+					Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "e2e-nobody"}},
+				}},
+			},
+		}
+		_, err := alice.APIAccessV1alpha1().APIAccessPolicies().Create(ctx, policy, metav1.CreateOptions{})
+		wantRefused(t, "the APIAccessPolicy", err,
+			fmt.Sprintf(`APIAccessPolicy %q grants 2 permissions user %q does not hold`, policy.Name, user),
+			fmt.Sprintf(`verb "get" on "customresourcedefinitions" named %q (group "apiextensions.k8s.io") cluster-wide`, crd.Name),
+			fmt.Sprintf(`verb "*" on %q (group %q) in namespace %q`, crd.Spec.Names.Plural, crd.Spec.Group, own))
+		if _, err := env.operator.APIAccessV1alpha1().APIAccessPolicies().Create(ctx, policy, dryRun); err != nil {
+			t.Fatalf("a cluster admin may create it: %v", err)
+		}
+	})
+}
+
+// createWidgetCRD creates a namespaced CRD widgets.<group>.example.com and
+// deletes it after t.
+func createWidgetCRD(t *testing.T, group string) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	client := apiextensionsclient.NewForConfigOrDie(env.cp.Config)
+	group += ".example.com"
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets." + group},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: group, Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptrTo(true)}}}},
+		},
+	}
+	created, err := client.ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), crd, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = client.ApiextensionsV1().CustomResourceDefinitions().Delete(context.Background(), crd.Name, metav1.DeleteOptions{})
+	})
+	return created
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// With the ValidatingWebhookConfiguration gone, nobody checks what these
+// objects grant, so the API server's own policy refuses them, even from a
+// cluster admin; once the operator restores the configuration they are
+// checked and admitted again.
+func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t)
+	ctx := context.Background()
+	template := scopeTemplate("e2e-unchecked-"+rand.String(5), rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}})
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		_, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
+		return err
+	})
+	setManagementState(t, operatorv1.Unmanaged)
+	defer setManagementState(t, operatorv1.Managed)
+	if err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		_, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, template, dryRun)
+		if err == nil || !strings.Contains(err.Error(), accessGrantsPolicy) {
+			return fmt.Errorf("not refused by the policy yet: %v", err)
+		}
+		return nil
+	})
+	_, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, template, metav1.CreateOptions{})
+	wantRefused(t, "a ScopeTemplate with no check configured", err, accessGrantsPolicy)
+	t.Logf("refused: %v", err)
+
+	setManagementState(t, operatorv1.Managed)
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		_, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, template, dryRun)
+		return err
+	})
+}
