@@ -8,6 +8,7 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -44,28 +45,31 @@ func asUser(t *testing.T, name string) operatorclientset.Interface {
 // own check, before admission asks whether they may grant what they hold.
 func grantGrantWriting(t *testing.T, user string) {
 	t.Helper()
+	grantClusterRole(t, user, "e2e-grant-writer-"+user,
+		rbacv1.PolicyRule{APIGroups: []string{scopesv1alpha1.GroupName}, Resources: []string{"scopetemplates", "scopeinstances"}, Verbs: []string{"create", "update", "get"}},
+		rbacv1.PolicyRule{APIGroups: []string{apiaccessv1alpha1.GroupName}, Resources: []string{"apiaccesspolicies"}, Verbs: []string{"create", "update", "get"}})
+}
+
+// grantClusterRole creates a ClusterRole named name with rules, binds it to
+// user cluster-wide, and deletes both after t.
+func grantClusterRole(t *testing.T, user, name string, rules ...rbacv1.PolicyRule) {
+	t.Helper()
 	ctx := context.Background()
-	role := &rbacv1.ClusterRole{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-grant-writer-" + user},
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{scopesv1alpha1.GroupName}, Resources: []string{"scopetemplates", "scopeinstances"}, Verbs: []string{"create", "update", "get"}},
-			{APIGroups: []string{apiaccessv1alpha1.GroupName}, Resources: []string{"apiaccesspolicies"}, Verbs: []string{"create", "update", "get"}},
-		},
-	}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}
 	if _, err := env.kube.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user}},
 	}
 	if _, err := env.kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = env.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
-		_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+		_ = env.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
+		_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
 }
 
@@ -177,11 +181,23 @@ func TestNoOneGrantsMoreThanTheyHold(t *testing.T) {
 				}},
 			},
 		}
+		// What is missing cluster-wide is named first, and ends the check.
 		_, err := alice.APIAccessV1alpha1().APIAccessPolicies().Create(ctx, policy, metav1.CreateOptions{})
-		wantRefused(t, "the APIAccessPolicy", err,
-			fmt.Sprintf(`APIAccessPolicy %q grants 2 permissions user %q does not hold`, policy.Name, user),
-			fmt.Sprintf(`verb "get" on "customresourcedefinitions" named %q (group "apiextensions.k8s.io") cluster-wide`, crd.Name),
-			fmt.Sprintf(`verb "*" on %q (group %q) in namespace %q`, crd.Spec.Names.Plural, crd.Spec.Group, own))
+		wantRefused(t, "the APIAccessPolicy", err, fmt.Sprintf(
+			`APIAccessPolicy %q grants verb "get" on "customresourcedefinitions" named %q (group "apiextensions.k8s.io") cluster-wide, which user %q does not hold`,
+			policy.Name, crd.Name, user))
+		// Given get on the CRD, what she still lacks in her namespace is named.
+		grantClusterRole(t, user, "e2e-crd-reader-"+suffix, rbacv1.PolicyRule{
+			APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, ResourceNames: []string{crd.Name}, Verbs: []string{"get"}})
+		framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+			_, err := alice.APIAccessV1alpha1().APIAccessPolicies().Create(ctx, policy, dryRun)
+			want := fmt.Sprintf(`APIAccessPolicy %q grants verb "*" on %q (group %q) in namespace %q, which user %q does not hold`,
+				policy.Name, crd.Spec.Names.Plural, crd.Spec.Group, own, user)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				return fmt.Errorf("want a refusal containing %q, got %v", want, err)
+			}
+			return nil
+		})
 		if _, err := env.operator.APIAccessV1alpha1().APIAccessPolicies().Create(ctx, policy, dryRun); err != nil {
 			t.Fatalf("a cluster admin may create it: %v", err)
 		}
@@ -230,6 +246,23 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 	})
 	setManagementState(t, operatorv1.Unmanaged)
 	defer setManagementState(t, operatorv1.Managed)
+	// Failing open is as good as missing: the policy refuses with its own message.
+	vwc, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignore := admissionregistrationv1.Ignore
+	vwc.Webhooks[0].FailurePolicy = &ignore
+	if _, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Update(ctx, vwc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		_, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, template, dryRun)
+		if err == nil || !strings.Contains(err.Error(), "no longer sends it fail-closed to the workload-access access grants check") {
+			return fmt.Errorf("not refused by the policy's check of the configuration yet: %v", err)
+		}
+		return nil
+	})
 	if err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +273,7 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 		}
 		return nil
 	})
-	_, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, template, metav1.CreateOptions{})
+	_, err = env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, template, metav1.CreateOptions{})
 	wantRefused(t, "a ScopeTemplate with no check configured", err, accessGrantsPolicy)
 	t.Logf("refused: %v", err)
 
