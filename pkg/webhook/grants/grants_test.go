@@ -460,6 +460,8 @@ func TestUndecodableAndUnknown(t *testing.T) {
 		"no object":        {Group: scopesv1alpha1.GroupName, Resource: ScopeTemplates, Operation: "CREATE"},
 		"another resource": {Group: "", Resource: "pods", Operation: "CREATE", Object: []byte("{}")},
 		"unknown mode":     {Group: apiaccessv1alpha1.GroupName, Resource: APIAccessPolicies, Operation: "CREATE", Object: []byte(`{"spec":{"mode":"All"}}`)},
+		"bad selector": {Group: apiaccessv1alpha1.GroupName, Resource: APIAccessPolicies, Operation: "CREATE",
+			Object: []byte(`{"spec":{"mode":"Bind","crds":{"selector":{"matchExpressions":[{"key":"a","operator":"Near"}]}}}}`)},
 	} {
 		if d := c.Check(context.Background(), req); d.Allowed || d.Reason != Invalid || d.Message == "" {
 			t.Errorf("%s: got %+v, want an Invalid refusal", name, d)

@@ -135,6 +135,11 @@ func (o *apiAccessPolicy) grants(ctx context.Context, c *Checker) ([]grant, []st
 	default:
 		return nil, nil, refusal{fmt.Sprintf("mode %q is not Aggregate, Bind or Unmanaged", o.Spec.Mode)}
 	}
+	if sel := o.Spec.CRDs.Selector; sel != nil {
+		if _, err := metav1.LabelSelectorAsSelector(sel); err != nil {
+			return nil, nil, refusal{fmt.Sprintf("spec.crds.selector does not parse: %v", err)}
+		}
+	}
 	crds, err := c.CRDs.SelectCRDs(ctx, o.Spec.CRDs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listing the CustomResourceDefinitions the policy selects: %w", err)
