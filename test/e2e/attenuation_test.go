@@ -73,7 +73,7 @@ func grantClusterRole(t *testing.T, user, name string, rules ...rbacv1.PolicyRul
 	})
 }
 
-func scopeTemplate(name string, rules ...rbacv1.PolicyRule) *scopesv1alpha1.ScopeTemplate {
+func grantingTemplate(name string, rules ...rbacv1.PolicyRule) *scopesv1alpha1.ScopeTemplate {
 	return &scopesv1alpha1.ScopeTemplate{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
@@ -113,7 +113,7 @@ func TestNoOneGrantsMoreThanTheyHold(t *testing.T) {
 
 	// The operator applies the configuration and the webhook answers: until
 	// then the policy refuses, with another message.
-	deleter := scopeTemplate("e2e-secrets-deleter-"+suffix, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"delete"}})
+	deleter := grantingTemplate("e2e-secrets-deleter-"+suffix, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"delete"}})
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
 		_, err := alice.ScopesV1alpha1().ScopeTemplates().Create(ctx, deleter, dryRun)
 		if err == nil || !strings.Contains(err.Error(), "you can only grant what you hold") {
@@ -129,7 +129,7 @@ func TestNoOneGrantsMoreThanTheyHold(t *testing.T) {
 		}
 	})
 
-	reader := scopeTemplate("e2e-configmap-reader-"+suffix, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}})
+	reader := grantingTemplate("e2e-configmap-reader-"+suffix, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}})
 	if _, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, reader, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("a cluster admin may create a template: %v", err)
 	}
@@ -239,7 +239,7 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 	dumpOnFailure(t)
 	ensureWebhook(t)
 	ctx := context.Background()
-	template := scopeTemplate("e2e-unchecked-"+rand.String(5), rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}})
+	template := grantingTemplate("e2e-unchecked-"+rand.String(5), rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}})
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
 		_, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
 		return err
