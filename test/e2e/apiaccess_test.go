@@ -271,6 +271,7 @@ func user(name string) rbacv1.Subject {
 // each leaves nothing of the previous behind.
 func TestAPIAccessAggregateBindUnmanaged(t *testing.T) {
 	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
 	ctx := context.Background()
 	crd, gvr := testCRD(t, "modes.e2e.example.com", "Widget", "e2e-widgets")
 	ns, other := testNamespace(t, "apiaccess-"), testNamespace(t, "apiaccess-other-")
@@ -432,6 +433,7 @@ func crdClientAs(t *testing.T, user string) apiextensionsclient.Interface {
 // nothing.
 func TestAPIAccessConflictsBundleRolesAndCRDDeletion(t *testing.T) {
 	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
 	ctx := context.Background()
 	gizmos, _ := testCRD(t, "conflicts.e2e.example.com", "Gizmo", "e2e-gizmos")
 	_, gadgetsGVR := testCRD(t, "conflicts.e2e.example.com", "Gadget", "e2e-gizmos")
@@ -582,6 +584,7 @@ func BindingNameFor(policy string, index int, role string) string {
 // as the operator-writes policy requires.
 func TestAPIAccessOperatorIsRefusedWiderRoles(t *testing.T) {
 	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
 	ctx := context.Background()
 	const name = "e2e-writes"
 	p := createPolicy(t, name, apiaccessv1alpha1.APIAccessPolicySpec{Mode: apiaccessv1alpha1.ModeUnmanaged,

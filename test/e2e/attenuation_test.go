@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
@@ -155,12 +156,17 @@ func TestNoOneGrantsMoreThanTheyHold(t *testing.T) {
 			fmt.Sprintf(`ScopeInstance %q grants 2 permissions user %q does not hold: verb "get" on "configmaps" (group "") in namespace %q`, elsewhere.Name, user, other))
 
 		// Widening her own instance to the other namespace is checked too.
-		current, err := alice.ScopesV1alpha1().ScopeInstances().Get(ctx, mine.Name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		current.Spec.Namespaces = []string{own, other}
-		_, err = alice.ScopesV1alpha1().ScopeInstances().Update(ctx, current, metav1.UpdateOptions{})
+		// (The operator writes the instance's status meanwhile: a conflict is
+		// retried on a fresh copy.)
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			current, err := alice.ScopesV1alpha1().ScopeInstances().Get(ctx, mine.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			current.Spec.Namespaces = []string{own, other}
+			_, err = alice.ScopesV1alpha1().ScopeInstances().Update(ctx, current, metav1.UpdateOptions{})
+			return err
+		})
 		wantRefused(t, "the widened ScopeInstance", err, fmt.Sprintf(`in namespace %q`, other))
 
 		if _, err := env.operator.ScopesV1alpha1().ScopeInstances().Create(ctx, elsewhere, dryRun); err != nil {

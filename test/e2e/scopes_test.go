@@ -154,6 +154,7 @@ func canListConfigMaps(t *testing.T, saNamespace, ns string) bool {
 // nothing behind.
 func TestScopeInstanceBindsInListedAndSelectedNamespaces(t *testing.T) {
 	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
 	saNS := testNamespace(t, "scope-sa-")
 	template := scopeTemplate(t, saNS)
 	framework.Consistently(t, 3*time.Second, func(ctx context.Context) error {
@@ -246,6 +247,7 @@ func TestScopeInstanceBindsInListedAndSelectedNamespaces(t *testing.T) {
 // template is reported and nothing stays bound.
 func TestScopeInstanceClusterWideAndMissingTemplate(t *testing.T) {
 	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
 	saNS := testNamespace(t, "scope-sa-")
 	elsewhere := testNamespace(t, "scope-any-")
 	template := scopeTemplate(t, saNS)
@@ -296,6 +298,7 @@ func TestScopeInstanceClusterWideAndMissingTemplate(t *testing.T) {
 // never changed, and never bound.
 func TestScopeTemplateConflictLeavesForeignRoleAlone(t *testing.T) {
 	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
 	saNS := testNamespace(t, "scope-sa-")
 	name := "e2e-" + rand.String(6)
 	roleName := scopes.ClusterRoleName(name, "configmap-reader-")

@@ -62,6 +62,14 @@ func runAPIAccess(b *testing.B, binary string) {
 	}); err != nil {
 		b.Fatalf("the APIAccessPolicy controller never started: %v", err)
 	}
+	// ScopeTemplates, ScopeInstances and APIAccessPolicies are admitted only
+	// through the webhook's access-grants check (and a policy that refuses
+	// them while its configuration is missing).
+	webhook, err := cluster.StartWebhook(ctx, binary, "webhook")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer webhook.Stop()
 
 	start := time.Now()
 	parallel(b, policyCRDs, func(i int) error {

@@ -58,6 +58,14 @@ func runScopes(b *testing.B, binary string) {
 	}); err != nil {
 		b.Fatalf("the ScopeInstance controller never started: %v", err)
 	}
+	// ScopeTemplates, ScopeInstances and APIAccessPolicies are admitted only
+	// through the webhook's access-grants check (and a policy that refuses
+	// them while its configuration is missing).
+	webhook, err := cluster.StartWebhook(ctx, binary, "webhook")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer webhook.Stop()
 
 	nsStart := time.Now()
 	parallelN(b, 64, scopeNamespaces, func(i int) error {
