@@ -21,6 +21,7 @@ import (
 	subscriptioninformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/accessgrantswebhook"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/apiaccess"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlemetrics"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/clusterbundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/consolesamples"
@@ -116,6 +117,10 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		Instances: subscriptionInformers.Scopes().V1alpha1().ScopeInstances(), ScopeClient: c.subscription.ScopesV1alpha1(),
 		KubeClient: c.scopeKube, OperatorClient: c.operator, Recorder: recorder})
 	if err != nil {
+		return err
+	}
+	// Invalid bundles, counted from the same caches, on the operator's /metrics.
+	if err := bundlemetrics.Register(bundleInformers.Bundles().Lister(), bundleInformers.ClusterBundles().Lister()); err != nil {
 		return err
 	}
 	versions := status.NewVersionGetter()

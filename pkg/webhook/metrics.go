@@ -88,6 +88,17 @@ func newMetrics() *metrics {
 	return m
 }
 
+// initPanicSources creates every panic series at zero: a series that first
+// appears at 1 shows Prometheus no increase, and the first panic would not
+// alert.
+func (m *metrics) initPanicSources(mutators []mutation.Mutator) {
+	for _, mutator := range mutators {
+		m.panics.WithLabelValues(mutator.Name())
+	}
+	m.panics.WithLabelValues("handler")
+	m.panics.WithLabelValues("http")
+}
+
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }

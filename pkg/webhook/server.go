@@ -129,6 +129,7 @@ func New(config Config) (*Server, error) {
 	config.WriteTimeout = cmp.Or(config.WriteTimeout, defaultWriteTimeout)
 	config.IdleTimeout = cmp.Or(config.IdleTimeout, defaultIdleTimeout)
 	m := newMetrics()
+	m.initPanicSources(config.Mutators)
 	for _, c := range config.Collectors {
 		if err := m.registry.Register(c); err != nil {
 			return nil, fmt.Errorf("registering a mutator's metrics: %w", err)
