@@ -27,7 +27,7 @@ $(call verify-golang-versions,Dockerfile.rhel)
 
 BINARY := $(GO_BUILD_BINDIR)/cluster-workload-access-operator
 
-.PHONY: all build test test-unit test-e2e bench bench-scale bench-scopes bench-webhook-memory bench-apiaccess controlplane s3server run-local \
+.PHONY: all build test test-unit test-e2e bench bench-scale bench-scopes bench-webhook-memory bench-apiaccess controlplane s3server promtool test-rules run-local \
 	update update-codegen update-deps verify verify-update verify-version-stamp clean fuzz
 
 # Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
@@ -40,7 +40,16 @@ controlplane:
 s3server:
 	bash hack/build-s3server.sh
 
-test: test-unit test-e2e
+# Builds promtool (test/tools/promtool) once into ~/.cache (see docs/development.md).
+promtool:
+	bash hack/build-promtool.sh
+
+test: test-unit test-rules test-e2e
+
+# promtool check rules and test rules on the shipped PrometheusRule
+# (test/rules: every alert fires when it should and stays quiet when not).
+test-rules: promtool
+	PROMTOOL=$$(bash hack/build-promtool.sh) go test $(GO_MOD_FLAGS) -count=1 ./test/rules/
 
 test-e2e: build controlplane s3server
 	s3server=$$(bash hack/build-s3server.sh); \

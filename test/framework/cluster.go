@@ -51,8 +51,12 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	monitoring, err := MonitoringCRDs(root)
+	if err != nil {
+		return nil, err
+	}
 	cpOpts := opts.ControlPlane
-	cpOpts.CRDs = append(crds, OpenShiftCRDs(root)...)
+	cpOpts.CRDs = append(append(crds, OpenShiftCRDs(root)...), monitoring...)
 	cpOpts.Nodes = true
 	cp, err := controlplane.Start(ctx, cpOpts)
 	if err != nil {

@@ -15,6 +15,8 @@ const (
 	signingCertsNamespace    = "openshift-kube-apiserver"
 	signingCertsConfigMap    = "bound-sa-token-signing-certs"
 	issuerCredentialsRequest = "workload-access-issuer-s3"
+	// The alerts, manifests/0000_90_workload-access_02_prometheusrule.yaml.
+	prometheusRule = "workload-access"
 )
 
 // List returns every namespace, configuration object and resource type the
@@ -62,5 +64,9 @@ func List() []configv1.ObjectReference {
 		// namespace the operator's namespace above already covers).
 		{Resource: "configmaps", Namespace: signingCertsNamespace, Name: signingCertsConfigMap},
 		{Group: "cloudcredential.openshift.io", Resource: "credentialsrequests", Namespace: "openshift-cloud-credential-operator", Name: issuerCredentialsRequest},
+		// What the cluster's Prometheus scrapes and alerts on (shipped by the CVO).
+		{Group: "monitoring.coreos.com", Resource: "servicemonitors", Namespace: operatorclient.OperatorNamespace, Name: operatorclient.OperatorName},
+		{Group: "monitoring.coreos.com", Resource: "servicemonitors", Namespace: operatorclient.OperandNamespace, Name: operatorclient.WebhookName},
+		{Group: "monitoring.coreos.com", Resource: "prometheusrules", Namespace: operatorclient.OperatorNamespace, Name: prometheusRule},
 	}
 }
