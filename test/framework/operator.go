@@ -18,6 +18,8 @@ import (
 type Process struct {
 	Name    string
 	LogPath string
+	// Listen is where an operator serves its metrics and health (host:port).
+	Listen string
 	cmd     *exec.Cmd
 	done    chan struct{}
 	once    sync.Once
@@ -56,7 +58,11 @@ func StartOperator(opts OperatorOptions) (*Process, error) {
 		"--leader-election-retry-period=1s",
 		"-v=2",
 	}, opts.ExtraArgs...)
-	return startProcess(opts.Binary, args, opts.Env, logPath, opts.Name)
+	p, err := startProcess(opts.Binary, args, opts.Env, logPath, opts.Name)
+	if p != nil {
+		p.Listen = listen
+	}
+	return p, err
 }
 
 // startProcess runs binary with args, its output in logPath. The process
