@@ -20,9 +20,9 @@ type Process struct {
 	LogPath string
 	// Listen is where an operator serves its metrics and health (host:port).
 	Listen string
-	cmd     *exec.Cmd
-	done    chan struct{}
-	once    sync.Once
+	cmd    *exec.Cmd
+	done   chan struct{}
+	once   sync.Once
 }
 
 // OperatorOptions say how to run one operator process.
