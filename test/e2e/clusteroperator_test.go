@@ -121,7 +121,7 @@ func TestDegradedOnlyForSustainedFailure(t *testing.T) {
 		}
 	}
 	defer restore()
-	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
+	if err := deleteWebhookServiceAccount(ctx); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {

@@ -87,7 +87,7 @@ func TestResyncWithNothingChangedWritesNothing(t *testing.T) {
 		t.Errorf("unexpected write: %s", w)
 	}
 	// And the check can fail: the same filter sees the writes a real change causes.
-	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(context.Background(), framework.WebhookName, metav1.DeleteOptions{}); err != nil {
+	if err := deleteWebhookServiceAccount(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	expectOperatorCreated(t, since, "serviceaccounts", "")
@@ -158,7 +158,7 @@ func TestUnmanagedLeavesTheOperandAlone(t *testing.T) {
 		configv1.OperatorDegraded:    configv1.ConditionUnknown,
 	}, "Unmanaged")
 
-	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
+	if err := deleteWebhookServiceAccount(ctx); err != nil {
 		t.Fatal(err)
 	}
 	framework.Consistently(t, 5*time.Second, func(ctx context.Context) error {
@@ -295,7 +295,7 @@ func TestOperatorLogLevelIsHonoured(t *testing.T) {
 	})
 	// Make the operator talk to the API server: at TraceAll client-go logs
 	// every round trip, which it does not at Normal.
-	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(context.Background(), framework.WebhookName, metav1.DeleteOptions{}); err != nil {
+	if err := deleteWebhookServiceAccount(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, 30*time.Second, func(context.Context) error {

@@ -42,7 +42,7 @@ func TestStaticResourcesAreAppliedAndRestored(t *testing.T) {
 	// another ClusterIP: the next test that needs the webhook starts one
 	// with a token of the restored ServiceAccount, on the new address.
 	stopWebhook()
-	if err := env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
+	if err := deleteWebhookServiceAccount(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.kube.CoreV1().Services(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {

@@ -61,6 +61,16 @@ func stopWebhook() {
 	}
 }
 
+// deleteWebhookServiceAccount deletes the webhook's ServiceAccount. The
+// running webhook's token dies with it (the API server answers its
+// SubjectAccessReviews and watches Unauthorized from then on), so it is
+// stopped first; the next test that needs it starts one with a token of the
+// recreated account.
+func deleteWebhookServiceAccount(ctx context.Context) error {
+	stopWebhook()
+	return env.kube.CoreV1().ServiceAccounts(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{})
+}
+
 // testNamespace creates a namespace the webhook serves, where the Shared
 // Resource CSI driver may read Secrets and ConfigMaps (as every ClusterBundle
 // source must allow), and deletes it after t.
