@@ -50,17 +50,11 @@ const (
 	// APIAccessPolicies while the access grants webhook is not configured.
 	AccessGrantsPolicyName = "workload-access-access-grants-checked"
 	// OperatorWritesPolicyName names the ValidatingAdmissionPolicy (and its
-	// binding) that admits from the operator only the ClusterRoles and
-	// shares it generates for ClusterBundles.
+	// binding) that admits from the operator only the objects it generates:
+	// carrying exactly one generator label, controlled by the object that
+	// label names. The per-generator shape policies are found by must-gather
+	// among all policies and need no name here.
 	OperatorWritesPolicyName = "workload-access-operator-writes"
-	// APIAccessWritesPolicyName names the ValidatingAdmissionPolicy (and its
-	// binding) that admits from the operator only roles and bindings shaped
-	// like those it generates for APIAccessPolicies.
-	APIAccessWritesPolicyName = "workload-access-apiaccess-writes"
-	// ScopeWritesPolicyName names the ValidatingAdmissionPolicy (and its
-	// binding) that narrows what the operator writes for ScopeTemplates and
-	// ScopeInstances, the reason it may hold escalate and bind.
-	ScopeWritesPolicyName = "workload-access-operator-scope-writes"
 	// WebhookSignerSecret holds the CA that signs the serving certificate.
 	WebhookSignerSecret = WebhookName + "-signer"
 	// WebhookServingCAConfigMap holds the CA bundle (key ca-bundle.crt) the
