@@ -111,7 +111,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		return err
 	}
 	apiAccess := apiaccess.New(apiaccess.Inputs{Policies: subscriptionInformers.APIAccess().V1alpha1().APIAccessPolicies(),
-		PolicyClient: c.subscription.APIAccessV1alpha1(), Kube: c.apiAccess, APIExtensions: c.apiExtensions,
+		PolicyClient: c.subscription.APIAccessV1alpha1(), Kube: c.apiAccess, Metadata: c.metadata, APIExtensions: c.apiExtensions,
 		OperatorClient: c.operator, Recorder: recorder})
 	scopeControllers, err := scopes.New(scopes.Inputs{Templates: subscriptionInformers.Scopes().V1alpha1().ScopeTemplates(),
 		Instances: subscriptionInformers.Scopes().V1alpha1().ScopeInstances(), ScopeClient: c.subscription.ScopesV1alpha1(),

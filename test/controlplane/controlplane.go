@@ -69,6 +69,9 @@ type Options struct {
 	// AuditLog records every API request (metadata only) in AuditLogPath,
 	// so tests can count what a component wrote.
 	AuditLog bool
+	// Profiling serves the API server's /debug/pprof to the admin, for
+	// benchmarks that need to see where its CPU goes.
+	Profiling bool
 	// Nodes adds kube-scheduler and kwok with one fake control-plane node, so
 	// pods get scheduled and report Running/Ready (no container runs).
 	Nodes bool
@@ -165,7 +168,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		"--service-account-key-file=" + p("sa.pub"), "--service-account-signing-key-file=" + p("sa.key"),
 		"--service-cluster-ip-range=" + cp.ServiceCIDR,
 		"--authorization-mode=Node,RBAC",
-		"--profiling=false",
+		fmt.Sprintf("--profiling=%t", opts.Profiling),
 	}
 	if opts.AuditLog {
 		policy := filepath.Join(cp.Dir, "audit-policy.yaml")

@@ -579,7 +579,7 @@ func BindingNameFor(policy string, index int, role string) string {
 }
 
 // The operator's escalate and bind on ClusterRoles and its binding writes
-// are narrowed by the workload-access-apiaccess-writes admission policy to
+// are narrowed by the workload-access-operator-writes admission policy to
 // the generated shapes: anything wider is refused, even labelled and owned
 // as the operator-writes policy requires.
 func TestAPIAccessOperatorIsRefusedWiderRoles(t *testing.T) {
@@ -631,8 +631,8 @@ func TestAPIAccessOperatorIsRefusedWiderRoles(t *testing.T) {
 		if c.ok && err != nil {
 			t.Errorf("%s: want admitted, got %v", c.what, err)
 		}
-		if !c.ok && (err == nil || !strings.Contains(err.Error(), "workload-access-apiaccess-writes")) {
-			t.Errorf("%s: want refused by workload-access-apiaccess-writes, got %v", c.what, err)
+		if !c.ok && (err == nil || !strings.Contains(err.Error(), "workload-access-operator-writes")) {
+			t.Errorf("%s: want refused by workload-access-operator-writes, got %v", c.what, err)
 		}
 	}
 	for _, c := range []struct {
@@ -644,8 +644,8 @@ func TestAPIAccessOperatorIsRefusedWiderRoles(t *testing.T) {
 		if c.ok && err != nil {
 			t.Errorf("binding %s: want admitted, got %v", c.role, err)
 		}
-		if !c.ok && (err == nil || !strings.Contains(err.Error(), "workload-access-apiaccess-writes")) {
-			t.Errorf("binding %s: want refused by workload-access-apiaccess-writes, got %v", c.role, err)
+		if !c.ok && (err == nil || !strings.Contains(err.Error(), "workload-access-operator-writes")) {
+			t.Errorf("binding %s: want refused by workload-access-operator-writes, got %v", c.role, err)
 		}
 	}
 }

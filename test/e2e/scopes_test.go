@@ -357,7 +357,7 @@ func TestScopeTemplateConflictLeavesForeignRoleAlone(t *testing.T) {
 }
 
 // The operator's ServiceAccount holds bind and escalate on ClusterRoles;
-// the scope-writes policy is what keeps it from binding cluster-admin,
+// the operator-writes policy is what keeps it from binding cluster-admin,
 // creating an aggregating role, or deleting RBAC it did not generate.
 func TestScopeWritesPolicyRefusesTheOperator(t *testing.T) {
 	ns := testNamespace(t, "scope-policy-")

@@ -76,8 +76,7 @@ func TestStaticResourcesAreAppliedAndRestored(t *testing.T) {
 // binds there and cannot create namespaces. It may write RoleBindings and
 // bind and escalate ClusterRoles only for APIAccessPolicies, ScopeTemplates
 // and ScopeInstances: RBAC cannot narrow those verbs by name; the
-// workload-access-apiaccess-writes and workload-access-operator-scope-writes
-// admission policies narrow them to the generated shapes
+// workload-access-operator-writes admission policy narrows them to the generated shapes
 // (TestAPIAccessOperatorIsRefusedWiderRoles, TestScopeWritesPolicyRefusesTheOperator).
 func TestOperatorRightsEndAtItsOperandNamespace(t *testing.T) {
 	for _, c := range []struct {

@@ -138,6 +138,7 @@ func operatorBinary(b *testing.B, makeTarget string) string {
 // within 5 minutes. The caller stops it.
 func startCluster(b *testing.B, controlPlane controlplane.Options) *framework.Cluster {
 	b.Helper()
+	controlPlane.Profiling = os.Getenv(profileDirEnv) != ""
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cluster, err := framework.StartCluster(ctx, framework.ClusterOptions{

@@ -10,6 +10,7 @@ package apiaccess
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
@@ -24,6 +25,9 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/tools/cache"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 	apiaccessclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/apiaccess/v1alpha1"
@@ -46,7 +50,10 @@ type Inputs struct {
 	// client-side rate limits: the bounded parallelism of writes (Parallel)
 	// is what limits the load, so 1,200 roles are not queued behind the
 	// operator's shared 50 requests per second.
-	Kube           kubernetes.Interface
+	Kube kubernetes.Interface
+	// Metadata caches the name of every ClusterRole, so that only names
+	// in use are read before a create.
+	Metadata       metadata.Interface
 	APIExtensions  apiextensionsclient.Interface
 	OperatorClient v1helpers.OperatorClient
 	Recorder       events.Recorder
@@ -63,10 +70,14 @@ func New(in Inputs) factory.Controller {
 	clusterBindings := kubeInformers.Rbac().V1().ClusterRoleBindings()
 	bindings := kubeInformers.Rbac().V1().RoleBindings()
 	crds := NewCRDInformer(in.APIExtensions)
+	roleNames := NewRoleNameInformer(in.Metadata)
 
-	c := newGenerator(in.PolicyClient, in.Kube, crdLister{crds.GetIndexer()}, roles.Lister(), clusterBindings.Lister(), bindings.Lister())
+	c := newGenerator(in.PolicyClient, in.Kube, crdLister{crds.GetIndexer()}, roles.Lister(), roleNames.GetStore(), clusterBindings.Lister(), bindings.Lister())
 	watched := []bundlereconcile.Watched{
 		{Informers: []factory.Informer{roles.Informer(), clusterBindings.Informer(), bindings.Informer()}, Key: policyKey},
+		// A role someone else holds under a generated name blocks one of
+		// them (Conflict): its removal or change may unblock any policy.
+		{Informers: []factory.Informer{roleNames}, Key: foreignGeneratedName(in.Policies.Lister())},
 		// A CRD created, relabelled or deleted may concern any policy.
 		{Informers: []factory.Informer{crds}, Key: allPolicies(in.Policies.Lister())},
 	}
@@ -74,6 +85,7 @@ func New(in Inputs) factory.Controller {
 	return startingInformers{Controller: controller, start: func(stop <-chan struct{}) {
 		kubeInformers.Start(stop)
 		go crds.Run(stop)
+		go roleNames.Run(stop)
 	}}
 }
 
@@ -122,6 +134,49 @@ func allPolicies(lister apiaccesslisters.APIAccessPolicyLister) func(runtime.Obj
 	}
 }
 
+// NewRoleNameInformer caches the name of every ClusterRole and nothing
+// else: a few hundred bytes each, whatever their rules.
+func NewRoleNameInformer(client metadata.Interface) cache.SharedIndexInformer {
+	informer := metadatainformer.NewFilteredMetadataInformer(client, rbacv1.SchemeGroupVersion.WithResource("clusterroles"), "",
+		informerResync, cache.Indexers{}, nil).Informer()
+	_ = informer.SetTransform(func(obj any) (any, error) {
+		m, ok := obj.(*metav1.PartialObjectMetadata)
+		if !ok {
+			return obj, nil
+		}
+		return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+			Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion, Labels: m.Labels}}, nil
+	})
+	return informer
+}
+
+// foreignGeneratedName wakes every policy when a role not labelled for a
+// policy, under a name shaped like a generated one, changes.
+func foreignGeneratedName(lister apiaccesslisters.APIAccessPolicyLister) func(runtime.Object) []string {
+	all := allPolicies(lister)
+	return func(obj runtime.Object) []string {
+		o, ok := obj.(metav1.Object)
+		if !ok || o.GetLabels()[apiaccessv1alpha1.PolicyLabel] != "" || !generatedRoleName(o.GetName()) {
+			return nil
+		}
+		return all(obj)
+	}
+}
+
+// generatedRoleName says whether name is shaped like <Kind>.<group> and a
+// generated role's suffix.
+func generatedRoleName(name string) bool {
+	if !strings.Contains(name, ".") {
+		return false
+	}
+	for _, suffix := range []string{apiaccessv1alpha1.AdminSuffix, apiaccessv1alpha1.EditSuffix, apiaccessv1alpha1.ViewSuffix, apiaccessv1alpha1.CRDViewSuffix} {
+		if strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
 // StripCRD keeps of a CRD its name, labels, UID, resourceVersion, group,
 // kind and plural: what selection and the generated roles read.
 func StripCRD(obj any) (any, error) {
@@ -150,11 +205,11 @@ type controller struct {
 }
 
 func newGenerator(policyClient apiaccessclient.APIAccessPoliciesGetter, kube kubernetes.Interface, crds crdReader,
-	roles rbacv1listers.ClusterRoleLister, clusterBindings rbacv1listers.ClusterRoleBindingLister, bindings rbacv1listers.RoleBindingLister) *controller {
+	roles rbacv1listers.ClusterRoleLister, roleNames cache.Store, clusterBindings rbacv1listers.ClusterRoleBindingLister, bindings rbacv1listers.RoleBindingLister) *controller {
 	return &controller{
 		policyClient:    policyClient,
 		crds:            crds,
-		roles:           clusterRoleKind(kube, roles),
+		roles:           clusterRoleKind(kube, roles, roleNames),
 		clusterBindings: clusterRoleBindingKind(kube, clusterBindings),
 		bindings:        roleBindingKind(kube, bindings),
 	}

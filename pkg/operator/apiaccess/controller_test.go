@@ -24,6 +24,7 @@ import (
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 	fakeclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
+	apiaccesslisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/apiaccess/v1alpha1"
 )
 
 func crd(plural, group, kind string, labels map[string]string) *apiextensionsv1.CustomResourceDefinition {
@@ -54,6 +55,11 @@ type cluster struct {
 	policy  *apiaccessv1alpha1.APIAccessPolicy
 	events  []string
 	changes []string
+	// unseen leaves the caches empty, as informers that have yet to see
+	// what the API server holds.
+	unseen bool
+	// roleReads are the ClusterRoles the last sync read from the API server.
+	roleReads []string
 }
 
 func newCluster(p *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensionsv1.CustomResourceDefinition, objects ...runtime.Object) *cluster {
@@ -63,6 +69,16 @@ func newCluster(p *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensionsv1.Cu
 // sync runs one sync of the policy against the cluster as it is now and
 // returns the write actions it made.
 func (c *cluster) sync(t *testing.T) []string {
+	t.Helper()
+	writes, err := c.trySync(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writes
+}
+
+// trySync is sync, returning the sync's error.
+func (c *cluster) trySync(t *testing.T) ([]string, error) {
 	t.Helper()
 	ctx := context.Background()
 	c.kube.ClearActions()
@@ -77,20 +93,25 @@ func (c *cluster) sync(t *testing.T) []string {
 	clusterBindings := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	bindings := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	rl, _ := c.kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
+	roleNames := cache.NewStore(cache.MetaNamespaceKeyFunc)
 	for i := range rl.Items {
+		if c.unseen {
+			break
+		}
+		_ = roleNames.Add(&rl.Items[i])
 		if labelled(&rl.Items[i]) {
 			_ = roles.Add(&rl.Items[i])
 		}
 	}
 	cbl, _ := c.kube.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{})
 	for i := range cbl.Items {
-		if labelled(&cbl.Items[i]) {
+		if !c.unseen && labelled(&cbl.Items[i]) {
 			_ = clusterBindings.Add(&cbl.Items[i])
 		}
 	}
 	bl, _ := c.kube.RbacV1().RoleBindings("").List(ctx, metav1.ListOptions{})
 	for i := range bl.Items {
-		if labelled(&bl.Items[i]) {
+		if !c.unseen && labelled(&bl.Items[i]) {
 			_ = bindings.Add(&bl.Items[i])
 		}
 	}
@@ -100,18 +121,22 @@ func (c *cluster) sync(t *testing.T) []string {
 	}
 	policy.Spec = c.policy.Spec
 	ctrl := newGenerator(c.client.APIAccessV1alpha1(), c.kube, crdLister{crdIndexer},
-		rbacv1listers.NewClusterRoleLister(roles), rbacv1listers.NewClusterRoleBindingLister(clusterBindings), rbacv1listers.NewRoleBindingLister(bindings))
+		rbacv1listers.NewClusterRoleLister(roles), roleNames, rbacv1listers.NewClusterRoleBindingLister(clusterBindings), rbacv1listers.NewRoleBindingLister(bindings))
 	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
-	if err := ctrl.syncPolicy(ctx, factory.NewSyncContext("test", recorder), policy); err != nil {
-		t.Fatal(err)
-	}
+	syncErr := ctrl.syncPolicy(ctx, factory.NewSyncContext("test", recorder), policy)
 	for _, e := range recorder.Events() {
 		c.events = append(c.events, e.Reason+": "+e.Message)
 	}
 	var writes []string
+	c.roleReads = nil
 	for _, a := range append(c.kube.Actions(), c.client.Actions()...) {
 		switch a.GetVerb() {
-		case "get", "list", "watch":
+		case "get":
+			if a.GetResource().Resource == "clusterroles" {
+				c.roleReads = append(c.roleReads, a.(clienttesting.GetAction).GetName())
+			}
+			continue
+		case "list", "watch":
 			continue
 		}
 		what := a.GetVerb() + " " + a.GetResource().Resource
@@ -128,7 +153,7 @@ func (c *cluster) sync(t *testing.T) []string {
 		}
 		writes = append(writes, what)
 	}
-	return writes
+	return writes, syncErr
 }
 
 func (c *cluster) status(t *testing.T) apiaccessv1alpha1.APIAccessPolicyStatus {
@@ -415,5 +440,79 @@ func TestABindingInANamespaceThatDoesNotExistWaitsForIt(t *testing.T) {
 	}
 	if _, err := c.kube.RbacV1().RoleBindings("here").Get(context.Background(), "p-0-Widget.example.com-edit", metav1.GetOptions{}); err != nil {
 		t.Errorf("the other namespace's binding: %v", err)
+	}
+}
+
+// The cache of every role's name spares a new policy one read per role:
+// only a name in use is read, to judge whose it is.
+func TestOnlyRoleNamesInUseAreRead(t *testing.T) {
+	c := newCluster(policy(apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets},
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget.example.com-view"}})
+	c.sync(t)
+	if !slices.Equal(c.roleReads, []string{"Widget.example.com-view"}) {
+		t.Errorf("read %v, want only the role someone else holds", c.roleReads)
+	}
+	if got := condition(t, c.status(t), apiaccessv1alpha1.ConditionConflict); got.Status != metav1.ConditionTrue ||
+		!strings.Contains(got.Message, "Widget.example.com-view") {
+		t.Errorf("Conflict %+v", got)
+	}
+}
+
+// A sync whose caches have yet to see the roles the sync before created
+// finds them at create, reads them, and writes nothing more; one that finds
+// a stranger's role there refuses to touch it.
+func TestCachesThatLagNeitherFailNorOverwrite(t *testing.T) {
+	c := newCluster(policy(apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets})
+	c.sync(t)
+	c.unseen = true
+	writes, err := c.trySync(t)
+	if err != nil {
+		t.Fatalf("a sync behind its caches failed: %v", err)
+	}
+	for _, w := range writes {
+		if !strings.HasPrefix(w, "create clusterroles ") { // refused: they exist
+			t.Errorf("a sync behind its caches wrote %q", w)
+		}
+	}
+	if len(c.roleReads) != 4 {
+		t.Errorf("read %v, want the four roles it found at create", c.roleReads)
+	}
+
+	stranger := c.role(t, "Widget.example.com-edit")
+	stranger.Labels, stranger.OwnerReferences = nil, nil
+	if _, err := c.kube.RbacV1().ClusterRoles().Update(context.Background(), stranger, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	writes, err = c.trySync(t)
+	if err == nil || !strings.Contains(err.Error(), "Widget.example.com-edit") || !strings.Contains(err.Error(), "left untouched") {
+		t.Errorf("a stranger's role found at create: err %v, want it named and left untouched", err)
+	}
+	for _, w := range writes {
+		if strings.HasPrefix(w, "update clusterroles Widget.example.com-edit") {
+			t.Errorf("the stranger's role was written: %v", writes)
+		}
+	}
+}
+
+func TestForeignRolesUnderGeneratedNamesWakeEveryPolicy(t *testing.T) {
+	policies := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	_ = policies.Add(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}}))
+	key := foreignGeneratedName(apiaccesslisters.NewAPIAccessPolicyLister(policies))
+	for name, want := range map[string]bool{
+		"Widget.example.com-admin":        true,
+		"Widget.example.com-view-crdview": true,
+		"admin":                           false, // the kube-controller-manager rewrites it with every aggregated role
+		"system:aggregate-to-edit":        false,
+	} {
+		keys := key(&metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name}})
+		if got := len(keys) == 1 && keys[0] == "p"; got != want {
+			t.Errorf("%s woke %v", name, keys)
+		}
+	}
+	ours := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "Widget.example.com-admin", Labels: map[string]string{apiaccessv1alpha1.PolicyLabel: "p"}}}
+	if keys := key(ours); keys != nil {
+		t.Errorf("a policy's own role woke %v: its own informer does that", keys)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
+	"k8s.io/client-go/tools/cache"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 )
@@ -29,7 +30,11 @@ type kind[T object] struct {
 	// the policy label are there.
 	cached func(namespace, name string) (T, error)
 	// owned lists the cached objects labelled for policy.
-	owned  func(policy string) ([]T, error)
+	owned func(policy string) ([]T, error)
+	// exists says whether any object of that name exists, from a cache of
+	// every object's name; nil when the kind has none, and the API server
+	// is asked instead.
+	exists func(namespace, name string) (bool, error)
 	get    func(ctx context.Context, namespace, name string) (T, error)
 	create func(ctx context.Context, obj T) error
 	update func(ctx context.Context, obj T) error
@@ -47,12 +52,18 @@ func deleteOptions(uid types.UID) metav1.DeleteOptions {
 	return metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(uid))}
 }
 
-func clusterRoleKind(kube kubernetes.Interface, lister rbacv1listers.ClusterRoleLister) kind[*rbacv1.ClusterRole] {
+// clusterRoleKind reads the policy's roles from lister and every role's
+// name from names (keyed by name).
+func clusterRoleKind(kube kubernetes.Interface, lister rbacv1listers.ClusterRoleLister, names cache.Store) kind[*rbacv1.ClusterRole] {
 	client := kube.RbacV1().ClusterRoles()
 	return kind[*rbacv1.ClusterRole]{
 		name:   "ClusterRole",
 		cached: func(_, name string) (*rbacv1.ClusterRole, error) { return lister.Get(name) },
 		owned:  func(policy string) ([]*rbacv1.ClusterRole, error) { return lister.List(policySelector(policy)) },
+		exists: func(_, name string) (bool, error) {
+			_, exists, err := names.GetByKey(name)
+			return exists, err
+		},
 		get: func(ctx context.Context, _, name string) (*rbacv1.ClusterRole, error) {
 			return client.Get(ctx, name, metav1.GetOptions{})
 		},

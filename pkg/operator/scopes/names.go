@@ -18,7 +18,7 @@ import (
 // suffixLength is how many hex digits of a SHA-256 end every generated name:
 // 40 bits, so two owners' names collide only by chance, and a collision
 // surfaces as a Conflict, never as a shared object. The API server's policy
-// (07_scope-writes-policy) checks that shape.
+// (07_operator-writes-policy) checks that shape.
 const suffixLength = 10
 
 func suffix(name string) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -445,11 +446,53 @@ func TestConcurrencyIsBounded(t *testing.T) {
 	auth := newFake()
 	auth.delay = 2 * time.Millisecond
 	d := (&Checker{Authorizer: auth, Concurrency: 4}).Check(context.Background(), create(t, ScopeTemplates, template("x", rule([]string{""}, []string{"secrets"}, verbs))))
-	if d.Reviews != 40 {
-		t.Fatalf("Reviews = %d, want 40", d.Reviews)
+	if d.Reviews != 41 {
+		t.Fatalf("Reviews = %d, want 41 (whether alice holds everything, then each verb)", d.Reviews)
 	}
 	if m := auth.maxFlight.Load(); m > 4 || m < 2 {
 		t.Errorf("at most %d questions in flight, want between 2 and 4", m)
+	}
+}
+
+// A request that needs many questions first asks whether the requester
+// holds everything; a cluster admin's is settled by that one answer, a
+// holder of less is asked about each permission as before.
+func TestHoldingEverythingSettlesLargeRequests(t *testing.T) {
+	var verbs []string
+	for i := range 20 {
+		verbs = append(verbs, fmt.Sprintf("verb%d", i))
+	}
+	many := template("many", rule([]string{""}, []string{"secrets"}, verbs))
+	admin := newFake().hold("", allResources)
+	if d := (&Checker{Authorizer: admin}).Check(context.Background(), create(t, ScopeTemplates, many)); !d.Allowed || d.Reviews != 1 {
+		t.Errorf("cluster admin: got %+v after %v, want allowed after 1 question", d, admin.questions())
+	}
+
+	// Non-resource URLs are not covered by every resource: asked apart.
+	withURLs := template("urls", rule([]string{""}, []string{"secrets"}, verbs),
+		rbacv1.PolicyRule{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}})
+	admin = newFake().hold("", allResources)
+	d := (&Checker{Authorizer: admin}).Check(context.Background(), create(t, ScopeTemplates, withURLs))
+	if d.Allowed || d.Reviews != 3 || !strings.Contains(d.Message, "/metrics") {
+		t.Errorf("every resource but no URL: got %+v after %v, want refused for /metrics after 3 questions", d, admin.questions())
+	}
+	admin = newFake().hold("", allResources, allNonResources)
+	if d := (&Checker{Authorizer: admin}).Check(context.Background(), create(t, ScopeTemplates, withURLs)); !d.Allowed || d.Reviews != 2 {
+		t.Errorf("everything: got %+v after %v, want allowed after 2 questions", d, admin.questions())
+	}
+
+	// Holding every verb on secrets is not holding everything.
+	reader := newFake().hold("", res("*", "", "secrets"))
+	d = (&Checker{Authorizer: reader}).Check(context.Background(), create(t, ScopeTemplates, many))
+	if d.Allowed || d.Reviews != 21 {
+		t.Errorf("a holder of less: got %+v after %d questions, want refused after 21", d, len(reader.questions()))
+	}
+
+	// Small requests ask each permission only (the fake holds literally,
+	// so holding everything does not answer them).
+	small := newFake().hold("", allResources)
+	if d := (&Checker{Authorizer: small}).Check(context.Background(), create(t, ScopeTemplates, template("few", readSecrets))); d.Reviews != 2 || slices.Contains(small.questions(), "|"+describePermission(allResources)) {
+		t.Errorf("small request: got %+v after %v", d, small.questions())
 	}
 }
 

@@ -1,0 +1,105 @@
+package scale
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+)
+
+// clockTicks is the kernel's USER_HZ, 100 on every Linux this runs on.
+const clockTicks = 100
+
+// cpuSeconds sums the user and system CPU seconds every process on the
+// machine has used, by command name: the control plane, the operator, the
+// webhook and this benchmark.
+func cpuSeconds(b *testing.B) map[string]float64 {
+	paths, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue // exited meanwhile
+		}
+		// The command sits in parentheses and may hold spaces; the fields
+		// after it are space separated, utime and stime 12th and 13th.
+		text := string(data)
+		open, close := strings.IndexByte(text, '('), strings.LastIndexByte(text, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		fields := strings.Fields(text[close+1:])
+		if len(fields) < 13 {
+			continue
+		}
+		user, _ := strconv.ParseFloat(fields[11], 64)
+		system, _ := strconv.ParseFloat(fields[12], 64)
+		out[text[open+1:close]] += (user + system) / clockTicks
+	}
+	return out
+}
+
+// cpuSince says who used the CPU since before was taken, busiest first,
+// leaving out processes under a tenth of a second.
+func cpuSince(b *testing.B, before map[string]float64) string {
+	type use struct {
+		name    string
+		seconds float64
+	}
+	var uses []use
+	for name, seconds := range cpuSeconds(b) {
+		// A kernel worker's name says what it works on now, so its
+		// total shows up under ever new names: leave them out.
+		if strings.HasPrefix(name, "kworker/") {
+			continue
+		}
+		if d := seconds - before[name]; d >= 0.1 {
+			uses = append(uses, use{name, d})
+		}
+	}
+	sort.Slice(uses, func(i, j int) bool { return uses[i].seconds > uses[j].seconds })
+	parts := make([]string, 0, len(uses))
+	for _, u := range uses {
+		parts = append(parts, fmt.Sprintf("%s %.1f s", u.name, u.seconds))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// profileDirEnv names a directory for CPU profiles of the API server during
+// the measured bursts; unset, nothing is profiled and the API server serves
+// no /debug/pprof.
+const profileDirEnv = "SCALE_PROFILE_DIR"
+
+// profileAPIServer records the API server's CPU for the next d into
+// $SCALE_PROFILE_DIR/<name>.pprof (read it with go tool pprof -top); the
+// returned channel closes when it is written, at once when not profiling.
+func profileAPIServer(ctx context.Context, b *testing.B, kube kubernetes.Interface, d time.Duration, name string) <-chan struct{} {
+	done := make(chan struct{})
+	dir := os.Getenv(profileDirEnv)
+	if dir == "" {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		data, err := kube.CoreV1().RESTClient().Get().AbsPath("/debug/pprof/profile").
+			Param("seconds", strconv.Itoa(int(d.Seconds()))).Timeout(d + time.Minute).DoRaw(ctx)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name+".pprof"), data, 0o644)
+		}
+		if err != nil {
+			b.Logf("profiling the API server: %v", err)
+		}
+	}()
+	return done
+}
