@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/openshift/library-go/pkg/operator/events"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -78,6 +79,44 @@ func (c *instances) apply(ctx context.Context, recorder events.Recorder, instanc
 	return failures, nil
 }
 
+// created, updated and deleted record a write the binding caches may not
+// show yet (unseenWrites).
+func (c *instances) created(obj metav1.Object) {
+	if c.unseen != nil {
+		c.unseen.created(obj.GetLabels()[scopesv1alpha1.ScopeInstanceLabel], obj, time.Now())
+	}
+}
+
+func (c *instances) updated(before, after metav1.Object) {
+	if c.unseen != nil {
+		c.unseen.updated(after.GetLabels()[scopesv1alpha1.ScopeInstanceLabel], before, after, time.Now())
+	}
+}
+
+func (c *instances) deleted(obj metav1.Object) {
+	if c.unseen != nil {
+		c.unseen.deleted(obj.GetLabels()[scopesv1alpha1.ScopeInstanceLabel], obj, time.Now())
+	}
+}
+
+// cachedBinding is the binding the caches hold at namespace/name (a
+// ClusterRoleBinding when namespace is empty), or nil.
+func (c *instances) cachedBinding(namespace, name string) metav1.Object {
+	in := c.clusterRoleBindings
+	if namespace != "" {
+		in = c.roleBindings
+	}
+	obj, exists, err := in.GetByKey(bindingKey(namespace, name))
+	if err != nil || !exists {
+		return nil
+	}
+	o, ok := obj.(metav1.Object)
+	if !ok {
+		return nil
+	}
+	return o
+}
+
 // namespaceLive says whether a binding there is worth deleting: in a
 // namespace being deleted, or gone, the namespace controller does it.
 func (c *instances) namespaceLive(name string) bool {
@@ -129,7 +168,10 @@ func (c *instances) ensureRoleBinding(uid string, desired, existing *rbacv1.Role
 	client := c.kube.RbacV1().RoleBindings(desired.Namespace)
 	where := desired.Namespace + "/" + desired.Name
 	create := write{where: where, do: func(ctx context.Context) error {
-		_, err := client.Create(ctx, desired, metav1.CreateOptions{})
+		made, err := client.Create(ctx, desired, metav1.CreateOptions{})
+		if err == nil {
+			c.created(made)
+		}
 		if !apierrors.IsAlreadyExists(err) {
 			return err
 		}
@@ -163,7 +205,10 @@ func (c *instances) ensureRoleBinding(uid string, desired, existing *rbacv1.Role
 		updated := existing.DeepCopy()
 		updated.Subjects, updated.OwnerReferences = desired.Subjects, desired.OwnerReferences
 		updated.Labels = withLabel(updated.Labels, scopesv1alpha1.ScopeInstanceLabel, desired.Labels[scopesv1alpha1.ScopeInstanceLabel])
-		_, err := client.Update(ctx, updated, metav1.UpdateOptions{})
+		after, err := client.Update(ctx, updated, metav1.UpdateOptions{})
+		if err == nil {
+			c.updated(existing, after)
+		}
 		return err
 	}}}
 }
@@ -171,6 +216,9 @@ func (c *instances) ensureRoleBinding(uid string, desired, existing *rbacv1.Role
 func (c *instances) deleteRoleBinding(rb *rbacv1.RoleBinding) write {
 	return write{where: rb.Namespace + "/" + rb.Name, do: func(ctx context.Context) error {
 		err := c.kube.RbacV1().RoleBindings(rb.Namespace).Delete(ctx, rb.Name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(rb.UID))})
+		if err == nil {
+			c.deleted(rb)
+		}
 		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 			return nil // gone, or re-created meanwhile (the next sync judges it)
 		}
@@ -181,7 +229,10 @@ func (c *instances) deleteRoleBinding(rb *rbacv1.RoleBinding) write {
 func (c *instances) ensureClusterRoleBinding(uid string, desired, existing *rbacv1.ClusterRoleBinding) []write {
 	client := c.kube.RbacV1().ClusterRoleBindings()
 	create := write{where: desired.Name, do: func(ctx context.Context) error {
-		_, err := client.Create(ctx, desired, metav1.CreateOptions{})
+		made, err := client.Create(ctx, desired, metav1.CreateOptions{})
+		if err == nil {
+			c.created(made)
+		}
 		if !apierrors.IsAlreadyExists(err) {
 			return err
 		}
@@ -214,7 +265,10 @@ func (c *instances) ensureClusterRoleBinding(uid string, desired, existing *rbac
 		updated := existing.DeepCopy()
 		updated.Subjects, updated.OwnerReferences = desired.Subjects, desired.OwnerReferences
 		updated.Labels = withLabel(updated.Labels, scopesv1alpha1.ScopeInstanceLabel, desired.Labels[scopesv1alpha1.ScopeInstanceLabel])
-		_, err := client.Update(ctx, updated, metav1.UpdateOptions{})
+		after, err := client.Update(ctx, updated, metav1.UpdateOptions{})
+		if err == nil {
+			c.updated(existing, after)
+		}
 		return err
 	}}}
 }
@@ -222,6 +276,9 @@ func (c *instances) ensureClusterRoleBinding(uid string, desired, existing *rbac
 func (c *instances) deleteClusterRoleBinding(crb *rbacv1.ClusterRoleBinding) write {
 	return write{where: crb.Name, do: func(ctx context.Context) error {
 		err := c.kube.RbacV1().ClusterRoleBindings().Delete(ctx, crb.Name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(crb.UID))})
+		if err == nil {
+			c.deleted(crb)
+		}
 		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 			return nil
 		}

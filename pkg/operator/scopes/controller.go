@@ -54,6 +54,7 @@ func New(in Inputs) ([]factory.Controller, error) {
 		t.sync, in.OperatorClient, in.Recorder, "scope-template")
 
 	i := &instances{
+		unseen:              newUnseenWrites(),
 		client:              in.ScopeClient,
 		kube:                in.KubeClient,
 		templates:           in.Templates.Lister(),

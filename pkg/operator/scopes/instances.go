@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -45,6 +46,9 @@ type instances struct {
 	clusterRoleBindings cache.Indexer
 	roleBindings        cache.Indexer
 	workers             int
+	// unseen holds the writes the binding informers have yet to deliver;
+	// nil waits for none.
+	unseen *unseenWrites
 }
 
 // scope is where an instance's roles are bound.
@@ -58,6 +62,12 @@ type scope struct {
 }
 
 func (c *instances) sync(ctx context.Context, syncCtx factory.SyncContext, instance *scopesv1alpha1.ScopeInstance) error {
+	if c.unseen != nil && c.unseen.pending(instance.Name, time.Now(), c.cachedBinding) > 0 {
+		// The caches trail the last sync's writes: judged from them now,
+		// those writes would be made again.
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), unseenRecheck)
+		return nil
+	}
 	recorder := syncCtx.Recorder()
 	status := instance.Status.DeepCopy()
 	status.ObservedGeneration = instance.Generation

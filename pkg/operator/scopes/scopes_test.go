@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -32,6 +33,10 @@ type fixture struct {
 	kube     *kubefake.Clientset
 	scopes   *scopesfake.Clientset
 	recorder events.InMemoryRecorder
+	// unseen is shared by every sync, as the controller's is; lagging
+	// keeps the binding caches from delivering what they list.
+	unseen  *unseenWrites
+	lagging bool
 }
 
 func newFixture(t *testing.T, objects ...runtime.Object) *fixture {
@@ -45,7 +50,7 @@ func newFixture(t *testing.T, objects ...runtime.Object) *fixture {
 		}
 	}
 	return &fixture{t: t, kube: kubefake.NewSimpleClientset(kubeObjs...), scopes: scopesfake.NewSimpleClientset(scopeObjs...),
-		recorder: events.NewInMemoryRecorder("test", clock.RealClock{})}
+		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), unseen: newUnseenWrites()}
 }
 
 func (f *fixture) indexer(list func() []any, label string) cache.Indexer {
@@ -74,7 +79,7 @@ func (f *fixture) caches() (roles, rbs, crbs, namespaces, templates, instances c
 		l, _ := f.kube.RbacV1().RoleBindings("").List(ctx, metav1.ListOptions{})
 		var out []any
 		for i := range l.Items {
-			if l.Items[i].Labels[scopesv1alpha1.ScopeInstanceLabel] != "" {
+			if l.Items[i].Labels[scopesv1alpha1.ScopeInstanceLabel] != "" && !f.lagging {
 				out = append(out, &l.Items[i])
 			}
 		}
@@ -84,7 +89,7 @@ func (f *fixture) caches() (roles, rbs, crbs, namespaces, templates, instances c
 		l, _ := f.kube.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{})
 		var out []any
 		for i := range l.Items {
-			if l.Items[i].Labels[scopesv1alpha1.ScopeInstanceLabel] != "" {
+			if l.Items[i].Labels[scopesv1alpha1.ScopeInstanceLabel] != "" && !f.lagging {
 				out = append(out, &l.Items[i])
 			}
 		}
@@ -147,19 +152,30 @@ func (f *fixture) syncTemplate(name string) {
 	}
 }
 
-func (f *fixture) syncInstance(name string) error {
-	f.t.Helper()
+func (f *fixture) instanceController() (*instances, cache.Indexer) {
 	roles, rbs, crbs, namespaces, templateCache, instanceCache := f.caches()
-	ic := &instances{
+	return &instances{
 		client: f.scopes.ScopesV1alpha1(), kube: f.kube,
 		templates: scopelisters.NewScopeTemplateLister(templateCache), roles: rbaclisters.NewClusterRoleLister(roles),
 		namespaces: corelisters.NewNamespaceLister(namespaces), clusterRoleBindings: crbs, roleBindings: rbs, workers: 4,
-	}
+		unseen: f.unseen,
+	}, instanceCache
+}
+
+func (f *fixture) syncInstance(name string) error {
+	f.t.Helper()
+	ic, instanceCache := f.instanceController()
 	instance, err := scopelisters.NewScopeInstanceLister(instanceCache).Get(name)
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	return ic.sync(context.Background(), factory.NewSyncContext("test", f.recorder), instance)
+}
+
+// pending is how many of the instance's writes its caches do not show now.
+func (f *fixture) pending(instance string) int {
+	ic, _ := f.instanceController()
+	return f.unseen.pending(instance, time.Now(), ic.cachedBinding)
 }
 
 func newTemplate(name string, generateNames ...string) *scopesv1alpha1.ScopeTemplate {
@@ -369,3 +385,72 @@ func TestFailureMessageNamesAFewAndCountsTheRest(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// A sync whose caches have yet to deliver the bindings the sync before it
+// wrote waits for them instead of writing them again; once delivered, the
+// instance is settled and writes nothing.
+func TestAnInstanceWaitsForItsOwnWritesToBeSeen(t *testing.T) {
+	f := newFixture(t, newTemplate("t", "reader-"), newInstance("i", "t", []string{"a", "b"}, nil), newNamespace("a", nil), newNamespace("b", nil))
+	f.syncTemplate("t")
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	f.writes()
+	f.lagging = true
+	if n := f.pending("i"); n != 2 {
+		t.Fatalf("%d writes missing from lagging caches, want the 2 RoleBindings", n)
+	}
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.writes(); len(w) != 0 {
+		t.Errorf("a sync behind its own writes wrote %v", w)
+	}
+	f.lagging = false
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.writes(); len(w) != 0 || f.pending("i") != 0 {
+		t.Errorf("once delivered: wrote %v, %d still awaited", w, f.pending("i"))
+	}
+}
+
+// A write is seen once the cache shows it, whichever came first: a watch
+// event can beat the write's own response.
+func TestUnseenWritesAreJudgedFromTheCache(t *testing.T) {
+	now := time.Now()
+	binding := func(ns, name, uid, rv string) *rbacv1.RoleBinding {
+		return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(uid), ResourceVersion: rv}}
+	}
+	cached := map[string]metav1.Object{}
+	lookup := func(ns, name string) metav1.Object { return cached[bindingKey(ns, name)] }
+
+	u := newUnseenWrites()
+	cached["a/rb"] = binding("a", "rb", "new", "10")
+	u.created("i", binding("a", "rb", "new", "10"), now)
+	if n := u.pending("i", now, lookup); n != 0 {
+		t.Errorf("a create the cache showed before it was recorded is pending (%d)", n)
+	}
+
+	cached["b/rb"] = binding("b", "rb", "old", "5")
+	u.created("i", binding("b", "rb", "new", "11"), now)
+	u.updated("i", binding("c", "rb", "u", "7"), binding("c", "rb", "u", "12"), now)
+	cached["c/rb"] = binding("c", "rb", "u", "7")
+	u.deleted("i", binding("d", "rb", "gone", "8"), now)
+	cached["d/rb"] = binding("d", "rb", "gone", "8")
+	if n := u.pending("i", now, lookup); n != 3 {
+		t.Errorf("pending %d, want 3: a cache holding a former binding, the version before an update, and a deleted binding", n)
+	}
+	cached["b/rb"] = binding("b", "rb", "new", "11")
+	cached["c/rb"] = binding("c", "rb", "u", "13") // updated again since
+	delete(cached, "d/rb")
+	if n := u.pending("i", now, lookup); n != 0 || len(u.byInstance) != 0 {
+		t.Errorf("pending %d once the cache caught up (%v)", n, u.byInstance)
+	}
+
+	u.created("i", binding("", "crb", "x", "1"), now.Add(-unseenWait-time.Second))
+	u.created("other", binding("e", "rb", "y", "2"), now.Add(-unseenWait-time.Second))
+	if n := u.pending("i", now, lookup); n != 0 || len(u.byInstance) != 0 {
+		t.Errorf("pending %d, want 0 and nothing kept (%v): writes older than %s are presumed lost, a deleted instance's too", n, u.byInstance, unseenWait)
+	}
+}
