@@ -106,20 +106,20 @@ operator issued.
 Scopes (docs/scopes.md): a template's role, bound where an instance says:
   kubectl create namespace scoped-a; kubectl label namespace scoped-a scope-demo=yes
   kubectl apply -f - <<'YAML'
-  apiVersion: operators.coreos.com/v1alpha1
-  kind: ScopeTemplate
-  metadata: {name: demo}
-  spec:
-    clusterRoles:
-    - generateName: demo-reader-
-      rules: [{apiGroups: [""], resources: [configmaps], verbs: [get, list]}]
-      subjects: [{kind: ServiceAccount, name: demo, namespace: default}]
-  ---
-  apiVersion: operators.coreos.com/v1alpha1
-  kind: ScopeInstance
-  metadata: {name: demo}
-  spec: {scopeTemplateName: demo, namespaceSelector: {matchLabels: {scope-demo: "yes"}}}
-  YAML
+apiVersion: operators.coreos.com/v1alpha1
+kind: ScopeTemplate
+metadata: {name: demo}
+spec:
+  clusterRoles:
+  - generateName: demo-reader-
+    rules: [{apiGroups: [""], resources: [configmaps], verbs: [get, list]}]
+    subjects: [{kind: ServiceAccount, name: demo, namespace: default}]
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: ScopeInstance
+metadata: {name: demo}
+spec: {scopeTemplateName: demo, namespaceSelector: {matchLabels: {scope-demo: "yes"}}}
+YAML
   kubectl get scopeinstance demo; kubectl get rolebindings -A -l operators.coreos.com/scope-instance=demo
   kubectl auth can-i list configmaps -n scoped-a --as=system:serviceaccount:default:demo   # yes
   kubectl auth can-i list configmaps -n default --as=system:serviceaccount:default:demo    # no
