@@ -1,0 +1,78 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+)
+
+var heredocStart = regexp.MustCompile(`<<'([A-Z]+)'$`)
+
+// Each printed demo's heredocs end where a shell ends them (a line holding
+// only the delimiter) and hold the kinds the demo names, with no field the
+// API would drop: a reader pastes them as they are.
+func TestDemosPasteIntoAShell(t *testing.T) {
+	for name, demo := range map[string]struct {
+		text  string
+		kinds []string
+	}{
+		"scopes":     {scopesDemo, []string{"ScopeTemplate", "ScopeInstance"}},
+		"api access": {apiAccessDemo, []string{"APIAccessPolicy"}},
+	} {
+		var kinds []string
+		lines := strings.Split(demo.text, "\n")
+		for i := 0; i < len(lines); i++ {
+			m := heredocStart.FindStringSubmatch(lines[i])
+			if m == nil {
+				continue
+			}
+			end := i + 1
+			for end < len(lines) && lines[end] != m[1] {
+				end++
+			}
+			if end == len(lines) {
+				t.Errorf("%s: the heredoc opened at line %d never ends: no line is exactly %q", name, i+1, m[1])
+				break
+			}
+			for _, doc := range strings.Split(strings.Join(lines[i+1:end], "\n"), "\n---\n") {
+				kinds = append(kinds, decodeStrict(t, name, doc))
+			}
+			i = end
+		}
+		if strings.Join(kinds, ",") != strings.Join(demo.kinds, ",") {
+			t.Errorf("%s: heredocs hold %v, want %v", name, kinds, demo.kinds)
+		}
+	}
+}
+
+// decodeStrict decodes one YAML document into its API type, refusing unknown
+// fields, and returns its kind.
+func decodeStrict(t *testing.T, demo, doc string) string {
+	t.Helper()
+	var meta struct{ APIVersion, Kind string }
+	if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
+		t.Errorf("%s: %v in\n%s", demo, err, doc)
+		return ""
+	}
+	var into any
+	switch meta.APIVersion + " " + meta.Kind {
+	case scopesv1alpha1.SchemeGroupVersion.String() + " ScopeTemplate":
+		into = &scopesv1alpha1.ScopeTemplate{}
+	case scopesv1alpha1.SchemeGroupVersion.String() + " ScopeInstance":
+		into = &scopesv1alpha1.ScopeInstance{}
+	case apiaccessv1alpha1.SchemeGroupVersion.String() + " APIAccessPolicy":
+		into = &apiaccessv1alpha1.APIAccessPolicy{}
+	default:
+		t.Errorf("%s: unexpected %s %s in\n%s", demo, meta.APIVersion, meta.Kind, doc)
+		return meta.Kind
+	}
+	if err := yaml.UnmarshalStrict([]byte(doc), into); err != nil {
+		t.Errorf("%s: %s: %v", demo, meta.Kind, err)
+	}
+	return meta.Kind
+}
