@@ -87,5 +87,21 @@ func (f *Failures) conditionLocked() conditions.Condition {
 	if more := len(keys) - len(named); more > 0 {
 		message += fmt.Sprintf("; and %d more", more)
 	}
-	return conditions.Degraded(f.controller, "SyncError", fmt.Errorf("%d %ss fail to sync: %s", len(keys), f.kind, message))
+	verb := "fail"
+	if len(keys) == 1 {
+		verb = "fails"
+	}
+	return conditions.Degraded(f.controller, "SyncError", fmt.Errorf("%d %s %s to sync: %s", len(keys), plural(f.kind, len(keys)), verb, message))
+}
+
+// plural is kind as a count of n says it: APIAccessPolicy, APIAccessPolicies.
+func plural(kind string, n int) string {
+	switch {
+	case n == 1:
+		return kind
+	case strings.HasSuffix(kind, "y"):
+		return strings.TrimSuffix(kind, "y") + "ies"
+	default:
+		return kind + "s"
+	}
 }

@@ -35,7 +35,7 @@ func TestFailuresKeepDegradedWhileAnyBundleFails(t *testing.T) {
 	if err := f.Record(ctx, "a", boom); !errors.Is(err, boom) {
 		t.Fatalf("Record returned %v, want the sync error", err)
 	}
-	want := `1 ClusterBundles fail to sync: ClusterBundle a: secrets "x" is forbidden`
+	want := `1 ClusterBundle fails to sync: ClusterBundle a: secrets "x" is forbidden`
 	if c := degraded(); c.Status != operatorv1.ConditionTrue || c.Reason != "SyncError" || c.Message != want {
 		t.Fatalf("after a fails: %+v", c)
 	}
@@ -143,5 +143,17 @@ func TestInvalidRetryBacksOffOnlyForItsReason(t *testing.T) {
 	}
 	if got := MissingRetry(conditions, now); got != MinMissingRetry {
 		t.Errorf("MissingRetry of a bundle invalid for another reason: %v", got)
+	}
+}
+
+func TestPluralSaysTheKindAsTheCountDoes(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		n    int
+		want string
+	}{{"APIAccessPolicy", 2, "APIAccessPolicies"}, {"APIAccessPolicy", 1, "APIAccessPolicy"}, {"ScopeInstance", 3, "ScopeInstances"}} {
+		if got := plural(c.kind, c.n); got != c.want {
+			t.Errorf("plural(%q, %d) = %q, want %q", c.kind, c.n, got, c.want)
+		}
 	}
 }
