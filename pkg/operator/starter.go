@@ -90,7 +90,8 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 
 	// Controllers, one job each.
 	staticOperand := staticresources.NewOperand(kubeInformers, c.operator)
-	webhookOperand := webhookavailability.NewOperand(o.Image, kubeInformers, webhookConfigs, c.operator)
+	webhookOperand := webhookavailability.NewOperand(o.Image, kubeInformers, webhookConfigs,
+		webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(), c.operator)
 	webhookDeployment, err := webhookdeployment.New(o.Image, c.kube, kubeInformers, configInformers.Config().V1(),
 		subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), c.operator, recorder)
 	if err != nil {

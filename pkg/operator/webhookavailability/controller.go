@@ -1,6 +1,7 @@
 // Package webhookavailability reports WebhookAvailable: the webhook can be
-// called only when its Deployment has available replicas and the
-// MutatingWebhookConfiguration trusts the current serving CA. The same
+// called only when its Deployment has available replicas and both its
+// configurations (the MutatingWebhookConfiguration for pods, the access-grants
+// ValidatingWebhookConfiguration) trust the current serving CA. The same
 // checks, made strict (every replica updated), tell the version controller
 // when the webhook is at level.
 package webhookavailability
@@ -37,24 +38,28 @@ type Operand struct {
 	deployments    appsv1listers.DeploymentLister
 	configMaps     corev1listers.ConfigMapLister
 	webhookConfigs admissionregistrationlisters.MutatingWebhookConfigurationLister
+	grantsConfigs  admissionregistrationlisters.ValidatingWebhookConfigurationLister
 	// image is what every webhook container must run to be at level.
 	image     string
 	informers []factory.Informer
 }
 
 // NewOperand builds the Operand.
-func NewOperand(image string, kubeInformers v1helpers.KubeInformersForNamespaces, webhookConfigs admissionregistrationinformers.MutatingWebhookConfigurationInformer, operatorClient v1helpers.OperatorClient) *Operand {
+func NewOperand(image string, kubeInformers v1helpers.KubeInformersForNamespaces, webhookConfigs admissionregistrationinformers.MutatingWebhookConfigurationInformer,
+	grantsConfigs admissionregistrationinformers.ValidatingWebhookConfigurationInformer, operatorClient v1helpers.OperatorClient) *Operand {
 	operand := kubeInformers.InformersFor(operatorclient.OperandNamespace)
 	return &Operand{
 		operatorClient: operatorClient,
 		deployments:    operand.Apps().V1().Deployments().Lister(),
 		configMaps:     operand.Core().V1().ConfigMaps().Lister(),
 		webhookConfigs: webhookConfigs.Lister(),
+		grantsConfigs:  grantsConfigs.Lister(),
 		image:          image,
 		informers: []factory.Informer{
 			operand.Apps().V1().Deployments().Informer(),
 			operand.Core().V1().ConfigMaps().Informer(),
 			webhookConfigs.Informer(),
+			grantsConfigs.Informer(),
 		},
 	}
 }
@@ -112,8 +117,21 @@ func (o *Operand) caBundleNotSynced() (reason, message string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if !webhooktrust.Trusts(config, []byte(cm.Data[operatorclient.CABundleKey])) {
+	caBundle := []byte(cm.Data[operatorclient.CABundleKey])
+	if !webhooktrust.Trusts(config, caBundle) {
 		return "CABundleNotSynced", fmt.Sprintf("MutatingWebhookConfiguration %s does not trust the current serving CA yet", operatorclient.WebhookName), nil
+	}
+	// Without it, ScopeTemplates, ScopeInstances and APIAccessPolicies are
+	// refused (the access-grants check fails closed).
+	grants, err := o.grantsConfigs.Get(operatorclient.WebhookName)
+	if apierrors.IsNotFound(err) {
+		return "WebhookConfigurationMissing", fmt.Sprintf("ValidatingWebhookConfiguration %s does not exist yet", operatorclient.WebhookName), nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	if !webhooktrust.TrustsValidating(grants, caBundle) {
+		return "CABundleNotSynced", fmt.Sprintf("ValidatingWebhookConfiguration %s does not trust the current serving CA yet", operatorclient.WebhookName), nil
 	}
 	return "", "", nil
 }
@@ -136,10 +154,13 @@ func (o *Operand) AtLevel(spec *operatorv1.OperatorSpec) (bool, string, error) {
 	}
 	if spec.ManagementState == operatorv1.Removed {
 		_, err := o.webhookConfigs.Get(operatorclient.WebhookName)
+		_, grantsErr := o.grantsConfigs.Get(operatorclient.WebhookName)
 		switch {
 		case err != nil && !apierrors.IsNotFound(err):
 			return false, "", err
-		case deployment != nil || err == nil:
+		case grantsErr != nil && !apierrors.IsNotFound(grantsErr):
+			return false, "", grantsErr
+		case deployment != nil || err == nil || grantsErr == nil:
 			return false, "waiting for removal of the webhook", nil
 		}
 		return true, "", nil

@@ -57,6 +57,15 @@ func webhookConfig(caBundle string) *admissionregistrationv1.MutatingWebhookConf
 	return webhooktrust.WithCABundle(shipped, []byte(caBundle))
 }
 
+func grantsConfig(caBundle string) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	config := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: operatorclient.WebhookName}}
+	for _, name := range []string{"scopetemplates", "scopeinstances", "apiaccesspolicies"} {
+		config.Webhooks = append(config.Webhooks, admissionregistrationv1.ValidatingWebhook{Name: name,
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{CABundle: []byte(caBundle)}})
+	}
+	return config
+}
+
 func newOperand(t *testing.T, objects ...runtime.Object) *Operand {
 	t.Helper()
 	return newOperandIn(t, operatorv1.Managed, objects...)
@@ -68,6 +77,7 @@ func newOperandIn(t *testing.T, state operatorv1.ManagementState, objects ...run
 	deployments := cache.NewIndexer(cache.MetaNamespaceKeyFunc, indexers)
 	configMaps := cache.NewIndexer(cache.MetaNamespaceKeyFunc, indexers)
 	configs := cache.NewIndexer(cache.MetaNamespaceKeyFunc, indexers)
+	grants := cache.NewIndexer(cache.MetaNamespaceKeyFunc, indexers)
 	for _, obj := range objects {
 		var err error
 		switch obj.(type) {
@@ -77,6 +87,8 @@ func newOperandIn(t *testing.T, state operatorv1.ManagementState, objects ...run
 			err = configMaps.Add(obj)
 		case *admissionregistrationv1.MutatingWebhookConfiguration:
 			err = configs.Add(obj)
+		case *admissionregistrationv1.ValidatingWebhookConfiguration:
+			err = grants.Add(obj)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -87,6 +99,7 @@ func newOperandIn(t *testing.T, state operatorv1.ManagementState, objects ...run
 		deployments:    appsv1listers.NewDeploymentLister(deployments),
 		configMaps:     corev1listers.NewConfigMapLister(configMaps),
 		webhookConfigs: admissionregistrationlisters.NewMutatingWebhookConfigurationLister(configs),
+		grantsConfigs:  admissionregistrationlisters.NewValidatingWebhookConfigurationLister(grants),
 		image:          image,
 	}
 }
@@ -97,13 +110,15 @@ func TestUnavailable(t *testing.T) {
 		objects    []runtime.Object
 		wantReason string
 	}{
-		{"everything in place", []runtime.Object{deployment(nil), caConfigMap(), webhookConfig(bundle)}, ""},
-		{"one replica is enough to call", []runtime.Object{deployment(func(d *appsv1.Deployment) { d.Status.AvailableReplicas = 1 }), caConfigMap(), webhookConfig(bundle)}, ""},
-		{"no deployment", []runtime.Object{caConfigMap(), webhookConfig(bundle)}, "DeploymentMissing"},
-		{"no replica available", []runtime.Object{deployment(func(d *appsv1.Deployment) { d.Status.AvailableReplicas = 0 }), caConfigMap(), webhookConfig(bundle)}, "NoAvailableReplicas"},
-		{"no CA bundle", []runtime.Object{deployment(nil), webhookConfig(bundle)}, "CABundleMissing"},
-		{"no webhook configuration", []runtime.Object{deployment(nil), caConfigMap()}, "WebhookConfigurationMissing"},
-		{"stale caBundle", []runtime.Object{deployment(nil), caConfigMap(), webhookConfig("old CA")}, "CABundleNotSynced"},
+		{"everything in place", []runtime.Object{deployment(nil), caConfigMap(), webhookConfig(bundle), grantsConfig(bundle)}, ""},
+		{"one replica is enough to call", []runtime.Object{deployment(func(d *appsv1.Deployment) { d.Status.AvailableReplicas = 1 }), caConfigMap(), webhookConfig(bundle), grantsConfig(bundle)}, ""},
+		{"no deployment", []runtime.Object{caConfigMap(), webhookConfig(bundle), grantsConfig(bundle)}, "DeploymentMissing"},
+		{"no replica available", []runtime.Object{deployment(func(d *appsv1.Deployment) { d.Status.AvailableReplicas = 0 }), caConfigMap(), webhookConfig(bundle), grantsConfig(bundle)}, "NoAvailableReplicas"},
+		{"no CA bundle", []runtime.Object{deployment(nil), webhookConfig(bundle), grantsConfig(bundle)}, "CABundleMissing"},
+		{"no access-grants configuration", []runtime.Object{deployment(nil), caConfigMap(), webhookConfig(bundle)}, "WebhookConfigurationMissing"},
+		{"access-grants caBundle stale", []runtime.Object{deployment(nil), caConfigMap(), webhookConfig(bundle), grantsConfig("old CA")}, "CABundleNotSynced"},
+		{"no webhook configuration", []runtime.Object{deployment(nil), caConfigMap(), grantsConfig(bundle)}, "WebhookConfigurationMissing"},
+		{"stale caBundle", []runtime.Object{deployment(nil), caConfigMap(), webhookConfig("old CA"), grantsConfig(bundle)}, "CABundleNotSynced"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			unavailable, message, err := newOperand(t, tc.objects...).unavailable()
@@ -127,15 +142,17 @@ func TestAtLevel(t *testing.T) {
 		wantAtLevel bool
 		wantMessage string
 	}{
-		{"rolled out", managed, []runtime.Object{deployment(nil), caConfigMap(), webhookConfig(bundle)}, true, ""},
-		{"old image", managed, []runtime.Object{deployment(func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "old" }), caConfigMap(), webhookConfig(bundle)}, false, "to use image"},
-		{"generation not observed", managed, []runtime.Object{deployment(func(d *appsv1.Deployment) { d.Status.ObservedGeneration = 2 }), caConfigMap(), webhookConfig(bundle)}, false, "rollout"},
-		{"one replica still old", managed, []runtime.Object{deployment(func(d *appsv1.Deployment) { d.Status.UpdatedReplicas = 1 }), caConfigMap(), webhookConfig(bundle)}, false, "1 of 2"},
-		{"surge pod still around", managed, []runtime.Object{deployment(func(d *appsv1.Deployment) { d.Status.Replicas = 3 }), caConfigMap(), webhookConfig(bundle)}, false, "rollout"},
-		{"bundle not synced", managed, []runtime.Object{deployment(nil), caConfigMap(), webhookConfig("old")}, false, "does not trust"},
-		{"no deployment", managed, []runtime.Object{caConfigMap(), webhookConfig(bundle)}, false, "Deployment"},
+		{"rolled out", managed, []runtime.Object{deployment(nil), caConfigMap(), webhookConfig(bundle), grantsConfig(bundle)}, true, ""},
+		{"old image", managed, []runtime.Object{deployment(func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "old" }), caConfigMap(), webhookConfig(bundle), grantsConfig(bundle)}, false, "to use image"},
+		{"generation not observed", managed, []runtime.Object{deployment(func(d *appsv1.Deployment) { d.Status.ObservedGeneration = 2 }), caConfigMap(), webhookConfig(bundle), grantsConfig(bundle)}, false, "rollout"},
+		{"one replica still old", managed, []runtime.Object{deployment(func(d *appsv1.Deployment) { d.Status.UpdatedReplicas = 1 }), caConfigMap(), webhookConfig(bundle), grantsConfig(bundle)}, false, "1 of 2"},
+		{"surge pod still around", managed, []runtime.Object{deployment(func(d *appsv1.Deployment) { d.Status.Replicas = 3 }), caConfigMap(), webhookConfig(bundle), grantsConfig(bundle)}, false, "rollout"},
+		{"bundle not synced", managed, []runtime.Object{deployment(nil), caConfigMap(), webhookConfig("old"), grantsConfig(bundle)}, false, "does not trust"},
+		{"no deployment", managed, []runtime.Object{caConfigMap(), webhookConfig(bundle), grantsConfig(bundle)}, false, "Deployment"},
 		{"removed and gone", removed, nil, true, ""},
 		{"removed, configuration left", removed, []runtime.Object{webhookConfig(bundle)}, false, "removal"},
+		{"removed, access-grants configuration left", removed, []runtime.Object{grantsConfig(bundle)}, false, "removal"},
+		{"access-grants bundle not synced", managed, []runtime.Object{deployment(nil), caConfigMap(), webhookConfig(bundle), grantsConfig("old")}, false, "ValidatingWebhookConfiguration"},
 		{"removed, deployment left", removed, []runtime.Object{deployment(nil)}, false, "removal"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,7 +168,7 @@ func TestAtLevel(t *testing.T) {
 }
 
 func TestSyncReportsWebhookAvailableByManagementState(t *testing.T) {
-	ready := []runtime.Object{deployment(nil), caConfigMap(), webhookConfig(bundle)}
+	ready := []runtime.Object{deployment(nil), caConfigMap(), webhookConfig(bundle), grantsConfig(bundle)}
 	for _, tc := range []struct {
 		name       string
 		state      operatorv1.ManagementState
@@ -160,7 +177,7 @@ func TestSyncReportsWebhookAvailableByManagementState(t *testing.T) {
 		wantReason string
 	}{
 		{"managed and serving", operatorv1.Managed, ready, operatorv1.ConditionTrue, "AsExpected"},
-		{"managed, stale caBundle", operatorv1.Managed, []runtime.Object{deployment(nil), caConfigMap(), webhookConfig("old")}, operatorv1.ConditionFalse, "CABundleNotSynced"},
+		{"managed, stale caBundle", operatorv1.Managed, []runtime.Object{deployment(nil), caConfigMap(), webhookConfig("old"), grantsConfig(bundle)}, operatorv1.ConditionFalse, "CABundleNotSynced"},
 		{"removed as asked", operatorv1.Removed, nil, operatorv1.ConditionTrue, "Removed"},
 		{"unmanaged says nothing", operatorv1.Unmanaged, nil, "", ""},
 	} {

@@ -34,3 +34,21 @@ func TestTrusts(t *testing.T) {
 		}
 	}
 }
+
+func TestTrustsValidating(t *testing.T) {
+	config := &admissionregistrationv1.ValidatingWebhookConfiguration{Webhooks: []admissionregistrationv1.ValidatingWebhook{
+		{Name: "a", ClientConfig: admissionregistrationv1.WebhookClientConfig{CABundle: []byte(bundle)}},
+		{Name: "b", ClientConfig: admissionregistrationv1.WebhookClientConfig{CABundle: []byte(bundle)}},
+	}}
+	if !TrustsValidating(config, []byte(bundle)) {
+		t.Error("every webhook carries the bundle, yet not trusted")
+	}
+	config.Webhooks[1].ClientConfig.CABundle = []byte("old")
+	for name, c := range map[string]*admissionregistrationv1.ValidatingWebhookConfiguration{
+		"one webhook is behind": config, "no configuration": nil, "no webhooks": {},
+	} {
+		if TrustsValidating(c, []byte(bundle)) {
+			t.Errorf("%s: trusted", name)
+		}
+	}
+}
