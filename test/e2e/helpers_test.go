@@ -97,6 +97,15 @@ func setManagementState(t *testing.T, state operatorv1.ManagementState) {
 	if _, err := env.operator.OperatorV1alpha1().WorkloadAccesses().Patch(context.Background(), "cluster", "application/merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	if state == operatorv1.Unmanaged {
+		// Until the operator has seen it, it still restores what a test
+		// then deletes or edits. Its status controller reads the same
+		// informer as every other controller: once the ClusterOperator
+		// says Unmanaged, they all judge by it.
+		expectClusterOperator(t, 30*time.Second, map[configv1.ClusterStatusConditionType]configv1.ConditionStatus{
+			configv1.OperatorAvailable: configv1.ConditionUnknown,
+		}, "Unmanaged")
+	}
 }
 
 // operatorWrites lists what the operator wrote after since, except what a
