@@ -140,7 +140,15 @@ func (l *Loop[T]) sync(ctx context.Context, syncCtx factory.SyncContext) error {
 	if bundle.GetDeletionTimestamp() != nil {
 		return nil
 	}
-	return l.reconcile(ctx, syncCtx, bundle)
+	err = l.reconcile(ctx, syncCtx, bundle)
+	if apierrors.IsNotFound(err) {
+		if _, getErr := l.source.Get(syncCtx.QueueKey()); apierrors.IsNotFound(getErr) {
+			// Deleted while it synced (its status update found nothing): not
+			// a failure, and the garbage collector has the rest.
+			return nil
+		}
+	}
+	return err
 }
 
 // sweep queues every bundle, at most once per SweepInterval or change of

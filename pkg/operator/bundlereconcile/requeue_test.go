@@ -8,8 +8,12 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 )
@@ -157,3 +161,46 @@ func TestPluralSaysTheKindAsTheCountDoes(t *testing.T) {
 		}
 	}
 }
+
+// A bundle deleted while it synced fails with NotFound (its status update
+// finds nothing): that is no failure once the cache shows it gone; while
+// the cache still holds it, it is one, and the retry settles it.
+func TestABundleDeletedWhileItSyncsIsNoFailure(t *testing.T) {
+	ctx := context.Background()
+	client := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
+	cached := map[string]*subscriptionv1alpha1.ClusterBundle{"a": {ObjectMeta: metav1.ObjectMeta{Name: "a"}}}
+	gone := apierrors.NewNotFound(subscriptionv1alpha1.Resource("clusterbundles"), "a")
+	loop := NewLoop("ClusterBundle", Source[*subscriptionv1alpha1.ClusterBundle]{
+		Kind: "ClusterBundle",
+		Get: func(key string) (*subscriptionv1alpha1.ClusterBundle, error) {
+			if b, ok := cached[key]; ok {
+				return b, nil
+			}
+			return nil, gone
+		},
+	}, func(context.Context, factory.SyncContext, *subscriptionv1alpha1.ClusterBundle) error {
+		delete(cached, "a") // the informer delivers the delete meanwhile
+		return gone
+	}, client)
+	if err := loop.Sync(ctx, keyed{factory.NewSyncContext("test", events.NewInMemoryRecorder("test", clock.RealClock{})), "a"}); err != nil {
+		t.Errorf("a bundle deleted mid-sync: %v", err)
+	}
+	_, status, _, _ := client.GetOperatorState()
+	if c := v1helpers.FindOperatorCondition(status.Conditions, "ClusterBundleDegraded"); c != nil && c.Status != operatorv1.ConditionFalse {
+		t.Errorf("Degraded by a deleted bundle: %+v", c)
+	}
+
+	cached["a"] = &subscriptionv1alpha1.ClusterBundle{ObjectMeta: metav1.ObjectMeta{Name: "a"}}
+	loop.reconcile = func(context.Context, factory.SyncContext, *subscriptionv1alpha1.ClusterBundle) error { return gone }
+	if err := loop.Sync(ctx, keyed{factory.NewSyncContext("test", events.NewInMemoryRecorder("test", clock.RealClock{})), "a"}); !apierrors.IsNotFound(err) {
+		t.Errorf("a NotFound while the bundle is still cached: got %v, want it returned", err)
+	}
+}
+
+// keyed is a sync context for one queue key.
+type keyed struct {
+	factory.SyncContext
+	key string
+}
+
+func (k keyed) QueueKey() string { return k.key }
