@@ -82,21 +82,22 @@ func (c *instances) apply(ctx context.Context, recorder events.Recorder, instanc
 // created, updated and deleted record a write the binding caches may not
 // show yet (unseenWrites).
 func (c *instances) created(obj metav1.Object) {
-	if c.unseen != nil {
-		c.unseen.created(obj.GetLabels()[scopesv1alpha1.ScopeInstanceLabel], obj, time.Now())
-	}
+	c.unseen.created(obj.GetLabels()[scopesv1alpha1.ScopeInstanceLabel], obj, time.Now())
 }
 
 func (c *instances) updated(before, after metav1.Object) {
-	if c.unseen != nil {
-		c.unseen.updated(after.GetLabels()[scopesv1alpha1.ScopeInstanceLabel], before, after, time.Now())
-	}
+	c.unseen.updated(after.GetLabels()[scopesv1alpha1.ScopeInstanceLabel], before, after, time.Now())
 }
 
 func (c *instances) deleted(obj metav1.Object) {
-	if c.unseen != nil {
-		c.unseen.deleted(obj.GetLabels()[scopesv1alpha1.ScopeInstanceLabel], obj, time.Now())
-	}
+	c.unseen.deleted(obj.GetLabels()[scopesv1alpha1.ScopeInstanceLabel], obj, time.Now())
+}
+
+// seen says whether the caches have caught up with w, or no longer need
+// to: in a namespace gone or going, the binding goes too, so a create
+// there that the cache never shows is nothing to wait for.
+func (c *instances) seen(w written) bool {
+	return w.seenIn(c.cachedBinding(w.namespace, w.name)) || (w.namespace != "" && !c.namespaceLive(w.namespace))
 }
 
 // cachedBinding is the binding the caches hold at namespace/name (a

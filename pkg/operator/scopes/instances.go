@@ -46,8 +46,7 @@ type instances struct {
 	clusterRoleBindings cache.Indexer
 	roleBindings        cache.Indexer
 	workers             int
-	// unseen holds the writes the binding informers have yet to deliver;
-	// nil waits for none.
+	// unseen holds the writes the binding caches may not show yet.
 	unseen *unseenWrites
 }
 
@@ -62,7 +61,7 @@ type scope struct {
 }
 
 func (c *instances) sync(ctx context.Context, syncCtx factory.SyncContext, instance *scopesv1alpha1.ScopeInstance) error {
-	if c.unseen != nil && c.unseen.pending(instance.Name, time.Now(), c.cachedBinding) > 0 {
+	if c.unseen.pending(instance.Name, time.Now(), c.seen) > 0 {
 		// The caches trail the last sync's writes: judged from them now,
 		// those writes would be made again.
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), unseenRecheck)

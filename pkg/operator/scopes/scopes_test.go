@@ -175,7 +175,7 @@ func (f *fixture) syncInstance(name string) error {
 // pending is how many of the instance's writes its caches do not show now.
 func (f *fixture) pending(instance string) int {
 	ic, _ := f.instanceController()
-	return f.unseen.pending(instance, time.Now(), ic.cachedBinding)
+	return f.unseen.pending(instance, time.Now(), ic.seen)
 }
 
 func newTemplate(name string, generateNames ...string) *scopesv1alpha1.ScopeTemplate {
@@ -415,6 +415,23 @@ func TestAnInstanceWaitsForItsOwnWritesToBeSeen(t *testing.T) {
 	}
 }
 
+// A binding created in a namespace deleted before the caches showed it is
+// nothing to wait for: the namespace takes it along.
+func TestAnInstanceDoesNotWaitForBindingsInNamespacesGone(t *testing.T) {
+	f := newFixture(t, newTemplate("t", "reader-"), newInstance("i", "t", []string{"a", "b"}, nil), newNamespace("a", nil), newNamespace("b", nil))
+	f.syncTemplate("t")
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	f.lagging = true
+	if err := f.kube.CoreV1().Namespaces().Delete(context.Background(), "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.pending("i"); n != 1 {
+		t.Errorf("%d writes awaited, want only the RoleBinding in namespace b", n)
+	}
+}
+
 // A write is seen once the cache shows it, whichever came first: a watch
 // event can beat the write's own response.
 func TestUnseenWritesAreJudgedFromTheCache(t *testing.T) {
@@ -423,7 +440,7 @@ func TestUnseenWritesAreJudgedFromTheCache(t *testing.T) {
 		return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(uid), ResourceVersion: rv}}
 	}
 	cached := map[string]metav1.Object{}
-	lookup := func(ns, name string) metav1.Object { return cached[bindingKey(ns, name)] }
+	lookup := func(w written) bool { return w.seenIn(cached[bindingKey(w.namespace, w.name)]) }
 
 	u := newUnseenWrites()
 	cached["a/rb"] = binding("a", "rb", "new", "10")

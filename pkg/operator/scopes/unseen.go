@@ -78,15 +78,15 @@ func (u *unseenWrites) record(instance string, w written) {
 	u.byInstance[instance][bindingKey(w.namespace, w.name)] = w
 }
 
-// pending counts instance's writes that cached (the binding caches'
-// lookup) does not show yet and that are younger than unseenWait at now.
-// It forgets the rest, and every instance whose writes are all that old
-// (an instance deleted meanwhile syncs no more).
-func (u *unseenWrites) pending(instance string, now time.Time, cached func(namespace, name string) metav1.Object) int {
+// pending counts instance's writes that are not seen yet (as the caller's
+// caches tell) and younger than unseenWait at now. It forgets the rest, and
+// every instance whose writes are all that old (an instance deleted
+// meanwhile syncs no more).
+func (u *unseenWrites) pending(instance string, now time.Time, seen func(written) bool) int {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for key, w := range u.byInstance[instance] {
-		if now.Sub(w.at) > unseenWait || w.seenIn(cached(w.namespace, w.name)) {
+		if now.Sub(w.at) > unseenWait || seen(w) {
 			delete(u.byInstance[instance], key)
 		}
 	}
