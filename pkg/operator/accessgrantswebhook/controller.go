@@ -18,8 +18,6 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	admissionregistrationinformers "k8s.io/client-go/informers/admissionregistration/v1"
 	"k8s.io/client-go/kubernetes"
 	admissionregistrationlisters "k8s.io/client-go/listers/admissionregistration/v1"
@@ -28,6 +26,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/bindata"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstate"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhooktrust"
 )
 
 // ControllerName owns the AccessGrantsWebhookDegraded condition.
@@ -78,17 +77,14 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 }
 
 func (c *controller) apply(ctx context.Context, syncCtx factory.SyncContext) error {
-	caBundle, err := c.caBundle()
+	caBundle, err := webhooktrust.ServingCABundle(c.configMaps)
 	if err != nil || caBundle == nil {
 		// Without trust the API server could not call the webhook; the
 		// policy refuses the objects meanwhile. Cert rotation creates the
 		// bundle and its event brings us back.
 		return err
 	}
-	required := Manifest()
-	for i := range required.Webhooks {
-		required.Webhooks[i].ClientConfig.CABundle = caBundle
-	}
+	required := webhooktrust.WithValidatingCABundle(Manifest(), caBundle)
 	// A resync with nothing changed costs no API call.
 	if existing, err := c.webhookConfigs.Get(required.Name); err == nil && c.cache.SafeToSkipApply(required, existing) {
 		return nil
@@ -99,30 +95,7 @@ func (c *controller) apply(ctx context.Context, syncCtx factory.SyncContext) err
 }
 
 func (c *controller) remove(ctx context.Context, syncCtx factory.SyncContext) error {
-	if _, err := c.webhookConfigs.Get(operatorclient.WebhookName); apierrors.IsNotFound(err) {
-		return nil
-	}
-	err := c.kubeClient.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, operatorclient.WebhookName, metav1.DeleteOptions{})
-	if err == nil {
-		syncCtx.Recorder().Eventf("ValidatingWebhookConfigurationDeleted", "Deleted %s: the operator is Removed", operatorclient.WebhookName)
-	}
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
-}
-
-// caBundle is the serving-CA ConfigMap's bundle, or nil while it does not exist.
-func (c *controller) caBundle() ([]byte, error) {
-	cm, err := c.configMaps.ConfigMaps(operatorclient.OperandNamespace).Get(operatorclient.WebhookServingCAConfigMap)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if bundle := cm.Data[operatorclient.CABundleKey]; bundle != "" {
-		return []byte(bundle), nil
-	}
-	return nil, nil
+	_, cached := c.webhookConfigs.Get(operatorclient.WebhookName)
+	return webhooktrust.Remove(ctx, syncCtx.Recorder(), "ValidatingWebhookConfiguration", cached,
+		c.kubeClient.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete)
 }

@@ -103,12 +103,12 @@ func (o *Operand) unavailable() (conditions.Unavailable, string, error) {
 }
 
 func (o *Operand) caBundleNotSynced() (reason, message string, err error) {
-	cm, err := o.configMaps.ConfigMaps(operatorclient.OperandNamespace).Get(operatorclient.WebhookServingCAConfigMap)
-	if apierrors.IsNotFound(err) {
-		return "CABundleMissing", fmt.Sprintf("ConfigMap %s/%s with the serving CA does not exist yet", operatorclient.OperandNamespace, operatorclient.WebhookServingCAConfigMap), nil
-	}
+	caBundle, err := webhooktrust.ServingCABundle(o.configMaps)
 	if err != nil {
 		return "", "", err
+	}
+	if caBundle == nil {
+		return "CABundleMissing", fmt.Sprintf("ConfigMap %s/%s does not hold the serving CA yet", operatorclient.OperandNamespace, operatorclient.WebhookServingCAConfigMap), nil
 	}
 	config, err := o.webhookConfigs.Get(operatorclient.WebhookName)
 	if apierrors.IsNotFound(err) {
@@ -117,7 +117,6 @@ func (o *Operand) caBundleNotSynced() (reason, message string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	caBundle := []byte(cm.Data[operatorclient.CABundleKey])
 	if !webhooktrust.Trusts(config, caBundle) {
 		return "CABundleNotSynced", fmt.Sprintf("MutatingWebhookConfiguration %s does not trust the current serving CA yet", operatorclient.WebhookName), nil
 	}

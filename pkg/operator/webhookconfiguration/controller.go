@@ -19,9 +19,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	admissionregistrationinformers "k8s.io/client-go/informers/admissionregistration/v1"
 	"k8s.io/client-go/kubernetes"
@@ -138,7 +136,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 }
 
 func (c *controller) apply(ctx context.Context, syncCtx factory.SyncContext) error {
-	caBundle, err := c.caBundle()
+	caBundle, err := webhooktrust.ServingCABundle(c.configMaps)
 	if err != nil || caBundle == nil {
 		// No trust to publish yet: a configuration without it would only make
 		// the API server fail every call. Cert rotation creates the bundle and
@@ -165,17 +163,9 @@ func (c *controller) apply(ctx context.Context, syncCtx factory.SyncContext) err
 }
 
 func (c *controller) remove(ctx context.Context, syncCtx factory.SyncContext) error {
-	if _, err := c.webhookConfigs.Get(operatorclient.WebhookName); apierrors.IsNotFound(err) {
-		return nil
-	}
-	err := c.kubeClient.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, operatorclient.WebhookName, metav1.DeleteOptions{})
-	if err == nil {
-		syncCtx.Recorder().Eventf("MutatingWebhookConfigurationDeleted", "Deleted %s: the operator is Removed", operatorclient.WebhookName)
-	}
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
+	_, cached := c.webhookConfigs.Get(operatorclient.WebhookName)
+	return webhooktrust.Remove(ctx, syncCtx.Recorder(), "MutatingWebhookConfiguration", cached,
+		c.kubeClient.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete)
 }
 
 var alwaysInjectSelector = labels.SelectorFromSet(labels.Set{subscriptionv1alpha1.AlwaysInjectLabel: "true"})
@@ -189,20 +179,4 @@ func hasAlwaysInjectLabel(obj any) bool {
 	}
 	o, err := meta.Accessor(obj)
 	return err == nil && alwaysInjectSelector.Matches(labels.Set(o.GetLabels()))
-}
-
-// caBundle is the serving-CA ConfigMap's bundle, or nil while it does not exist.
-func (c *controller) caBundle() ([]byte, error) {
-	cm, err := c.configMaps.ConfigMaps(operatorclient.OperandNamespace).Get(operatorclient.WebhookServingCAConfigMap)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	bundle := cm.Data[operatorclient.CABundleKey]
-	if bundle == "" {
-		return nil, nil
-	}
-	return []byte(bundle), nil
 }
