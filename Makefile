@@ -31,12 +31,12 @@ BINARY := $(GO_BUILD_BINDIR)/cluster-workload-access-operator
 	update update-codegen update-deps verify verify-update verify-version-stamp clean fuzz
 
 # Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
-# once into ~/.cache (5-14 min cold, instant afterwards).
+# once into ~/.cache (minutes cold, figures in docs/performance.md; instant afterwards).
 controlplane:
 	bash hack/build-controlplane.sh
 
 # Builds the S3-compatible server (versitygw, test/tools/versitygw) once into
-# ~/.cache (about 2.5 min cold, instant afterwards).
+# ~/.cache (under a minute cold on an idle machine; instant afterwards).
 s3server:
 	bash hack/build-s3server.sh
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates deepcopy functions, the typed clientset, listers, informers and
-# the operator CRD from pkg/apis. `make update` runs it; `make verify` runs
+# the CRDs from pkg/apis. `make update` runs it; `make verify` runs
 # it into a scratch copy and diffs.
 set -euo pipefail
 

@@ -48,29 +48,9 @@ func runAPIAccess(b *testing.B, binary string) {
 	kube := kubernetes.NewForConfigOrDie(config)
 	client := versioned.NewForConfigOrDie(config)
 	crds := apiextensionsclient.NewForConfigOrDie(config)
-	operator, err := cluster.StartOperator(binary, "operator")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer operator.Stop()
-	defer func() {
-		if b.Failed() {
-			b.Log(operator.Tail(40))
-		}
-	}()
-	if err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(context.Context) (bool, error) {
-		return strings.Contains(operator.Log(), "Caches are synced for APIAccessPolicy"), nil
-	}); err != nil {
-		b.Fatalf("the APIAccessPolicy controller never started: %v", err)
-	}
-	// ScopeTemplates, ScopeInstances and APIAccessPolicies are admitted only
-	// through the webhook's access-grants check (and a policy that refuses
-	// them while its configuration is missing).
-	webhook, err := cluster.StartWebhook(ctx, binary, "webhook")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer webhook.Stop()
+	operator, stopOperator := startOperator(ctx, b, cluster, binary, "APIAccessPolicy")
+	defer stopOperator()
+	defer startAdmissionWebhook(ctx, b, cluster, binary)()
 
 	start := time.Now()
 	parallel(b, policyCRDs, func(i int) error {

@@ -152,6 +152,42 @@ func startCluster(b *testing.B, controlPlane controlplane.Options) *framework.Cl
 	return cluster
 }
 
+// startOperator starts the operator on cluster and waits until the named
+// controller's caches are synced, the point from which a run measures.
+// The returned stop logs the operator's last lines when the run failed.
+func startOperator(ctx context.Context, b *testing.B, cluster *framework.Cluster, binary, controller string) (*framework.Process, func()) {
+	b.Helper()
+	operator, err := cluster.StartOperator(binary, "operator")
+	if err != nil {
+		b.Fatal(err)
+	}
+	stop := func() {
+		if b.Failed() {
+			b.Log(operator.Tail(40))
+		}
+		operator.Stop()
+	}
+	if err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(context.Context) (bool, error) {
+		return strings.Contains(operator.Log(), "Caches are synced for "+controller+" "), nil
+	}); err != nil {
+		stop()
+		b.Fatalf("the %s controller never started: %v", controller, err)
+	}
+	return operator, stop
+}
+
+// startAdmissionWebhook starts the webhook: ScopeTemplates, ScopeInstances and
+// APIAccessPolicies are admitted only through its access-grants check (and
+// a policy that refuses them while its configuration is missing).
+func startAdmissionWebhook(ctx context.Context, b *testing.B, cluster *framework.Cluster, binary string) func() {
+	b.Helper()
+	webhook, err := cluster.StartWebhook(ctx, binary, "webhook")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return webhook.Stop
+}
+
 // BenchmarkOperatorAtScale: 50,000 unrelated Secrets, then 1,000
 // ClusterBundles over one entitlement Secret and one yum ConfigMap.
 // Reports the operator's RSS before and after each step, the time until
@@ -175,21 +211,8 @@ func runScale(b *testing.B, binary string) {
 	config.QPS, config.Burst = 1000, 2000
 	kube := kubernetes.NewForConfigOrDie(config)
 	client := versioned.NewForConfigOrDie(config)
-	operator, err := cluster.StartOperator(binary, "operator")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer operator.Stop()
-	defer func() {
-		if b.Failed() {
-			b.Log(operator.Tail(40))
-		}
-	}()
-	if err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(context.Context) (bool, error) {
-		return strings.Contains(operator.Log(), "Caches are synced for ClusterBundle "), nil
-	}); err != nil {
-		b.Fatalf("the ClusterBundle controller never started: %v", err)
-	}
+	operator, stopOperator := startOperator(ctx, b, cluster, binary, "ClusterBundle")
+	defer stopOperator()
 	time.Sleep(15 * time.Second) // let the operand settle
 	settled, _ := rss(b, operator.PID())
 

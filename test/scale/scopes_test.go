@@ -3,7 +3,6 @@ package scale
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -46,29 +45,9 @@ func runScopes(b *testing.B, binary string) {
 	config.QPS, config.Burst = -1, 0 // unthrottled: the baseline the operator is compared with
 	kube := kubernetes.NewForConfigOrDie(config)
 	client := versioned.NewForConfigOrDie(config)
-	operator, err := cluster.StartOperator(binary, "operator")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer operator.Stop()
-	defer func() {
-		if b.Failed() {
-			b.Log(operator.Tail(40))
-		}
-	}()
-	if err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(context.Context) (bool, error) {
-		return strings.Contains(operator.Log(), "Caches are synced for ScopeInstance"), nil
-	}); err != nil {
-		b.Fatalf("the ScopeInstance controller never started: %v", err)
-	}
-	// ScopeTemplates, ScopeInstances and APIAccessPolicies are admitted only
-	// through the webhook's access-grants check (and a policy that refuses
-	// them while its configuration is missing).
-	webhook, err := cluster.StartWebhook(ctx, binary, "webhook")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer webhook.Stop()
+	operator, stopOperator := startOperator(ctx, b, cluster, binary, "ScopeInstance")
+	defer stopOperator()
+	defer startAdmissionWebhook(ctx, b, cluster, binary)()
 
 	nsStart := time.Now()
 	parallelN(b, 64, scopeNamespaces, func(i int) error {
