@@ -20,7 +20,7 @@ var Shared = map[string]string{
 	"conditions":        "how controllers write their conditions",
 	"managementstate":   "how controllers read and act on spec.managementState",
 	"topology":          "the control-plane topology",
-	"webhooktrust":      "the caBundle of the MutatingWebhookConfiguration",
+	"webhooktrust":      "the caBundle of the webhook configurations, mutating and validating",
 	"bundlereconcile":   "the loop every bundle controller runs",
 	"bundlerefs":        "reading the key names a bundle references",
 	"referencewatch":    "waking bundle controllers when what their bundles reference changes",

@@ -73,7 +73,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	}
 
 	// Shared informers. No core object is cached cluster-wide: only the
-	// operator's two namespaces, its own MutatingWebhookConfiguration, and by
+	// operator's two namespaces, its own two webhook configurations, and by
 	// name the issuer publisher's signing keys and S3 credentials. Secrets
 	// and ConfigMaps are watched cluster-wide as metadata, stripped to
 	// name and version (references), to wake the bundles that reference them.

@@ -71,7 +71,8 @@ type Server struct {
 }
 
 // ResolveBinary finds versitygw: $S3SERVER_BINARY, or whatever
-// hack/build-s3server.sh builds (a no-op once cached, about 2.5 minutes cold).
+// hack/build-s3server.sh builds (a no-op once cached; a cold build takes about
+// 40 s on an idle 2-core machine, figures in docs/performance.md).
 func ResolveBinary() (string, error) {
 	if bin := os.Getenv(BinaryEnv); bin != "" {
 		return filepath.Abs(bin)
