@@ -27,6 +27,7 @@ var Shared = map[string]string{
 	"relatedobjects":    "what must-gather collects",
 	"objectevents":      "Events recorded on the objects they are about",
 	"podidentityconfig": "whether AWS pod identity runs, and with what region, bucket and issuer",
+	"rbacsubjects":      "binding subjects with the API server's defaults",
 }
 
 // ServerPackages are the webhook's own packages under pkg/webhook, which

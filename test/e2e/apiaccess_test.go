@@ -260,8 +260,11 @@ func bindBuiltin(t *testing.T, ns, role, user string) {
 	}
 }
 
+// user is a User subject as people write it, without apiGroup: the API
+// server stores it with rbac.authorization.k8s.io, and a controller that
+// compared them as written would rewrite its bindings on every sync.
 func user(name string) rbacv1.Subject {
-	return rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: "User", Name: name}
+	return rbacv1.Subject{Kind: "User", Name: name}
 }
 
 // Aggregate mode, with the real kube-controller-manager aggregating: users

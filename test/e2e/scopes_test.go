@@ -24,7 +24,8 @@ import (
 const scopeSA = "scoped-operator"
 
 // scopeTemplate creates a template whose one role lets the ServiceAccount
-// saNamespace/scoped-operator list ConfigMaps, deleted at cleanup.
+// saNamespace/scoped-operator (and a group, written without apiGroup as
+// people write it) list ConfigMaps, deleted at cleanup.
 func scopeTemplate(t *testing.T, saNamespace string) *scopesv1alpha1.ScopeTemplate {
 	t.Helper()
 	template, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(context.Background(), &scopesv1alpha1.ScopeTemplate{
@@ -32,7 +33,8 @@ func scopeTemplate(t *testing.T, saNamespace string) *scopesv1alpha1.ScopeTempla
 		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
 			GenerateName: "configmap-reader-",
 			Rules:        []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}},
-			Subjects:     []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scopeSA, Namespace: saNamespace}},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scopeSA, Namespace: saNamespace},
+				{Kind: rbacv1.GroupKind, Name: "e2e-configmap-readers"}},
 		}}},
 	}, metav1.CreateOptions{})
 	if err != nil {
@@ -169,6 +171,7 @@ func TestScopeInstanceBindsInListedAndSelectedNamespaces(t *testing.T) {
 	key := "scope-e2e-" + rand.String(5)
 	labelNamespace(t, selected, map[string]string{key: "yes"})
 	later := "scope-later-" + rand.String(5)
+	start := time.Now()
 	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{
 		Namespaces:        []string{listed, later},
 		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{key: "yes"}},
@@ -204,6 +207,18 @@ func TestScopeInstanceBindsInListedAndSelectedNamespaces(t *testing.T) {
 	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionTrue, scopesv1alpha1.ReasonAllBound, "bound in 3 namespaces")
 	if canListConfigMaps(t, saNS, selected) {
 		t.Error("the subject can still list ConfigMaps in the namespace that lost its label")
+	}
+	// Every sync so far found the bindings it made as it wants them: it
+	// created and deleted, never updated (the template's group subject has
+	// no apiGroup, which the API server stores defaulted).
+	writes, err := operatorWrites(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range writes {
+		if w.ObjectRef != nil && w.ObjectRef.Resource == "rolebindings" && w.Verb != "create" && w.Verb != "delete" {
+			t.Errorf("the operator wrote %s %s/%s: its bindings were already as wanted", w.Verb, w.ObjectRef.Namespace, w.ObjectRef.Name)
+		}
 	}
 
 	// Rules edited by hand are repaired.

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbacsubjects"
 )
 
 // maxNameLength is the longest object name the controller generates.
@@ -129,22 +130,23 @@ func roleRef(name string) rbacv1.RoleRef {
 func bindingsFor(policy *apiaccessv1alpha1.APIAccessPolicy, index int, api apiaccessv1alpha1.CRDAPI, usable map[string]bool) (
 	clusterBindings []*rbacv1.ClusterRoleBinding, bindings []*rbacv1.RoleBinding) {
 	entry := policy.Spec.Bindings[index]
+	subjects := rbacsubjects.Defaulted(entry.Subjects)
 	role := api.RoleFor(entry.Role).Name
 	if usable[role] {
 		name := BindingName(policy.Name, index, role)
 		if len(entry.Namespaces) == 0 {
 			clusterBindings = append(clusterBindings, &rbacv1.ClusterRoleBinding{
-				ObjectMeta: generatedMeta(policy, "", name), RoleRef: roleRef(role), Subjects: entry.Subjects})
+				ObjectMeta: generatedMeta(policy, "", name), RoleRef: roleRef(role), Subjects: subjects})
 		}
 		for _, ns := range entry.Namespaces {
 			bindings = append(bindings, &rbacv1.RoleBinding{
-				ObjectMeta: generatedMeta(policy, ns, name), RoleRef: roleRef(role), Subjects: entry.Subjects})
+				ObjectMeta: generatedMeta(policy, ns, name), RoleRef: roleRef(role), Subjects: subjects})
 		}
 	}
 	crdView := api.RoleBaseName() + apiaccessv1alpha1.CRDViewSuffix
 	if entry.Role == apiaccessv1alpha1.RoleView && usable[crdView] {
 		clusterBindings = append(clusterBindings, &rbacv1.ClusterRoleBinding{
-			ObjectMeta: generatedMeta(policy, "", BindingName(policy.Name, index, crdView)), RoleRef: roleRef(crdView), Subjects: entry.Subjects})
+			ObjectMeta: generatedMeta(policy, "", BindingName(policy.Name, index, crdView)), RoleRef: roleRef(crdView), Subjects: subjects})
 	}
 	return clusterBindings, bindings
 }

@@ -45,7 +45,7 @@ func New(in Inputs) ([]factory.Controller, error) {
 		roleIndex:     generated.roles.Informer().GetIndexer(),
 		instanceIndex: instanceIndex,
 	}
-	previous := &templateOfInstance{}
+	previous := &templateOfInstance{instances: in.Instances.Lister()}
 	templateController := bundlereconcile.New(TemplateControllerName, templateSource(in.Templates.Informer(), in.Templates.Lister()),
 		[]bundlereconcile.Watched{
 			{Informers: []factory.Informer{in.Instances.Informer()}, Key: previous.keys},

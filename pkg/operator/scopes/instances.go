@@ -26,6 +26,7 @@ import (
 	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
 	scopelisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/scopes/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlereconcile"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbacsubjects"
 )
 
 // InstanceControllerName owns the ScopeInstanceDegraded condition.
@@ -177,7 +178,7 @@ func (c *instances) readyRoles(template *scopesv1alpha1.ScopeTemplate) (ready []
 			pending = append(pending, name)
 			continue
 		}
-		ready = append(ready, boundRole{name: name, subjects: entry.Subjects})
+		ready = append(ready, boundRole{name: name, subjects: rbacsubjects.Defaulted(entry.Subjects)})
 	}
 	return ready, pending
 }

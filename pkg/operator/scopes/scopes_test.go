@@ -471,3 +471,31 @@ func TestUnseenWritesAreJudgedFromTheCache(t *testing.T) {
 		t.Errorf("pending %d, want 0 and nothing kept (%v): writes older than %s are presumed lost, a deleted instance's too", n, u.byInstance, unseenWait)
 	}
 }
+
+// An instance that changes template wakes both; a deleted one is forgotten.
+func TestTemplateOfInstance(t *testing.T) {
+	cached := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	mapper := &templateOfInstance{instances: scopelisters.NewScopeInstanceLister(cached)}
+	instance := func(template string) *scopesv1alpha1.ScopeInstance {
+		return &scopesv1alpha1.ScopeInstance{ObjectMeta: metav1.ObjectMeta{Name: "i"}, Spec: scopesv1alpha1.ScopeInstanceSpec{ScopeTemplateName: template}}
+	}
+	step := func(obj *scopesv1alpha1.ScopeInstance, inCache bool, want ...string) {
+		t.Helper()
+		if inCache {
+			_ = cached.Update(obj)
+		} else {
+			_ = cached.Delete(obj)
+		}
+		if got := mapper.keys(obj); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("keys = %v, want %v", got, want)
+		}
+	}
+	step(instance("a"), true, "a")
+	step(instance("a"), true, "a")
+	step(instance("b"), true, "b", "a")
+	step(instance("b"), false, "b")
+	if len(mapper.last) != 0 {
+		t.Errorf("a deleted instance is still remembered: %v", mapper.last)
+	}
+	step(instance("c"), true, "c")
+}

@@ -248,10 +248,12 @@ func templateSource(informer cache.SharedIndexInformer, lister scopelisters.Scop
 
 // templateOfInstance maps an instance event to the template it names, and
 // to the one it named before: an update event carries only the new object,
-// and a template an instance stopped naming must lose its roles.
+// and a template an instance stopped naming must lose its roles. An
+// instance the cache no longer holds (its delete event) is forgotten.
 type templateOfInstance struct {
-	lock sync.Mutex
-	last map[string]string
+	instances scopelisters.ScopeInstanceLister
+	lock      sync.Mutex
+	last      map[string]string
 }
 
 func (t *templateOfInstance) keys(obj runtime.Object) []string {
@@ -268,7 +270,11 @@ func (t *templateOfInstance) keys(obj runtime.Object) []string {
 	if previous, ok := t.last[instance.Name]; ok && previous != instance.Spec.ScopeTemplateName {
 		keys = append(keys, previous)
 	}
-	t.last[instance.Name] = instance.Spec.ScopeTemplateName
+	if _, err := t.instances.Get(instance.Name); apierrors.IsNotFound(err) {
+		delete(t.last, instance.Name)
+	} else {
+		t.last[instance.Name] = instance.Spec.ScopeTemplateName
+	}
 	return slices.Compact(keys)
 }
 
