@@ -15,13 +15,9 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
-	"k8s.io/client-go/metadata"
 	"k8s.io/klog/v2"
 
-	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/grants"
@@ -179,56 +175,4 @@ func (t LiveScopeTemplates) GetScopeTemplate(ctx context.Context, name string) (
 		return nil, nil
 	}
 	return template, err
-}
-
-var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-
-// LiveCRDs lists CustomResourceDefinitions' metadata when a policy is
-// checked: a CRD's name is <plural>.<group>, all the generated rules need.
-// Schemas are never read; one list per policy admission.
-type LiveCRDs struct {
-	Client metadata.Interface
-}
-
-// SelectCRDs implements grants.CRDs.
-func (c LiveCRDs) SelectCRDs(ctx context.Context, selection apiaccessv1alpha1.CRDSelection) ([]apiaccessv1alpha1.CRDAPI, error) {
-	var selector labels.Selector
-	switch {
-	case selection.ClusterExtension != "":
-		selector = labels.SelectorFromSet(labels.Set{
-			apiaccessv1alpha1.OLMOwnerKindLabel: apiaccessv1alpha1.OLMOwnerKindClusterExtension,
-			apiaccessv1alpha1.OLMOwnerNameLabel: selection.ClusterExtension,
-		})
-	case selection.Selector != nil:
-		s, err := metav1.LabelSelectorAsSelector(selection.Selector)
-		if err != nil {
-			return nil, err
-		}
-		selector = s
-	default:
-		selector = labels.Everything()
-	}
-	list, err := c.Client.Resource(crdResource).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
-	if err != nil {
-		return nil, err
-	}
-	var names map[string]bool
-	if selection.ClusterExtension == "" && selection.Selector == nil {
-		names = map[string]bool{}
-		for _, n := range selection.Names {
-			names[n] = true
-		}
-	}
-	var out []apiaccessv1alpha1.CRDAPI
-	for _, item := range list.Items {
-		if names != nil && !names[item.Name] {
-			continue
-		}
-		plural, group, ok := strings.Cut(item.Name, ".")
-		if !ok {
-			continue
-		}
-		out = append(out, apiaccessv1alpha1.CRDAPI{Name: item.Name, Group: group, Plural: plural})
-	}
-	return out, nil
 }

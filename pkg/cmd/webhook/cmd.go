@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
@@ -204,14 +203,9 @@ func accessGrantsChecker(config *rest.Config) (*grants.Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta, err := metadata.NewForConfig(grantsConfig)
-	if err != nil {
-		return nil, err
-	}
 	return &grants.Checker{
 		Authorizer: webhook.GrantsAuthorizer{Client: kube.AuthorizationV1().SubjectAccessReviews()},
 		Templates:  webhook.LiveScopeTemplates{Client: client.ScopesV1alpha1()},
-		CRDs:       webhook.LiveCRDs{Client: meta},
 	}, nil
 }
 

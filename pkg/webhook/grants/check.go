@@ -21,11 +21,10 @@ const (
 	maxNamed = 3
 )
 
-// Checker decides requests. Authorizer, Templates and CRDs are required.
+// Checker decides requests. Authorizer and Templates are required.
 type Checker struct {
 	Authorizer Authorizer
 	Templates  Templates
-	CRDs       CRDs
 	// Concurrency bounds the questions in flight; zero means DefaultConcurrency.
 	Concurrency int
 	// MaxReviews caps the questions one request may ask; zero means
@@ -98,6 +97,9 @@ func (c *Checker) Check(ctx context.Context, req Request) Decision {
 		}
 		return failed(what, req.Requester, err, 0)
 	}
+	if why := unknowable(gs); why != "" {
+		return c.checkBindAny(ctx, what, why, req.Requester, warnings)
+	}
 	needs, err := expand(gs, c.maxReviews())
 	if err != nil {
 		return Decision{Reason: TooManyPermissions, Message: fmt.Sprintf("%s %v; split it into smaller objects, or ask an administrator who holds all of it cluster-wide to create it", what, err)}
@@ -116,6 +118,31 @@ func (c *Checker) Check(ctx context.Context, req Request) Decision {
 	return Decision{Allowed: true, Warnings: warnings, Reviews: reviews}
 }
 
+// unknowable says why what gs grant cannot be known now, or "".
+func unknowable(gs []grant) string {
+	for _, g := range gs {
+		if g.unknowable != "" {
+			return g.unknowable
+		}
+	}
+	return ""
+}
+
+// checkBindAny decides an object whose grants cannot be known now: only a
+// requester who may bind any ClusterRole, and so grant anything, may make it.
+func (c *Checker) checkBindAny(ctx context.Context, what, why string, r Requester, warnings []string) Decision {
+	allowed, err := c.allowed(ctx, r, question{n: &need{p: bindAnyClusterRole}})
+	if err != nil {
+		return failed(what, r, err, 1)
+	}
+	if !allowed {
+		return Decision{Reason: Escalation, Reviews: 1, Message: fmt.Sprintf(
+			"%s %s, so what it grants cannot be checked now: only a requester who may bind any ClusterRole (%s cluster-wide) may make it, which %s may not; you can only grant what you hold",
+			what, why, describePermission(bindAnyClusterRole), describeRequester(r))}
+	}
+	return Decision{Allowed: true, Warnings: warnings, Reviews: 1}
+}
+
 func (c *Checker) maxReviews() int  { return cmp.Or(c.MaxReviews, DefaultMaxReviews) }
 func (c *Checker) concurrency() int { return max(1, cmp.Or(c.Concurrency, DefaultConcurrency)) }
 
@@ -132,21 +159,27 @@ type need struct {
 	p          Permission
 	cluster    bool
 	namespaces []string
+	// fromGrant is the last grant whose namespaces were added: the rules of
+	// one grant share them, and a permission repeated there adds them once.
+	fromGrant int
 }
 
 // expand turns grants into the distinct permissions they give, each with
 // where it is given. It refuses more distinct permissions than max: each
-// costs at least one question.
+// costs at least one question. Hostile input is bounded: a rule's lists
+// are read without repeats, and a rule that alone expands past max is
+// refused before it is expanded.
 func expand(gs []grant, max int) ([]*need, error) {
+	tooMany := fmt.Errorf("grants more than %d distinct permissions, more than one request may check", max)
 	index := map[Permission]*need{}
 	var needs []*need
-	add := func(p Permission, namespaces []string) error {
+	add := func(p Permission, gi int, namespaces []string) error {
 		n, ok := index[p]
 		if !ok {
 			if len(needs) >= max {
-				return fmt.Errorf("grants more than %d distinct permissions, more than one request may check", max)
+				return tooMany
 			}
-			n = &need{order: len(needs), p: p}
+			n = &need{order: len(needs), p: p, fromGrant: -1}
 			index[p] = n
 			needs = append(needs, n)
 		}
@@ -154,30 +187,38 @@ func expand(gs []grant, max int) ([]*need, error) {
 			n.cluster = true
 			return nil
 		}
-		n.namespaces = append(n.namespaces, namespaces...)
+		if n.fromGrant != gi {
+			n.fromGrant = gi
+			n.namespaces = append(n.namespaces, namespaces...)
+		}
 		return nil
 	}
-	for _, g := range gs {
+	for gi, g := range gs {
 		for _, rule := range g.rules {
-			for _, url := range rule.NonResourceURLs {
-				for _, verb := range rule.Verbs {
+			verbs, urls := distinct(rule.Verbs), distinct(rule.NonResourceURLs)
+			groups, resources := distinct(rule.APIGroups), distinct(rule.Resources)
+			names := distinct(rule.ResourceNames)
+			if len(names) == 0 {
+				names = []string{""}
+			}
+			if !within(max, len(urls), len(verbs)) || !within(max, len(groups), len(resources), len(verbs), len(names)) {
+				return nil, tooMany
+			}
+			for _, url := range urls {
+				for _, verb := range verbs {
 					// Non-resource URLs are cluster-wide: no namespace holds them.
-					if err := add(Permission{Verb: verb, NonResourceURL: url}, nil); err != nil {
+					if err := add(Permission{Verb: verb, NonResourceURL: url}, gi, nil); err != nil {
 						return nil, err
 					}
 				}
 			}
-			names := rule.ResourceNames
-			if len(names) == 0 {
-				names = []string{""}
-			}
-			for _, group := range rule.APIGroups {
-				for _, resource := range rule.Resources {
+			for _, group := range groups {
+				for _, resource := range resources {
 					resource, sub, _ := strings.Cut(resource, "/")
-					for _, verb := range rule.Verbs {
+					for _, verb := range verbs {
 						for _, name := range names {
 							p := Permission{Verb: verb, Group: group, Resource: resource, Subresource: sub, Name: name}
-							if err := add(p, g.namespaces); err != nil {
+							if err := add(p, gi, g.namespaces); err != nil {
 								return nil, err
 							}
 						}
@@ -194,6 +235,38 @@ func expand(gs []grant, max int) ([]*need, error) {
 		}
 	}
 	return needs, nil
+}
+
+// distinct is xs without repeats, in their first order.
+func distinct(xs []string) []string {
+	if len(xs) < 2 {
+		return xs
+	}
+	seen := make(map[string]bool, len(xs))
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// within says whether the product of counts is at most max, without
+// overflowing.
+func within(max int, counts ...int) bool {
+	product := 1
+	for _, c := range counts {
+		if c == 0 {
+			return true
+		}
+		if product > max/c {
+			return false
+		}
+		product *= c
+	}
+	return product <= max
 }
 
 // question is one Authorizer call: a permission, where.

@@ -12,7 +12,6 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 
-	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 )
 
@@ -52,16 +51,20 @@ type Templates interface {
 	GetScopeTemplate(ctx context.Context, name string) (*scopesv1alpha1.ScopeTemplate, error)
 }
 
-// CRDs lists the CustomResourceDefinitions a selection matches now.
-type CRDs interface {
-	SelectCRDs(ctx context.Context, selection apiaccessv1alpha1.CRDSelection) ([]apiaccessv1alpha1.CRDAPI, error)
-}
-
 // grant is RBAC an object results in: rules held where it says.
 type grant struct {
 	rules []rbacv1.PolicyRule
 	// namespaces the rules are granted in; nil means cluster-wide.
 	namespaces []string
+	// unknowable, when set, says why what the object grants cannot be known
+	// now (rules is then empty): only a requester who may bind any
+	// ClusterRole may make it.
+	unknowable string
 }
+
+// bindAnyClusterRole is what Kubernetes asks of whoever binds a role whose
+// rules it cannot check against their own: RBAC's bind verb, here on every
+// ClusterRole. Its holder may grant anything RBAC can.
+var bindAnyClusterRole = Permission{Verb: "bind", Group: rbacv1.GroupName, Resource: "clusterroles"}
 
 func clusterWide(rules []rbacv1.PolicyRule) grant { return grant{rules: rules} }

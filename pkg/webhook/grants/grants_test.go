@@ -86,19 +86,6 @@ func (f fakeTemplates) GetScopeTemplate(_ context.Context, name string) (*scopes
 	return f.templates[name], f.err
 }
 
-type fakeCRDs struct {
-	crds  []apiaccessv1alpha1.CRDAPI
-	err   error
-	calls *int
-}
-
-func (f fakeCRDs) SelectCRDs(context.Context, apiaccessv1alpha1.CRDSelection) ([]apiaccessv1alpha1.CRDAPI, error) {
-	if f.calls != nil {
-		*f.calls++
-	}
-	return f.crds, f.err
-}
-
 var alice = Requester{Name: "alice", Groups: []string{"system:authenticated"}}
 
 func res(verb, group, resource string) Permission {
@@ -261,11 +248,22 @@ func TestScopeInstanceHeldClusterWideAsksNoNamespace(t *testing.T) {
 	}
 }
 
-func TestScopeInstanceOfAMissingTemplateIsAdmitted(t *testing.T) {
-	auth := newFake()
-	d := (&Checker{Authorizer: auth, Templates: fakeTemplates{}}).Check(context.Background(), create(t, ScopeInstances, instance("i", "later", nil, nil)))
-	if !d.Allowed || d.Reviews != 0 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `ScopeTemplate "later" does not exist`) {
-		t.Errorf("got %+v, want admitted with a warning and no question", d)
+// What a template not created yet will grant cannot be checked: only a
+// requester who may bind any ClusterRole may name it, as Kubernetes asks of
+// a RoleBinding to a missing role.
+func TestScopeInstanceOfAMissingTemplateNeedsBindOnEveryClusterRole(t *testing.T) {
+	req := create(t, ScopeInstances, instance("i", "later", []string{"mine"}, nil))
+	holder := newFake().hold("mine", res("get", "", "secrets"), res("list", "", "secrets"))
+	d := (&Checker{Authorizer: holder, Templates: fakeTemplates{}}).Check(context.Background(), req)
+	if d.Allowed || d.Reason != Escalation || d.Reviews != 1 ||
+		!strings.Contains(d.Message, `ScopeInstance "i" names ScopeTemplate "later", which does not exist (create it first)`) ||
+		!strings.Contains(d.Message, `verb "bind" on "clusterroles" (group "rbac.authorization.k8s.io") cluster-wide`) {
+		t.Errorf("got %+v, want refused after one question, naming the template and bind", d)
+	}
+	binder := newFake().hold("", bindAnyClusterRole)
+	d = (&Checker{Authorizer: binder, Templates: fakeTemplates{}}).Check(context.Background(), req)
+	if !d.Allowed || d.Reviews != 1 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `ScopeTemplate "later" does not exist`) {
+		t.Errorf("got %+v, want admitted after one question with a warning", d)
 	}
 }
 
@@ -279,9 +277,9 @@ func TestLookupFailuresRefuseRetryably(t *testing.T) {
 			checker: &Checker{Authorizer: newFake(), Templates: fakeTemplates{err: broken}},
 			req:     create(t, ScopeInstances, instance("i", "t", nil, nil)),
 		},
-		"CRD list": {
-			checker: &Checker{Authorizer: newFake(), CRDs: fakeCRDs{err: broken}},
-			req:     create(t, APIAccessPolicies, policy(apiaccessv1alpha1.ModeAggregate)),
+		"bind review for a missing template": {
+			checker: &Checker{Authorizer: &fakeAuthorizer{err: broken}, Templates: fakeTemplates{}},
+			req:     create(t, ScopeInstances, instance("i", "later", nil, nil)),
 		},
 		"access review": {
 			checker: &Checker{Authorizer: &fakeAuthorizer{err: broken}},
@@ -322,8 +320,6 @@ func policy(mode apiaccessv1alpha1.AccessMode, bindings ...apiaccessv1alpha1.Acc
 	}
 }
 
-var widgets = apiaccessv1alpha1.CRDAPI{Name: "widgets.example.com", Group: "example.com", Kind: "Widget", Plural: "widgets"}
-
 func TestAPIAccessPolicy(t *testing.T) {
 	crdView := Permission{Verb: "get", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "widgets.example.com"}
 	cases := []struct {
@@ -357,8 +353,7 @@ func TestAPIAccessPolicy(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			auth := newFake().hold("", crdView).hold("a", res("get", "example.com", "widgets"), res("list", "example.com", "widgets"), res("watch", "example.com", "widgets"))
-			calls := 0
-			d := (&Checker{Authorizer: auth, CRDs: fakeCRDs{crds: []apiaccessv1alpha1.CRDAPI{widgets}, calls: &calls}, Concurrency: 1}).
+			d := (&Checker{Authorizer: auth, Concurrency: 1}).
 				Check(context.Background(), create(t, APIAccessPolicies, tc.policy))
 			if d.Allowed != tc.allowed {
 				t.Errorf("got %+v, want allowed=%v", d, tc.allowed)
@@ -366,8 +361,36 @@ func TestAPIAccessPolicy(t *testing.T) {
 			if got := auth.questions(); strings.Join(got, "\n") != strings.Join(tc.questions, "\n") {
 				t.Errorf("questions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.questions, "\n"))
 			}
-			if tc.policy.Spec.Mode == apiaccessv1alpha1.ModeUnmanaged && calls != 0 {
-				t.Errorf("Unmanaged listed CRDs %d times", calls)
+		})
+	}
+}
+
+// A selection by ClusterExtension or label grants on CRDs installed or
+// labelled later: only a requester who may bind any ClusterRole may make
+// it, in either mode, and one question settles it.
+func TestGrowingCRDSelectionNeedsBindOnEveryClusterRole(t *testing.T) {
+	byExtension := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{{Kind: "User", Name: "alice"}}})
+	byExtension.Spec.CRDs = apiaccessv1alpha1.CRDSelection{ClusterExtension: "widgets-operator"}
+	byLabel := policy(apiaccessv1alpha1.ModeAggregate)
+	byLabel.Spec.CRDs = apiaccessv1alpha1.CRDSelection{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}}
+	for name, tc := range map[string]struct {
+		policy *apiaccessv1alpha1.APIAccessPolicy
+		why    string
+	}{
+		"ClusterExtension, Bind": {byExtension, `APIAccessPolicy "p" selects the CRDs of ClusterExtension "widgets-operator", including those it installs later`},
+		"selector, Aggregate":    {byLabel, `APIAccessPolicy "p" selects CRDs by label, including those labelled later`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			// Holding every verb on every resource is not holding bind.
+			admin := newFake().hold("", allResources)
+			d := (&Checker{Authorizer: admin}).Check(context.Background(), create(t, APIAccessPolicies, tc.policy))
+			if d.Allowed || d.Reason != Escalation || d.Reviews != 1 || !strings.Contains(d.Message, tc.why) ||
+				!strings.Contains(d.Message, "select CRDs by name") || !strings.Contains(d.Message, `verb "bind" on "clusterroles"`) {
+				t.Errorf("got %+v, want refused after one question, saying why and what to do", d)
+			}
+			binder := newFake().hold("", bindAnyClusterRole)
+			if d := (&Checker{Authorizer: binder}).Check(context.Background(), create(t, APIAccessPolicies, tc.policy)); !d.Allowed || d.Reviews != 1 {
+				t.Errorf("a binder of every ClusterRole: got %+v, want allowed after one question", d)
 			}
 		})
 	}
@@ -375,7 +398,7 @@ func TestAPIAccessPolicy(t *testing.T) {
 
 func TestAggregateDenialNamesTheWildcard(t *testing.T) {
 	auth := newFake().hold("", res("get", "example.com", "widgets"))
-	d := (&Checker{Authorizer: auth, CRDs: fakeCRDs{crds: []apiaccessv1alpha1.CRDAPI{widgets}}}).
+	d := (&Checker{Authorizer: auth}).
 		Check(context.Background(), create(t, APIAccessPolicies, policy(apiaccessv1alpha1.ModeAggregate)))
 	if d.Allowed || !strings.Contains(d.Message, `APIAccessPolicy "p" grants 2 permissions user "alice" does not hold: verb "get" on "customresourcedefinitions" named "widgets.example.com"`) ||
 		!strings.Contains(d.Message, `verb "*" on "widgets" (group "example.com") cluster-wide`) {
@@ -505,9 +528,45 @@ func TestUndecodableAndUnknown(t *testing.T) {
 		"unknown mode":     {Group: apiaccessv1alpha1.GroupName, Resource: APIAccessPolicies, Operation: "CREATE", Object: []byte(`{"spec":{"mode":"All"}}`)},
 		"bad selector": {Group: apiaccessv1alpha1.GroupName, Resource: APIAccessPolicies, Operation: "CREATE",
 			Object: []byte(`{"spec":{"mode":"Bind","crds":{"selector":{"matchExpressions":[{"key":"a","operator":"Near"}]}}}}`)},
+		"not a CRD name": {Group: apiaccessv1alpha1.GroupName, Resource: APIAccessPolicies, Operation: "CREATE",
+			Object: []byte(`{"spec":{"mode":"Bind","crds":{"names":["widgets"]}}}`)},
 	} {
 		if d := c.Check(context.Background(), req); d.Allowed || d.Reason != Invalid || d.Message == "" {
 			t.Errorf("%s: got %+v, want an Invalid refusal", name, d)
 		}
+	}
+}
+
+// Repeats in a rule's lists are one permission, added where it is granted
+// once; a rule whose lists alone multiply past the cap is refused before
+// it is expanded.
+func TestHostileRulesAreBounded(t *testing.T) {
+	repeated := func(s string, n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = s
+		}
+		return out
+	}
+	var namespaces []string
+	for i := range 1000 {
+		namespaces = append(namespaces, fmt.Sprintf("ns%d", i))
+	}
+	r := rule(repeated("authorization.k8s.io", 64), repeated("selfsubjectaccessreviews", 64), repeated("create", 64))
+	needs, err := expand([]grant{{rules: []rbacv1.PolicyRule{r, r, r}, namespaces: namespaces}}, 10)
+	if err != nil || len(needs) != 1 || len(needs[0].namespaces) != 1000 {
+		t.Fatalf("got %d needs (%v), want 1 over 1000 namespaces", len(needs), err)
+	}
+
+	var verbs, resources []string
+	for i := range 1 << 12 {
+		verbs, resources = append(verbs, fmt.Sprintf("v%d", i)), append(resources, fmt.Sprintf("r%d", i))
+	}
+	wide := rule([]string{"a", "b"}, resources, verbs)
+	if _, err := expand([]grant{{rules: []rbacv1.PolicyRule{wide}}}, 1000); err == nil || !strings.Contains(err.Error(), "more than 1000") {
+		t.Errorf("a rule of 2×4096×4096 permissions: %v, want refused", err)
+	}
+	if !within(1000, 10, 10, 10) || within(1000, 10, 10, 11) || within(1<<62, 1<<40, 1<<40) || !within(5, 0, 1<<40, 1<<40) {
+		t.Error("within miscounts")
 	}
 }

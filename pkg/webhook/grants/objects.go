@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,7 +89,10 @@ func (o *scopeInstance) spec() any                { return o.Spec }
 
 // A ScopeInstance binds its template's roles in its namespaces, or
 // cluster-wide: with no namespaces and no selector, or with a selector,
-// which can match namespaces created later by anyone allowed to.
+// which can match namespaces created later by anyone allowed to. A template
+// that does not exist yet grants what its future author writes, which
+// cannot be checked now (as Kubernetes refuses a RoleBinding to a missing
+// role unless its author may bind any role).
 func (o *scopeInstance) grants(ctx context.Context, c *Checker) ([]grant, []string, error) {
 	name := o.Spec.ScopeTemplateName
 	if name == "" {
@@ -99,10 +103,8 @@ func (o *scopeInstance) grants(ctx context.Context, c *Checker) ([]grant, []stri
 		return nil, nil, fmt.Errorf("reading ScopeTemplate %q: %w", name, err)
 	}
 	if template == nil {
-		// Nothing is bound until the template exists, and whoever creates it
-		// must hold its rules cluster-wide.
-		return nil, []string{fmt.Sprintf("ScopeTemplate %q does not exist: nothing is granted until it does, "+
-			"and whoever creates it must hold every permission it lists cluster-wide", name)}, nil
+		return []grant{{unknowable: fmt.Sprintf("names ScopeTemplate %q, which does not exist (create it first)", name)}},
+			[]string{fmt.Sprintf("ScopeTemplate %q does not exist: nothing is bound until it does", name)}, nil
 	}
 	var namespaces []string
 	if o.Spec.NamespaceSelector == nil && len(o.Spec.Namespaces) > 0 {
@@ -121,13 +123,15 @@ func (o *apiAccessPolicy) kind() string             { return "APIAccessPolicy" }
 func (o *apiAccessPolicy) meta() *metav1.ObjectMeta { return &o.ObjectMeta }
 func (o *apiAccessPolicy) spec() any                { return o.Spec }
 
-// An APIAccessPolicy grants, for every CRD it selects now: in Aggregate
-// mode the generated roles to every holder of admin, edit or view anywhere
-// (so the admin role's rules cluster-wide, which cover edit's and view's),
-// in Bind mode each binding's role where the binding says; and get on the
-// CRD itself cluster-wide in both. A CRD created later that the selection
-// matches was created by someone allowed to create CRDs.
-func (o *apiAccessPolicy) grants(ctx context.Context, c *Checker) ([]grant, []string, error) {
+// An APIAccessPolicy grants, for every CRD it selects: in Aggregate mode
+// the generated roles to every holder of admin, edit or view anywhere (so
+// the admin role's rules cluster-wide, which cover edit's and view's), in
+// Bind mode each binding's role where the binding says; and get on the CRD
+// itself cluster-wide in both. CRDs selected by name are known whether or
+// not they exist yet (a CRD's name is <plural>.<group>, all the rules
+// need). A selection by ClusterExtension or label also grants on CRDs
+// installed or labelled later, which cannot be checked now.
+func (o *apiAccessPolicy) grants(_ context.Context, _ *Checker) ([]grant, []string, error) {
 	switch o.Spec.Mode {
 	case apiaccessv1alpha1.ModeUnmanaged:
 		return nil, nil, nil
@@ -135,17 +139,24 @@ func (o *apiAccessPolicy) grants(ctx context.Context, c *Checker) ([]grant, []st
 	default:
 		return nil, nil, refusal{fmt.Sprintf("mode %q is not Aggregate, Bind or Unmanaged", o.Spec.Mode)}
 	}
-	if sel := o.Spec.CRDs.Selector; sel != nil {
-		if _, err := metav1.LabelSelectorAsSelector(sel); err != nil {
+	selection := o.Spec.CRDs
+	switch {
+	case selection.ClusterExtension != "":
+		return []grant{{unknowable: fmt.Sprintf("selects the CRDs of ClusterExtension %q, including those it installs later (select CRDs by name to have them checked now)",
+			selection.ClusterExtension)}}, nil, nil
+	case selection.Selector != nil:
+		if _, err := metav1.LabelSelectorAsSelector(selection.Selector); err != nil {
 			return nil, nil, refusal{fmt.Sprintf("spec.crds.selector does not parse: %v", err)}
 		}
-	}
-	crds, err := c.CRDs.SelectCRDs(ctx, o.Spec.CRDs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("listing the CustomResourceDefinitions the policy selects: %w", err)
+		return []grant{{unknowable: "selects CRDs by label, including those labelled later (select CRDs by name to have them checked now)"}}, nil, nil
 	}
 	var gs []grant
-	for _, crd := range crds {
+	for _, name := range selection.Names {
+		plural, group, ok := strings.Cut(name, ".")
+		if !ok || plural == "" || group == "" {
+			return nil, nil, refusal{fmt.Sprintf("spec.crds.names: %q is not a CRD name (<plural>.<group>)", name)}
+		}
+		crd := apiaccessv1alpha1.CRDAPI{Name: name, Group: group, Plural: plural}
 		roles := crd.Roles()
 		crdView := roles[len(roles)-1].Rules
 		gs = append(gs, clusterWide(crdView))
