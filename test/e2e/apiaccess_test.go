@@ -547,6 +547,39 @@ func TestAPIAccessConflictsBundleRolesAndCRDDeletion(t *testing.T) {
 		}
 	}
 
+	// The bundle's role widened past what the generated edit role would
+	// grant is no longer bound (the admission check asked the policy's
+	// author for the generated rules only); narrowed again, it is.
+	setBundleRules := func(rules []rbacv1.PolicyRule) {
+		t.Helper()
+		framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+			r, err := env.kube.RbacV1().ClusterRoles().Get(ctx, bundleRole.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			r.Rules = rules
+			_, err = env.kube.RbacV1().ClusterRoles().Update(ctx, r, metav1.UpdateOptions{})
+			return err
+		})
+	}
+	bundleBinding := BindingNameFor(name, 0, bundleRole.Name)
+	setBundleRules(append(slices.Clone(bundleRole.Rules), rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}}))
+	waitPolicy(t, name, func(p *apiaccessv1alpha1.APIAccessPolicy) error {
+		c := meta.FindStatusCondition(p.Status.Conditions, apiaccessv1alpha1.ConditionConflict)
+		if c == nil || !strings.Contains(c.Message, bundleRole.Name+" (the bundle's, granting more than the generated role would)") {
+			return fmt.Errorf("Conflict %+v", c)
+		}
+		if _, err := env.kube.RbacV1().RoleBindings(ns).Get(context.Background(), bundleBinding, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("the widened bundle role is still bound: %v", err)
+		}
+		return nil
+	})
+	setBundleRules(bundleRole.Rules)
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		_, err := env.kube.RbacV1().RoleBindings(ns).Get(ctx, bundleBinding, metav1.GetOptions{})
+		return err
+	})
+
 	// The Gizmo CRD goes: its roles and bindings go with it.
 	if err := crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Delete(ctx, gizmos.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)

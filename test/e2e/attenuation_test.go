@@ -208,6 +208,39 @@ func TestNoOneGrantsMoreThanTheyHold(t *testing.T) {
 			t.Fatalf("a cluster admin may create it: %v", err)
 		}
 	})
+
+	// What cannot be expanded at admission (a template not created yet,
+	// CRDs a ClusterExtension installs later) needs bind on every
+	// ClusterRole, which a cluster admin holds and she does not.
+	t.Run("what cannot be checked now", func(t *testing.T) {
+		later := &scopesv1alpha1.ScopeInstance{ObjectMeta: metav1.ObjectMeta{Name: "e2e-later-" + suffix},
+			Spec: scopesv1alpha1.ScopeInstanceSpec{ScopeTemplateName: "e2e-not-yet-" + suffix, Namespaces: []string{own}}}
+		_, err := alice.ScopesV1alpha1().ScopeInstances().Create(ctx, later, metav1.CreateOptions{})
+		wantRefused(t, "the ScopeInstance of a missing template", err, fmt.Sprintf(
+			`ScopeInstance %q names ScopeTemplate "e2e-not-yet-%s", which does not exist (create it first), so what it grants cannot be checked now: only a requester who may bind any ClusterRole (verb "bind" on "clusterroles" (group "rbac.authorization.k8s.io") cluster-wide) may make it, which user %q may not`,
+			later.Name, suffix, user))
+		if _, err := env.operator.ScopesV1alpha1().ScopeInstances().Create(ctx, later, dryRun); err != nil {
+			t.Fatalf("a cluster admin may: %v", err)
+		}
+
+		future := &apiaccessv1alpha1.APIAccessPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "e2e-future-" + suffix},
+			Spec: apiaccessv1alpha1.APIAccessPolicySpec{
+				CRDs: apiaccessv1alpha1.CRDSelection{ClusterExtension: "e2e-not-installed-" + suffix},
+				Mode: apiaccessv1alpha1.ModeBind,
+				Bindings: []apiaccessv1alpha1.AccessBinding{{
+					Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user}},
+				}},
+			},
+		}
+		_, err = alice.APIAccessV1alpha1().APIAccessPolicies().Create(ctx, future, metav1.CreateOptions{})
+		wantRefused(t, "the APIAccessPolicy over a ClusterExtension not installed yet", err, fmt.Sprintf(
+			`APIAccessPolicy %q selects the CRDs of ClusterExtension "e2e-not-installed-%s", including those it installs later (select CRDs by name to have them checked now)`,
+			future.Name, suffix))
+		if _, err := env.operator.APIAccessV1alpha1().APIAccessPolicies().Create(ctx, future, dryRun); err != nil {
+			t.Fatalf("a cluster admin may: %v", err)
+		}
+	})
 }
 
 // createWidgetCRD creates a namespaced CRD widgets.<group>.example.com and

@@ -193,6 +193,10 @@ func StripCRD(obj any) (any, error) {
 			Group: crd.Spec.Group,
 			Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: crd.Spec.Names.Kind, Plural: crd.Spec.Names.Plural},
 		},
+		// Which of two CRDs of one kind the API server serves.
+		Status: apiextensionsv1.CustomResourceDefinitionStatus{
+			AcceptedNames: apiextensionsv1.CustomResourceDefinitionNames{Kind: crd.Status.AcceptedNames.Kind},
+		},
 	}, nil
 }
 

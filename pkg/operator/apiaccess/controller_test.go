@@ -362,7 +362,10 @@ func TestAForeignObjectIsAConflictAndNeverOverwritten(t *testing.T) {
 
 func TestARoleTheBundleProvidesIsUsedNotDuplicated(t *testing.T) {
 	bundleRole := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget.example.com-edit", Labels: ownedByExtension("ext")},
-		Rules: []rbacv1.PolicyRule{{Verbs: []string{"*"}, APIGroups: []string{"example.com"}, Resources: []string{"widgets"}}}}
+		Rules: []rbacv1.PolicyRule{
+			{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{"example.com"}, Resources: []string{"widgets"}},
+			{Verbs: []string{"create", "update"}, APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, ResourceNames: []string{"w1"}},
+		}}
 	editor := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "editor"}
 	c := newCluster(policy(apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}),
 		[]*apiextensionsv1.CustomResourceDefinition{widgets}, bundleRole)
@@ -390,6 +393,53 @@ func TestARoleTheBundleProvidesIsUsedNotDuplicated(t *testing.T) {
 	}
 	if meta.FindStatusCondition(c.status(t).Conditions, apiaccessv1alpha1.ConditionNotAggregated) != nil {
 		t.Errorf("NotAggregated concerns Aggregate mode only")
+	}
+
+	// A bundle role granting more than the generated role would is not
+	// bound: the admission check asked the policy's author to hold only
+	// the generated rules.
+	for _, wider := range []rbacv1.PolicyRule{
+		{Verbs: []string{"*"}, APIGroups: []string{"example.com"}, Resources: []string{"widgets"}},
+		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}},
+		{Verbs: []string{"get"}, APIGroups: []string{"example.com"}, Resources: []string{"widgets/status"}},
+	} {
+		role := c.role(t, "Widget.example.com-edit")
+		role.Rules = append(bundleRole.DeepCopy().Rules, wider)
+		if _, err := c.kube.RbacV1().ClusterRoles().Update(context.Background(), role, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		c.sync(t)
+		if _, err := c.kube.RbacV1().RoleBindings("team").Get(context.Background(), "p-0-Widget.example.com-edit", metav1.GetOptions{}); err == nil {
+			t.Errorf("with %v, the bundle's role is still bound", wider)
+		}
+		if got := condition(t, c.status(t), apiaccessv1alpha1.ConditionConflict); got.Status != metav1.ConditionTrue ||
+			!strings.Contains(got.Message, "ClusterRole Widget.example.com-edit (the bundle's, granting more than the generated role would)") {
+			t.Errorf("with %v: Conflict %+v", wider, got)
+		}
+	}
+}
+
+// Two CRDs of one kind in one group would share role names: the one the
+// API server serves gets them, the other is a conflict, and resyncs write
+// nothing.
+func TestCRDsOfOneKindShareNoRoles(t *testing.T) {
+	served := widgets.DeepCopy()
+	served.Name, served.Spec.Names.Plural = "zwidgets.example.com", "zwidgets"
+	served.Status.AcceptedNames.Kind = served.Spec.Names.Kind
+	refused := widgets.DeepCopy() // widgets.example.com, kind Widget, names not accepted
+	c := newCluster(policy(apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}),
+		[]*apiextensionsv1.CustomResourceDefinition{refused, served})
+	c.sync(t)
+	admin := c.role(t, "Widget.example.com-admin")
+	if got := admin.Rules[0].Resources; len(got) != 1 || got[0] != "zwidgets" {
+		t.Errorf("the admin role names %v, want the served CRD's zwidgets", got)
+	}
+	if got := condition(t, c.status(t), apiaccessv1alpha1.ConditionConflict); got.Status != metav1.ConditionTrue ||
+		!strings.Contains(got.Message, "CustomResourceDefinition widgets.example.com (kind Widget in group example.com, as zwidgets.example.com") {
+		t.Errorf("Conflict %+v", got)
+	}
+	if writes := c.sync(t); len(writes) != 0 {
+		t.Errorf("a resync with nothing changed wrote %v", writes)
 	}
 }
 

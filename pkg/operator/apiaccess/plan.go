@@ -3,6 +3,7 @@ package apiaccess
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -55,6 +56,8 @@ type roleFinding struct {
 // mode, of the bindings to them. Roles that are neither ours nor the
 // bundle's are not bound: a binding would grant whatever such a role holds.
 func (c *controller) plan(ctx context.Context, policy *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensionsv1.CustomResourceDefinition) (*plan, error) {
+	p := &plan{}
+	crds = p.oneCRDPerRoleName(crds)
 	var findings []*roleFinding
 	for _, crd := range crds {
 		for _, role := range API(crd).Roles() {
@@ -66,10 +69,13 @@ func (c *controller) plan(ctx context.Context, policy *apiaccessv1alpha1.APIAcce
 	}); err != nil {
 		return nil, err
 	}
-	p := &plan{}
 	usable := map[string]bool{}
 	for _, f := range findings {
 		switch {
+		case f.bundle && policy.Spec.Mode == apiaccessv1alpha1.ModeBind && !grantsNoMore(f.existing, f.desired.Rules):
+			// Its subjects would get more than the admission check asked
+			// the policy's author to hold.
+			p.conflicts = append(p.conflicts, fmt.Sprintf("ClusterRole %s (the bundle's, granting more than the generated role would)", f.desired.Name))
 		case f.bundle:
 			usable[f.desired.Name] = true
 			p.bundleRoles = append(p.bundleRoles, f.desired.Name)
@@ -339,4 +345,75 @@ func (c *controller) apply(ctx context.Context, policy *apiaccessv1alpha1.APIAcc
 		return w, err
 	}
 	return w, deleteUnwanted(ctx, c.roles, policy, p.roles, w)
+}
+
+// oneCRDPerRoleName keeps one CRD of those whose roles would have the same
+// names (one kind in one group: the API server serves one of them and
+// refuses the others' names), preferring the one it serves, and records
+// the others as conflicts.
+func (p *plan) oneCRDPerRoleName(crds []*apiextensionsv1.CustomResourceDefinition) []*apiextensionsv1.CustomResourceDefinition {
+	kept := map[string]string{}
+	for _, served := range []bool{true, false} {
+		for _, crd := range crds {
+			if namesAccepted(crd) != served {
+				continue
+			}
+			base := API(crd).RoleBaseName()
+			if _, taken := kept[base]; !taken {
+				kept[base] = crd.Name
+			}
+		}
+	}
+	out := crds[:0:0]
+	for _, crd := range crds {
+		if first := kept[API(crd).RoleBaseName()]; first != crd.Name {
+			p.conflicts = append(p.conflicts, fmt.Sprintf("CustomResourceDefinition %s (kind %s in group %s, as %s: its roles would have the same names)",
+				crd.Name, crd.Spec.Names.Kind, crd.Spec.Group, first))
+			continue
+		}
+		out = append(out, crd)
+	}
+	return out
+}
+
+// namesAccepted says whether the API server accepted the CRD's kind.
+func namesAccepted(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	return crd.Status.AcceptedNames.Kind == crd.Spec.Names.Kind
+}
+
+// grantsNoMore says whether binding role grants no more than rules do:
+// each of its rules within one of them, literally. A role that aggregates
+// others holds whatever they hold, now or later.
+func grantsNoMore(role *rbacv1.ClusterRole, rules []rbacv1.PolicyRule) bool {
+	if role.AggregationRule != nil {
+		return false
+	}
+	for _, r := range role.Rules {
+		if !slices.ContainsFunc(rules, func(g rbacv1.PolicyRule) bool { return ruleWithin(r, g) }) {
+			return false
+		}
+	}
+	return true
+}
+
+func ruleWithin(r, g rbacv1.PolicyRule) bool {
+	if len(r.Verbs) == 0 {
+		return true // grants nothing
+	}
+	if len(r.NonResourceURLs) > 0 && len(g.NonResourceURLs) == 0 {
+		return false
+	}
+	names := len(g.ResourceNames) == 0 || (len(r.ResourceNames) > 0 && subset(r.ResourceNames, g.ResourceNames))
+	return subset(r.APIGroups, g.APIGroups) && subset(r.Resources, g.Resources) && names &&
+		(slices.Contains(g.Verbs, rbacv1.VerbAll) || subset(r.Verbs, g.Verbs))
+}
+
+// subset says whether every one of xs is in of, literally ("*" only in "*").
+func subset(xs, of []string) bool {
+	for _, x := range xs {
+		if !slices.Contains(of, x) {
+			return false
+		}
+	}
+	return true
 }
