@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -155,13 +156,51 @@ func failed(what string, r Requester, err error, reviews int) Decision {
 // need is one permission an object grants, and where.
 type need struct {
 	// order is the permission's place in the object, for stable messages.
-	order      int
-	p          Permission
-	cluster    bool
-	namespaces []string
+	order   int
+	p       Permission
+	cluster bool
+	// in are the namespace lists of the grants that give it in namespaces,
+	// shared with the grants: a permission many grants give over many
+	// namespaces costs a slice header per grant, not a copy of each list.
+	in [][]string
 	// fromGrant is the last grant whose namespaces were added: the rules of
 	// one grant share them, and a permission repeated there adds them once.
 	fromGrant int
+}
+
+// inSeveral says whether n is granted in more than one namespace.
+func (n *need) inSeveral() bool {
+	var first string
+	found := false
+	for _, list := range n.in {
+		for _, ns := range list {
+			switch {
+			case !found:
+				first, found = ns, true
+			case ns != first:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namespaces are the distinct namespaces n is granted in, sorted; false
+// when there are more than limit.
+func (n *need) namespaces(limit int) ([]string, bool) {
+	seen := map[string]bool{}
+	for _, list := range n.in {
+		for _, ns := range list {
+			if seen[ns] {
+				continue
+			}
+			if len(seen) == limit {
+				return nil, false
+			}
+			seen[ns] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen)), true
 }
 
 // expand turns grants into the distinct permissions they give, each with
@@ -183,13 +222,15 @@ func expand(gs []grant, max int) ([]*need, error) {
 			index[p] = n
 			needs = append(needs, n)
 		}
-		if namespaces == nil {
+		if len(namespaces) == 0 {
+			// No namespace is everywhere: the controllers bind cluster-wide
+			// for an empty list as for none.
 			n.cluster = true
 			return nil
 		}
 		if n.fromGrant != gi {
 			n.fromGrant = gi
-			n.namespaces = append(n.namespaces, namespaces...)
+			n.in = append(n.in, namespaces)
 		}
 		return nil
 	}
@@ -228,10 +269,8 @@ func expand(gs []grant, max int) ([]*need, error) {
 		}
 	}
 	for _, n := range needs {
-		slices.Sort(n.namespaces)
-		n.namespaces = slices.Compact(n.namespaces)
 		if n.cluster {
-			n.namespaces = nil
+			n.in = nil
 		}
 	}
 	return needs, nil
@@ -308,13 +347,10 @@ var (
 // admin does: a policy over 300 CRDs otherwise asks 600 (docs/performance.md).
 // It returns the needs still to ask and how many questions it asked.
 func (c *Checker) unlessHeldOutright(ctx context.Context, r Requester, needs []*need) ([]*need, int, error) {
-	questions, nonResource := 0, 0
+	// Each need costs at least one question: cluster-wide, or in its one
+	// namespace.
+	questions, nonResource := len(needs), 0
 	for _, n := range needs {
-		if n.cluster || len(n.namespaces) > 1 {
-			questions++
-		} else {
-			questions += len(n.namespaces)
-		}
 		if n.p.NonResourceURL != "" {
 			nonResource++
 		}
@@ -352,7 +388,7 @@ func (c *Checker) unlessHeldOutright(ctx context.Context, r Requester, needs []*
 func (c *Checker) askEach(ctx context.Context, r Requester, needs []*need) ([]missing, int, error) {
 	var first []question
 	for _, n := range needs {
-		if n.cluster || len(n.namespaces) > 1 {
+		if n.cluster || n.inSeveral() {
 			first = append(first, question{n: n})
 		}
 	}
@@ -383,13 +419,14 @@ func (c *Checker) askEach(ctx context.Context, r Requester, needs []*need) ([]mi
 		if n.cluster || heldClusterWide[n] {
 			continue
 		}
-		for _, ns := range n.namespaces {
+		namespaces, ok := n.namespaces(c.maxReviews() - reviews - len(second))
+		if !ok {
+			return nil, reviews, refusal{fmt.Sprintf("needs more permission checks in namespaces after %d cluster-wide ones than the %d one request may ask",
+				reviews, c.maxReviews())}
+		}
+		for _, ns := range namespaces {
 			second = append(second, question{n: n, namespace: ns})
 		}
-	}
-	if reviews+len(second) > c.maxReviews() {
-		return nil, reviews, refusal{fmt.Sprintf("needs %d permission checks in namespaces after %d cluster-wide ones, more than the %d one request may ask",
-			len(second), reviews, c.maxReviews())}
 	}
 	denied, err = c.answer(ctx, r, second)
 	reviews += len(second)

@@ -381,7 +381,8 @@ func TestGrowingCRDSelectionNeedsBindOnEveryClusterRole(t *testing.T) {
 		"selector, Aggregate":    {byLabel, `APIAccessPolicy "p" selects CRDs by label, including those labelled later`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			// Holding every verb on every resource is not holding bind.
+			// The fake holds literally: holding * on */* here stands for a
+			// requester who holds much, but not bind (real RBAC's * covers it).
 			admin := newFake().hold("", allResources)
 			d := (&Checker{Authorizer: admin}).Check(context.Background(), create(t, APIAccessPolicies, tc.policy))
 			if d.Allowed || d.Reason != Escalation || d.Reviews != 1 || !strings.Contains(d.Message, tc.why) ||
@@ -393,6 +394,20 @@ func TestGrowingCRDSelectionNeedsBindOnEveryClusterRole(t *testing.T) {
 				t.Errorf("a binder of every ClusterRole: got %+v, want allowed after one question", d)
 			}
 		})
+	}
+}
+
+// A binding with an empty namespace list binds cluster-wide (the
+// controller reads it so), so it is asked cluster-wide.
+func TestEmptyNamespacesAreClusterWide(t *testing.T) {
+	// As the API server sends it: a client's empty list is kept.
+	req := Request{Group: apiaccessv1alpha1.GroupName, Resource: APIAccessPolicies, Operation: "CREATE", Requester: alice,
+		Object: []byte(`{"metadata":{"name":"p"},"spec":{"crds":{"names":["widgets.example.com"]},"mode":"Bind",` +
+			`"bindings":[{"role":"Admin","subjects":[{"kind":"User","name":"mallory"}],"namespaces":[]}]}}`)}
+	crdView := Permission{Verb: "get", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "widgets.example.com"}
+	d := (&Checker{Authorizer: newFake().hold("", crdView)}).Check(context.Background(), req)
+	if d.Allowed || !strings.Contains(d.Message, `verb "*" on "widgets" (group "example.com") cluster-wide`) {
+		t.Errorf("got %+v, want refused for * on widgets cluster-wide", d)
 	}
 }
 
@@ -554,8 +569,22 @@ func TestHostileRulesAreBounded(t *testing.T) {
 	}
 	r := rule(repeated("authorization.k8s.io", 64), repeated("selfsubjectaccessreviews", 64), repeated("create", 64))
 	needs, err := expand([]grant{{rules: []rbacv1.PolicyRule{r, r, r}, namespaces: namespaces}}, 10)
-	if err != nil || len(needs) != 1 || len(needs[0].namespaces) != 1000 {
-		t.Fatalf("got %d needs (%v), want 1 over 1000 namespaces", len(needs), err)
+	if err != nil || len(needs) != 1 || len(needs[0].in) != 1 {
+		t.Fatalf("got %d needs (%v), want 1 holding the grant's namespaces once", len(needs), err)
+	}
+	if got, ok := needs[0].namespaces(1000); !ok || len(got) != 1000 || !needs[0].inSeveral() {
+		t.Errorf("namespaces: %d, %v", len(got), ok)
+	}
+	if _, ok := needs[0].namespaces(999); ok {
+		t.Error("1000 namespaces fit a limit of 999")
+	}
+	// Many grants over the same namespaces share their lists, not copies.
+	many := make([]grant, 500)
+	for i := range many {
+		many[i] = grant{rules: []rbacv1.PolicyRule{r}, namespaces: namespaces}
+	}
+	if needs, err := expand(many, 10); err != nil || len(needs) != 1 || len(needs[0].in) != 500 || &needs[0].in[499][0] != &namespaces[0] {
+		t.Errorf("500 grants: %d needs, %v", len(needs), err)
 	}
 
 	var verbs, resources []string

@@ -165,7 +165,13 @@ func (o *apiAccessPolicy) grants(_ context.Context, _ *Checker) ([]grant, []stri
 			continue
 		}
 		for _, binding := range o.Spec.Bindings {
-			gs = append(gs, grant{rules: crd.RoleFor(binding.Role).Rules, namespaces: binding.Namespaces})
+			// Without namespaces (none, or an empty list) the controller
+			// binds cluster-wide.
+			var namespaces []string
+			if len(binding.Namespaces) > 0 {
+				namespaces = binding.Namespaces
+			}
+			gs = append(gs, grant{rules: crd.RoleFor(binding.Role).Rules, namespaces: namespaces})
 		}
 	}
 	return gs, nil, nil
