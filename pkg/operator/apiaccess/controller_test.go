@@ -566,3 +566,30 @@ func TestForeignRolesUnderGeneratedNamesWakeEveryPolicy(t *testing.T) {
 		t.Errorf("a policy's own role woke %v: its own informer does that", keys)
 	}
 }
+
+func TestRuleWithin(t *testing.T) {
+	widgetsEdit := rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"get", "update"}}
+	health := rbacv1.PolicyRule{NonResourceURLs: []string{"/healthz"}, Verbs: []string{"get"}}
+	for _, tc := range []struct {
+		name string
+		r, g rbacv1.PolicyRule
+		want bool
+	}{
+		{"the same", widgetsEdit, widgetsEdit, true},
+		{"fewer verbs", rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"get"}}, widgetsEdit, true},
+		{"named objects of an unnamed rule", rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, ResourceNames: []string{"w"}, Verbs: []string{"get"}}, widgetsEdit, true},
+		{"no verbs grants nothing", rbacv1.PolicyRule{APIGroups: []string{"*"}, Resources: []string{"*"}}, widgetsEdit, true},
+		{"another verb", rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"delete"}}, widgetsEdit, false},
+		{"a wildcard verb", rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"*"}}, widgetsEdit, false},
+		{"a subresource", rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets/status"}, Verbs: []string{"get"}}, widgetsEdit, false},
+		{"a wildcard group", rbacv1.PolicyRule{APIGroups: []string{"*"}, Resources: []string{"widgets"}, Verbs: []string{"get"}}, widgetsEdit, false},
+		{"all objects of a named rule", widgetsEdit, rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, ResourceNames: []string{"w"}, Verbs: []string{"*"}}, false},
+		{"a URL against resources", health, widgetsEdit, false},
+		{"another URL", rbacv1.PolicyRule{NonResourceURLs: []string{"/*"}, Verbs: []string{"get"}}, health, false},
+		{"the same URL", health, health, true},
+	} {
+		if got := ruleWithin(tc.r, tc.g); got != tc.want {
+			t.Errorf("%s: ruleWithin = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -400,7 +400,7 @@ func ruleWithin(r, g rbacv1.PolicyRule) bool {
 	if len(r.Verbs) == 0 {
 		return true // grants nothing
 	}
-	if len(r.NonResourceURLs) > 0 && len(g.NonResourceURLs) == 0 {
+	if !subset(r.NonResourceURLs, g.NonResourceURLs) {
 		return false
 	}
 	names := len(g.ResourceNames) == 0 || (len(r.ResourceNames) > 0 && subset(r.ResourceNames, g.ResourceNames))
