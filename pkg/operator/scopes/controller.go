@@ -1,10 +1,14 @@
 package scopes
 
 import (
+	"time"
+
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 
 	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
 	scopeinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/scopes/v1alpha1"
@@ -62,6 +66,20 @@ func New(in Inputs) ([]factory.Controller, error) {
 		namespaces:          generated.namespaces.Lister(),
 		clusterRoleBindings: generated.clusterRoleBindings.Informer().GetIndexer(),
 		roleBindings:        generated.roleBindings.Informer().GetIndexer(),
+	}
+	// A binding deleted before the caches showed its creation is no write
+	// to wait for.
+	for _, informer := range []cache.SharedIndexInformer{generated.clusterRoleBindings.Informer(), generated.roleBindings.Informer()} {
+		if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+			if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tombstone.Obj
+			}
+			if o, ok := obj.(metav1.Object); ok {
+				i.unseen.sawDeleted(o.GetUID(), time.Now())
+			}
+		}}); err != nil {
+			return nil, err
+		}
 	}
 	instanceController := bundlereconcile.New(InstanceControllerName, instanceSource(in.Instances.Informer(), in.Instances.Lister()),
 		[]bundlereconcile.Watched{

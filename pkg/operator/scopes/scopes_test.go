@@ -2,6 +2,7 @@ package scopes
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -498,4 +499,54 @@ func TestTemplateOfInstance(t *testing.T) {
 		t.Errorf("a deleted instance is still remembered: %v", mapper.last)
 	}
 	step(instance("c"), true, "c")
+}
+
+// A binding someone deleted before the caches showed its creation is no
+// write to wait for: once the caches see it deleted, the next sync puts it
+// back instead of waiting unseenWait.
+func TestABindingDeletedUnseenIsRecreatedAtOnce(t *testing.T) {
+	f := newFixture(t, newTemplate("t", "reader-"), newInstance("i", "t", []string{"a"}, nil), newNamespace("a", nil))
+	// The API server gives every object a UID; the fake does not.
+	f.kube.PrependReactor("create", "rolebindings", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		action.(clienttesting.CreateAction).GetObject().(metav1.Object).SetUID(types.UID(fmt.Sprintf("uid-%d", time.Now().UnixNano())))
+		return false, nil, nil
+	})
+	f.syncTemplate("t")
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	f.writes()
+	f.lagging = true
+	list, err := f.kube.RbacV1().RoleBindings("a").List(context.Background(), metav1.ListOptions{})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("RoleBindings in a: %v, %v", list, err)
+	}
+	created := list.Items[0]
+	if err := f.kube.RbacV1().RoleBindings("a").Delete(context.Background(), created.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.writes()
+	f.unseen.sawDeleted("another-binding", time.Now())
+	if n := f.pending("i"); n != 1 || created.UID == "" {
+		t.Fatalf("pending %d before the deletion is seen (uid %q), want 1", n, created.UID)
+	}
+	f.unseen.sawDeleted(created.UID, time.Now())
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.writes(); len(w) != 1 || !strings.HasPrefix(w[0], "create rolebindings") {
+		t.Errorf("after the deletion was seen the sync wrote %v, want the RoleBinding created again", w)
+	}
+}
+
+// Deletions are remembered only as long as a write may wait.
+func TestSeenDeletionsArePruned(t *testing.T) {
+	now := time.Now()
+	u := newUnseenWrites()
+	u.sawDeleted("old", now)
+	nothing := func(written) bool { return false }
+	u.pending("i", now.Add(unseenWait+2*unseenRecheck), nothing)
+	if len(u.gone) != 0 {
+		t.Errorf("deletions older than %s kept: %v", unseenWait, u.gone)
+	}
 }

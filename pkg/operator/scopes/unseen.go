@@ -27,6 +27,11 @@ const unseenRecheck = time.Second
 type unseenWrites struct {
 	mu         sync.Mutex
 	byInstance map[string]map[string]written
+	// gone are the bindings the caches saw deleted, by UID, and when: a
+	// write of one is past even if the cache never showed it (someone
+	// deleted it right after the write), so nothing waits for it.
+	gone      map[types.UID]time.Time
+	lastPrune time.Time
 }
 
 // written is one write and how the cache looks once it has it.
@@ -51,7 +56,14 @@ func (w written) seenIn(obj metav1.Object) bool {
 }
 
 func newUnseenWrites() *unseenWrites {
-	return &unseenWrites{byInstance: map[string]map[string]written{}}
+	return &unseenWrites{byInstance: map[string]map[string]written{}, gone: map[types.UID]time.Time{}}
+}
+
+// sawDeleted records a binding the caches saw deleted.
+func (u *unseenWrites) sawDeleted(uid types.UID, now time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.gone[uid] = now
 }
 
 // created, updated and deleted record a successful write of a binding of
@@ -86,8 +98,18 @@ func (u *unseenWrites) pending(instance string, now time.Time, seen func(written
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for key, w := range u.byInstance[instance] {
-		if now.Sub(w.at) > unseenWait || seen(w) {
+		_, gone := u.gone[w.uid]
+		if now.Sub(w.at) > unseenWait || gone || seen(w) {
 			delete(u.byInstance[instance], key)
+		}
+	}
+	// A deletion matters only to writes younger than unseenWait.
+	if now.Sub(u.lastPrune) > unseenRecheck {
+		u.lastPrune = now
+		for uid, at := range u.gone {
+			if now.Sub(at) > unseenWait {
+				delete(u.gone, uid)
+			}
 		}
 	}
 	n := len(u.byInstance[instance])
