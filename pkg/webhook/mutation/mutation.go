@@ -53,6 +53,7 @@ type PodOutline struct {
 	Spec struct {
 		ServiceAccountName  string             `json:"serviceAccountName"`
 		NodeSelector        map[string]string  `json:"nodeSelector"`
+		OS                  *corev1.PodOS      `json:"os"`
 		Volumes             []corev1.Volume    `json:"volumes"`
 		InitContainers      []ContainerOutline `json:"initContainers"`
 		Containers          []ContainerOutline `json:"containers"`

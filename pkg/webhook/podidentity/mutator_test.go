@@ -274,6 +274,16 @@ func TestInjection(t *testing.T) {
 		pod:   func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{"beta.kubernetes.io/os": "windows"} },
 		proxy: `AWS_ROLE_ARN=` + role + ` AWS_WEB_IDENTITY_TOKEN_FILE=C:\var\run\secrets\eks.amazonaws.com\serviceaccount\token`,
 	}, {
+		name:  "a Windows pod by spec.os",
+		sa:    withRole(),
+		pod:   func(p *corev1.Pod) { p.Spec.OS = &corev1.PodOS{Name: corev1.Windows} },
+		proxy: `AWS_ROLE_ARN=` + role + ` AWS_WEB_IDENTITY_TOKEN_FILE=C:\var\run\secrets\eks.amazonaws.com\serviceaccount\token`,
+	}, {
+		name:  "a Linux pod by spec.os",
+		sa:    withRole(),
+		pod:   func(p *corev1.Pod) { p.Spec.OS = &corev1.PodOS{Name: corev1.Linux} },
+		proxy: identity,
+	}, {
 		name:  "a Linux pod",
 		sa:    withRole(),
 		pod:   func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{"kubernetes.io/os": "linux"} },

@@ -284,7 +284,10 @@ func (m *mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 		s.skip = skip
 	}
 	tokenPath := m.tokenPath
-	if pod.Spec.NodeSelector["kubernetes.io/os"] == "windows" || pod.Spec.NodeSelector["beta.kubernetes.io/os"] == "windows" {
+	// A pod says it runs on Windows by spec.os (what the API server
+	// validates it by) or, as before that field, by its node selector.
+	windows := pod.Spec.OS != nil && pod.Spec.OS.Name == corev1.Windows
+	if windows || pod.Spec.NodeSelector["kubernetes.io/os"] == "windows" || pod.Spec.NodeSelector["beta.kubernetes.io/os"] == "windows" {
 		tokenPath = m.windowsPath
 	}
 	s.env = [5]corev1.EnvVar{
