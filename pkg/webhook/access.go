@@ -77,6 +77,7 @@ func newSubjectAccessReviewer(client authorizationclient.SubjectAccessReviewInte
 // gets no answer in time fails with an error that wraps
 // context.DeadlineExceeded, so the mutator can say the check timed out.
 func (r *SubjectAccessReviewer) MayGetClusterBundle(ctx context.Context, namespace, serviceAccount, bundle string) (bool, error) {
+	start := time.Now()
 	q := accessQuestion{namespace: namespace, serviceAccount: serviceAccount, bundle: bundle}
 	if allowed, ok := r.answers.Get(q); ok {
 		return allowed.(bool), nil
@@ -102,7 +103,8 @@ func (r *SubjectAccessReviewer) MayGetClusterBundle(ctx context.Context, namespa
 		return review.allowed, review.err
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return false, accessReviewTimedOut{after: r.timeout}
+			// The caller's deadline, which may be shorter than the review's.
+			return false, accessReviewTimedOut{after: time.Since(start).Round(time.Millisecond)}
 		}
 		return false, ctx.Err()
 	}

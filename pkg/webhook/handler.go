@@ -86,7 +86,9 @@ func (h *podHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge, "admission review too large")
 		return
 	}
-	out, failure := h.answer(r.Context(), body)
+	ctx, cancel := admissionDeadline(r)
+	defer cancel()
+	out, failure := h.answer(ctx, body)
 	if failure != nil {
 		writeStatus(w, int(failure.Code), failure.Reason, failure.Message)
 		return
@@ -94,6 +96,21 @@ func (h *podHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(out)
 }
+
+// admissionDeadline is the request's context, ending a little before the
+// API server gives up on this call (it sends its timeout as the "timeout"
+// query parameter): an answer it never reads is worth less than an answer
+// that says what ran out of time. Without a usable timeout, no deadline.
+func admissionDeadline(r *http.Request) (context.Context, context.CancelFunc) {
+	timeout, err := time.ParseDuration(r.URL.Query().Get("timeout"))
+	if err != nil || timeout <= 0 {
+		return context.WithCancel(r.Context())
+	}
+	return context.WithTimeout(r.Context(), timeout-min(admissionMargin, timeout/4))
+}
+
+// admissionMargin is what an answer needs to be written and read.
+const admissionMargin = 300 * time.Millisecond
 
 // Where a panic happened, for panics_recovered_total: a mutator's name, or
 // handlerSource for the admission handler's own code.

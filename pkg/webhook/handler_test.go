@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -333,5 +334,60 @@ func TestPodHandlerChainsMutatorsThatRewriteTheSameList(t *testing.T) {
 	}
 	if got, want := strings.Join(names, ","), "kube-api-access-x7k2p,first,second"; got != want {
 		t.Fatalf("volumes after both mutators: %s, want %s", got, want)
+	}
+}
+
+// The handler's work ends a little before the API server stops waiting
+// for it, as the "timeout" query parameter says.
+func TestAdmissionDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		query      string
+		wantBefore time.Duration // the deadline is at most this far away
+		wantAfter  time.Duration // and at least this far
+	}{
+		{"?timeout=3s", 3*time.Second - admissionMargin, 2 * time.Second},
+		{"?timeout=1s", 750 * time.Millisecond, 500 * time.Millisecond},
+		{"", 0, 0},
+		{"?timeout=soon", 0, 0},
+		{"?timeout=-1s", 0, 0},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/mutate-pods"+tc.query, nil)
+		ctx, cancel := admissionDeadline(r)
+		deadline, ok := ctx.Deadline()
+		cancel()
+		if tc.wantBefore == 0 {
+			if ok {
+				t.Errorf("%q: a deadline %v away, want none", tc.query, time.Until(deadline))
+			}
+			continue
+		}
+		if left := time.Until(deadline); !ok || left > tc.wantBefore || left < tc.wantAfter {
+			t.Errorf("%q: deadline %v away (set: %v), want between %v and %v", tc.query, left, ok, tc.wantAfter, tc.wantBefore)
+		}
+	}
+}
+
+// deadlineMutator records how far away its context's deadline is.
+type deadlineMutator struct{ left *time.Duration }
+
+func (deadlineMutator) Name() string                 { return "deadline" }
+func (deadlineMutator) RequestAnnotations() []string { return nil }
+func (m deadlineMutator) Mutate(ctx context.Context, _ *mutation.Request) mutation.Result {
+	if deadline, ok := ctx.Deadline(); ok {
+		*m.left = time.Until(deadline)
+	}
+	return mutation.Result{}
+}
+
+func TestMutatorsWorkWithinTheAPIServersTimeout(t *testing.T) {
+	var left time.Duration
+	h := newPodHandler([]mutation.Mutator{deadlineMutator{&left}}, newMetrics())
+	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","resource":{"version":"v1","resource":"pods"},"operation":"CREATE","object":{"metadata":{"name":"p"}}}}`
+	req := httptest.NewRequest(http.MethodPost, MutatePodsPath+"?timeout=3s", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || left <= 0 || left > 3*time.Second-admissionMargin {
+		t.Errorf("status %d; the mutator's deadline was %v away, want set and under %v", rec.Code, left, 3*time.Second-admissionMargin)
 	}
 }

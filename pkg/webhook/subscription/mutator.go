@@ -31,7 +31,17 @@ type Mutator struct {
 	access         AccessReviewer
 	operatorState  OperatorState
 	now            func() time.Time
+	// alwaysInjectBudget bounds the access checks of always-inject
+	// ClusterBundles for one pod, together: the pod did not ask for them,
+	// and the mutators after this one (pod identity) must still have time
+	// before the fail-open webhook's timeout.
+	alwaysInjectBudget time.Duration
 }
+
+// AlwaysInjectBudget is how long the access checks of one pod's
+// always-inject ClusterBundles may take together; past it, the bundles not
+// yet checked are left out with a warning.
+const AlwaysInjectBudget = time.Second
 
 // AccessReviewer answers whether a service account may get a ClusterBundle.
 // The server implements it with a SubjectAccessReview.
@@ -41,7 +51,8 @@ type AccessReviewer interface {
 
 // New returns the mutator over the given caches and access reviewer.
 func New(bundles listers.BundleLister, clusterBundles listers.ClusterBundleLister, access AccessReviewer) *Mutator {
-	return &Mutator{bundles: bundles, clusterBundles: clusterBundles, access: access, operatorState: unknownOperatorState, now: time.Now}
+	return &Mutator{bundles: bundles, clusterBundles: clusterBundles, access: access, operatorState: unknownOperatorState, now: time.Now,
+		alwaysInjectBudget: AlwaysInjectBudget}
 }
 
 // Name implements mutation.Mutator.

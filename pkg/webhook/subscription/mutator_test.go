@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -642,5 +644,44 @@ func TestInjectedNamesTheInjectionWouldNotAddAreRefused(t *testing.T) {
 	redone, result := mutationtest.Admit(t, m, ns, other)
 	if result.Denied != nil || volume(redone, "subscription-entitlements") != nil || volume(redone, "subscription-ent-"+shortHash("share-e")) == nil {
 		t.Errorf("redoing a copied injection: %+v, volumes %v", result.Denied, redone.Spec.Volumes)
+	}
+}
+
+// unanswered is an access reviewer whose reviews never come back: each
+// waits for its caller's deadline.
+type unanswered struct{ withDeadline *atomic.Int32 }
+
+func (u unanswered) MayGetClusterBundle(ctx context.Context, _, _, _ string) (bool, error) {
+	if _, ok := ctx.Deadline(); ok {
+		u.withDeadline.Add(1)
+	}
+	<-ctx.Done()
+	return false, fmt.Errorf("no answer: %w", ctx.Err())
+}
+
+// The access checks of always-inject ClusterBundles share one budget: when
+// the API server does not answer, the pod is admitted without them, with
+// a warning each, in time for the mutators after this one.
+func TestAlwaysInjectChecksShareOneBudget(t *testing.T) {
+	objects := []any{
+		clusterBundle("auto-a", 1, always, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "a", "share-a", "a.pem")}, nil),
+		clusterBundle("auto-b", 1, always, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "b", "share-b", "b.pem")}, nil),
+	}
+	m := newMutator(t, objects, nil)
+	asked := &atomic.Int32{}
+	m.access = unanswered{withDeadline: asked}
+	m.alwaysInjectBudget = 20 * time.Millisecond
+	_, result := mutationtest.Admit(t, m, ns, pod(nil))
+	if result.Denied != nil || len(result.Patch) != 0 {
+		t.Fatalf("want the pod admitted unchanged, got %+v", result)
+	}
+	for _, name := range []string{"auto-a", "auto-b"} {
+		want := fmt.Sprintf(`always-inject cluster bundle %q was not injected: the access check for service account shop/builder timed out`, name)
+		if !slices.ContainsFunc(result.Warnings, func(w string) bool { return strings.HasPrefix(w, want) }) {
+			t.Errorf("warnings = %q\nwant one starting %q", result.Warnings, want)
+		}
+	}
+	if asked.Load() != 2 {
+		t.Errorf("%d of 2 checks had a deadline", asked.Load())
 	}
 }

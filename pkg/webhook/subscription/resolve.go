@@ -201,6 +201,10 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodO
 		return nil, deny(reasonLookupFailed, "listing always-inject cluster bundles: %v", err)
 	}
 	slices.SortFunc(alwaysCluster, func(a, b *subscriptionv1alpha1.ClusterBundle) int { return strings.Compare(a.Name, b.Name) })
+	// Their checks share one budget: a slow API server costs this pod its
+	// always-inject bundles (with a warning), not the injections after.
+	alwaysCtx, cancel := context.WithTimeout(ctx, m.alwaysInjectBudget)
+	defer cancel()
 	for _, cb := range alwaysCluster {
 		if slices.Contains(requestedCluster, cb.Name) || !clusterFilter.admits(cb.Name) {
 			continue
@@ -210,7 +214,7 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodO
 			p.skip(what, "it "+why)
 			continue
 		}
-		allowed, err := m.access.MayGetClusterBundle(ctx, namespace, serviceAccount, cb.Name)
+		allowed, err := m.access.MayGetClusterBundle(alwaysCtx, namespace, serviceAccount, cb.Name)
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			p.skip(what, fmt.Sprintf("the access check for service account %s/%s timed out (%v)", namespace, serviceAccount, err))
