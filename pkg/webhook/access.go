@@ -77,11 +77,11 @@ func newSubjectAccessReviewer(client authorizationclient.SubjectAccessReviewInte
 // gets no answer in time fails with an error that wraps
 // context.DeadlineExceeded, so the mutator can say the check timed out.
 func (r *SubjectAccessReviewer) MayGetClusterBundle(ctx context.Context, namespace, serviceAccount, bundle string) (bool, error) {
-	start := time.Now()
 	q := accessQuestion{namespace: namespace, serviceAccount: serviceAccount, bundle: bundle}
 	if allowed, ok := r.answers.Get(q); ok {
 		return allowed.(bool), nil
 	}
+	start := time.Now()
 	r.mu.Lock()
 	review, asking := r.pending[q]
 	if !asking {

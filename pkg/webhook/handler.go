@@ -104,7 +104,7 @@ func (h *podHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func admissionDeadline(r *http.Request) (context.Context, context.CancelFunc) {
 	timeout, err := time.ParseDuration(r.URL.Query().Get("timeout"))
 	if err != nil || timeout <= 0 {
-		return context.WithCancel(r.Context())
+		return r.Context(), func() {}
 	}
 	return context.WithTimeout(r.Context(), timeout-min(admissionMargin, timeout/4))
 }

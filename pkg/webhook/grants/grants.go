@@ -54,7 +54,8 @@ type Templates interface {
 // grant is RBAC an object results in: rules held where it says.
 type grant struct {
 	rules []rbacv1.PolicyRule
-	// namespaces the rules are granted in; nil means cluster-wide.
+	// namespaces the rules are granted in; none (nil or empty) means
+	// cluster-wide.
 	namespaces []string
 	// unknowable, when set, says why what the object grants cannot be known
 	// now (rules is then empty): only a requester who may bind any

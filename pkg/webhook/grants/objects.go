@@ -165,13 +165,9 @@ func (o *apiAccessPolicy) grants(_ context.Context, _ *Checker) ([]grant, []stri
 			continue
 		}
 		for _, binding := range o.Spec.Bindings {
-			// Without namespaces (none, or an empty list) the controller
-			// binds cluster-wide.
-			var namespaces []string
-			if len(binding.Namespaces) > 0 {
-				namespaces = binding.Namespaces
-			}
-			gs = append(gs, grant{rules: crd.RoleFor(binding.Role).Rules, namespaces: namespaces})
+			// Without namespaces, an empty list included, the controller
+			// binds cluster-wide, and expand asks cluster-wide.
+			gs = append(gs, grant{rules: crd.RoleFor(binding.Role).Rules, namespaces: binding.Namespaces})
 		}
 	}
 	return gs, nil, nil

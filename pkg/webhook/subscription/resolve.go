@@ -203,7 +203,10 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodO
 	slices.SortFunc(alwaysCluster, func(a, b *subscriptionv1alpha1.ClusterBundle) int { return strings.Compare(a.Name, b.Name) })
 	// Their checks share one budget: a slow API server costs this pod its
 	// always-inject bundles (with a warning), not the injections after.
-	alwaysCtx, cancel := context.WithTimeout(ctx, m.alwaysInjectBudget)
+	alwaysCtx, cancel := ctx, context.CancelFunc(func() {})
+	if len(alwaysCluster) > 0 {
+		alwaysCtx, cancel = context.WithTimeout(ctx, m.alwaysInjectBudget)
+	}
 	defer cancel()
 	for _, cb := range alwaysCluster {
 		if slices.Contains(requestedCluster, cb.Name) || !clusterFilter.admits(cb.Name) {
