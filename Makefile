@@ -71,11 +71,11 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/subscription:FuzzMutator \
 	./pkg/webhook/subscription:FuzzNameList \
 	./pkg/webhook/subscription:FuzzFilter \
-	./pkg/issuer:FuzzSigningKeys \
+	./pkg/operator/podidentity/issuer:FuzzSigningKeys \
 	./pkg/webhook/podidentity:FuzzPodIdentityMutator \
 	./pkg/webhook/podidentity:FuzzPodIdentityAnnotations \
-	./pkg/operator/apiaccess:FuzzSelector \
-	./pkg/operator/apiaccess:FuzzBindingName
+	./pkg/operator/rbac/apiaccess:FuzzSelector \
+	./pkg/operator/rbac/apiaccess:FuzzBindingName
 
 fuzz:
 	for target in $(FUZZ_TARGETS); do \

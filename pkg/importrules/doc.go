@@ -2,9 +2,16 @@
 // shape, and the test that enforces them on every package of the module
 // (test files included, followed through every package of the module):
 //
-//   - A controller package (pkg/operator/<name>, unless listed in Shared)
-//     imports no other controller package: controllers talk to each other
-//     through the API and share only the small packages in Shared.
+//   - Every package under pkg/operator, but the starter itself, lies in one
+//     area: a capability (Capabilities) or the operator's frame (Frame). A
+//     new area is a decision: add it here and to docs/architecture.md.
+//   - The frame imports no capability: it is what capabilities run inside.
+//   - A capability imports another only through that capability's root
+//     package (pkg/operator/<capability>), its contract, never what lies
+//     below it.
+//   - A controller package (pkg/operator/<area>/<name>, unless listed in
+//     Shared) imports no other controller package: controllers talk to each
+//     other through the API and share only the packages in Shared.
 //   - Nothing under pkg/webhook imports pkg/operator: the webhook and the
 //     operator share pkg/apis, the generated clients and nothing else.
 //   - A mutator (a package under pkg/webhook other than the server's own)
@@ -12,22 +19,36 @@
 //     arrives through an interface the server hands it.
 package importrules
 
-// Shared are the packages under pkg/operator that are not controllers:
-// names, helpers and skeletons any controller may import. A package added
-// here must import no controller.
+// Capabilities are the areas of pkg/operator that each give workloads or
+// users one kind of access, mirroring pkg/webhook's mutators and checks.
+var Capabilities = map[string]string{
+	"subscription": "Bundles and ClusterBundles: entitlements and yum repositories for pods",
+	"podidentity":  "AWS pod identity: whether it runs, and the published service account issuer",
+	"rbac":         "ScopeTemplates, ScopeInstances and APIAccessPolicies",
+	"admission":    "the admission webhook's Deployment, certificates and configurations",
+}
+
+// Frame is the area of pkg/operator that every capability runs inside.
+const Frame = "frame"
+
+// Shared are the packages under pkg/operator (named from there) that are
+// not controllers: names, helpers and skeletons the controllers of their
+// area, or of any area for the frame's, may import. A package added here
+// must import no controller.
 var Shared = map[string]string{
-	"operatorclient":    "the operator's names and its library-go operator client",
-	"conditions":        "how controllers write their conditions",
-	"managementstate":   "how controllers read and act on spec.managementState",
-	"topology":          "the control-plane topology",
-	"webhooktrust":      "the caBundle of the webhook configurations, mutating and validating",
-	"bundlereconcile":   "the loop every bundle controller runs",
-	"bundlerefs":        "reading the key names a bundle references",
-	"referencewatch":    "waking bundle controllers when what their bundles reference changes",
-	"relatedobjects":    "what must-gather collects",
-	"objectevents":      "Events recorded on the objects they are about",
-	"podidentityconfig": "whether AWS pod identity runs, and with what region, bucket and issuer",
-	"rbacsubjects":      "binding subjects with the API server's defaults",
+	"frame/operatorclient":        "the operator's names and its library-go operator client",
+	"frame/conditions":            "how controllers write their conditions",
+	"frame/managementstate":       "how controllers read and act on spec.managementState",
+	"frame/topology":              "the control-plane topology",
+	"frame/reconcileloop":         "the loop the controllers of the operator's own resources run",
+	"frame/relatedobjects":        "what must-gather collects",
+	"frame/objectevents":          "Events recorded on the objects they are about",
+	"admission/webhooktrust":      "the caBundle of the webhook configurations, mutating and validating",
+	"subscription/bundlestatus":   "a bundle's Invalid condition, its Events and retries",
+	"subscription/bundlerefs":     "reading the key names a bundle references",
+	"subscription/referencewatch": "waking bundle controllers when what their bundles reference changes",
+	"podidentity/issuer":          "the OIDC discovery document and JWKS",
+	"rbac/rbacsubjects":           "binding subjects with the API server's defaults",
 }
 
 // ServerPackages are the webhook's own packages under pkg/webhook, which

@@ -66,14 +66,35 @@ func (g graph) reach(pkg string) map[string]bool {
 	return seen
 }
 
-// controllerOf is the controller a package belongs to, or "" for the
-// starter, shared packages and anything outside pkg/operator.
+// areaOf is the area of pkg/operator a package lies in ("subscription",
+// "frame", ...), or "" for the starter and anything outside pkg/operator.
+func areaOf(pkg string) string {
+	rest, ok := strings.CutPrefix(pkg, "pkg/operator/")
+	if !ok {
+		return ""
+	}
+	area, _, _ := strings.Cut(rest, "/")
+	return area
+}
+
+func isCapability(area string) bool {
+	_, ok := Capabilities[area]
+	return ok
+}
+
+// controllerOf is the controller a package belongs to ("rbac/scopes"), or
+// "" for the starter, an area's root, shared packages and anything outside
+// pkg/operator.
 func controllerOf(pkg string) string {
 	rest, ok := strings.CutPrefix(pkg, "pkg/operator/")
 	if !ok {
 		return ""
 	}
-	name, _, _ := strings.Cut(rest, "/")
+	parts := strings.SplitN(rest, "/", 3)
+	if len(parts) < 2 {
+		return ""
+	}
+	name := parts[0] + "/" + parts[1]
 	if _, shared := Shared[name]; shared {
 		return ""
 	}
@@ -97,15 +118,29 @@ func isClientImport(imp string) bool {
 func (g graph) violations() []string {
 	var out []string
 	for pkg := range g {
+		area := areaOf(pkg)
+		if area != "" && area != Frame && !isCapability(area) {
+			out = append(out, pkg+" lies in no area of pkg/operator")
+		}
 		self := controllerOf(pkg)
-		isShared := strings.HasPrefix(pkg, "pkg/operator/") && self == ""
 		for imp := range g.reach(pkg) {
 			local, internal := strings.CutPrefix(imp, module+"/")
+			if !internal {
+				if isMutator(pkg) && isClientImport(imp) {
+					out = append(out, pkg+" (mutator) imports client "+imp)
+				}
+				continue
+			}
+			other := areaOf(local)
 			switch {
-			case internal && controllerOf(local) != "" && controllerOf(local) != self && (self != "" || isShared):
-				out = append(out, pkg+" imports controller "+local)
-			case internal && strings.HasPrefix(pkg, "pkg/webhook") && strings.HasPrefix(local, "pkg/operator"):
+			case strings.HasPrefix(pkg, "pkg/webhook") && strings.HasPrefix(local, "pkg/operator"):
 				out = append(out, pkg+" (webhook) imports "+local)
+			case area == Frame && isCapability(other):
+				out = append(out, pkg+" (frame) imports capability "+local)
+			case isCapability(area) && isCapability(other) && other != area && local != "pkg/operator/"+other:
+				out = append(out, pkg+" imports "+local+", below the "+other+" contract")
+			case area != "" && controllerOf(local) != "" && controllerOf(local) != self:
+				out = append(out, pkg+" imports controller "+local)
 			case isMutator(pkg) && isClientImport(imp):
 				out = append(out, pkg+" (mutator) imports client "+imp)
 			}
@@ -117,8 +152,8 @@ func (g graph) violations() []string {
 
 func TestTheModuleKeepsItsImportRules(t *testing.T) {
 	g := readGraph(t, filepath.Join("..", ".."))
-	if _, ok := g["pkg/operator/bundles"]; !ok {
-		t.Fatalf("read %d packages, none of them pkg/operator/bundles: wrong root?", len(g))
+	if _, ok := g["pkg/operator/subscription/bundles"]; !ok {
+		t.Fatalf("read %d packages, none of them pkg/operator/subscription/bundles: wrong root?", len(g))
 	}
 	for _, v := range g.violations() {
 		t.Error(v)
@@ -129,30 +164,42 @@ func TestTheModuleKeepsItsImportRules(t *testing.T) {
 func TestViolationsFindsEachBrokenRule(t *testing.T) {
 	m := func(p string) string { return module + "/" + p }
 	g := graph{
-		"pkg/operator":                    {m("pkg/operator/bundles"), m("pkg/operator/clusterbundles")},
-		"pkg/operator/bundles":            {m("pkg/operator/bundlereconcile"), m("pkg/operator/helper")},
-		"pkg/operator/helper":             {m("pkg/operator/clusterbundles")},
-		"pkg/operator/clusterbundles":     {m("pkg/operator/clusterbundles/sub")},
-		"pkg/operator/clusterbundles/sub": nil,
-		"pkg/operator/bundlereconcile":    {m("pkg/operator/webhookcerts")},
-		"pkg/operator/webhookcerts":       nil,
-		"pkg/webhook":                     {"k8s.io/client-go/kubernetes"},
-		"pkg/webhook/subscription":        {m("pkg/webhook/subscription/util"), "k8s.io/client-go/listers/core/v1"},
-		"pkg/webhook/subscription/util":   {m("pkg/operator/operatorclient"), "k8s.io/client-go/kubernetes/typed/authorization/v1"},
-		"pkg/operator/operatorclient":     nil,
+		// The starter may import anything.
+		"pkg/operator": {m("pkg/operator/subscription/bundles"), m("pkg/operator/rbac/scopes")},
+		// A controller through a helper of its own area reaches another controller.
+		"pkg/operator/subscription/bundles":            {m("pkg/operator/frame/reconcileloop"), m("pkg/operator/subscription/helper")},
+		"pkg/operator/subscription/helper":             {m("pkg/operator/subscription/clusterbundles")},
+		"pkg/operator/subscription/clusterbundles":     {m("pkg/operator/subscription/clusterbundles/sub")},
+		"pkg/operator/subscription/clusterbundles/sub": nil,
+		// The frame reaches into a capability.
+		"pkg/operator/frame/reconcileloop":         {m("pkg/operator/subscription/referencewatch")},
+		"pkg/operator/subscription/referencewatch": nil,
+		// A capability through another's contract is fine; below it is not.
+		"pkg/operator/admission/webhookdeployment":    {m("pkg/operator/podidentity")},
+		"pkg/operator/podidentity":                    nil,
+		"pkg/operator/admission/webhookconfiguration": {m("pkg/operator/podidentity/issuer")},
+		"pkg/operator/podidentity/issuer":             nil,
+		// A folder outside every area.
+		"pkg/operator/misc": nil,
+		// The webhook reaches the operator and a client.
+		"pkg/webhook":                       {"k8s.io/client-go/kubernetes"},
+		"pkg/webhook/subscription":          {m("pkg/webhook/subscription/util"), "k8s.io/client-go/listers/core/v1"},
+		"pkg/webhook/subscription/util":     {m("pkg/operator/frame/operatorclient"), "k8s.io/client-go/kubernetes/typed/authorization/v1"},
+		"pkg/operator/frame/operatorclient": nil,
 	}
 	want := []string{
-		"pkg/operator/bundlereconcile imports controller pkg/operator/webhookcerts",
-		"pkg/operator/bundles imports controller pkg/operator/clusterbundles",
-		"pkg/operator/bundles imports controller pkg/operator/clusterbundles/sub",
-		"pkg/operator/bundles imports controller pkg/operator/helper",
-		"pkg/operator/bundles imports controller pkg/operator/webhookcerts",
-		"pkg/operator/helper imports controller pkg/operator/clusterbundles",
-		"pkg/operator/helper imports controller pkg/operator/clusterbundles/sub",
+		"pkg/operator/admission/webhookconfiguration imports pkg/operator/podidentity/issuer, below the podidentity contract",
+		"pkg/operator/frame/reconcileloop (frame) imports capability pkg/operator/subscription/referencewatch",
+		"pkg/operator/misc lies in no area of pkg/operator",
+		"pkg/operator/subscription/bundles imports controller pkg/operator/subscription/clusterbundles",
+		"pkg/operator/subscription/bundles imports controller pkg/operator/subscription/clusterbundles/sub",
+		"pkg/operator/subscription/bundles imports controller pkg/operator/subscription/helper",
+		"pkg/operator/subscription/helper imports controller pkg/operator/subscription/clusterbundles",
+		"pkg/operator/subscription/helper imports controller pkg/operator/subscription/clusterbundles/sub",
 		"pkg/webhook/subscription (mutator) imports client k8s.io/client-go/kubernetes/typed/authorization/v1",
-		"pkg/webhook/subscription (webhook) imports pkg/operator/operatorclient",
+		"pkg/webhook/subscription (webhook) imports pkg/operator/frame/operatorclient",
 		"pkg/webhook/subscription/util (mutator) imports client k8s.io/client-go/kubernetes/typed/authorization/v1",
-		"pkg/webhook/subscription/util (webhook) imports pkg/operator/operatorclient",
+		"pkg/webhook/subscription/util (webhook) imports pkg/operator/frame/operatorclient",
 	}
 	if got := g.violations(); !slices.Equal(got, want) {
 		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

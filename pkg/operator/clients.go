@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	subscriptionclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/clusterbundles"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/clusterbundles"
 )
 
 // clientQPS and clientBurst replace client-go's 5/10 requests per second,

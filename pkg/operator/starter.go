@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
@@ -19,25 +20,25 @@ import (
 	"k8s.io/klog/v2"
 
 	subscriptioninformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/accessgrantswebhook"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/apiaccess"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundlemetrics"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/bundles"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/clusterbundles"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/consolesamples"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/issuerpublisher"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/managementstatecheck"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/objectevents"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/referencewatch"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/relatedobjects"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/scopes"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/staticresources"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/versioncontroller"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhookavailability"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhookcerts"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhookconfiguration"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhookdeployment"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/accessgrantswebhook"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookavailability"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookcerts"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookconfiguration"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookdeployment"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstatecheck"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/objectevents"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/relatedobjects"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/staticresources"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/versioncontroller"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/scopes"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundlemetrics"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundles"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/clusterbundles"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/consolesamples"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/referencewatch"
 )
 
 // informerResync is the safety-net resync of the shared informers; the
@@ -88,8 +89,11 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	recorder := cc.EventRecorder
 	objectEvents := objectevents.New(ctx, c.kube)
 
-	// Controllers, one job each.
+	// Controllers, one job each, by capability (the folders of pkg/operator).
+	// The frame: the operand's fixed objects, the operator's own status.
 	staticOperand := staticresources.NewOperand(kubeInformers, c.operator)
+
+	// Admission: the webhook every capability's mutator or check runs in.
 	webhookOperand := webhookavailability.NewOperand(o.Image, kubeInformers, webhookConfigs,
 		webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(), c.operator)
 	webhookDeployment, err := webhookdeployment.New(o.Image, c.kube, kubeInformers, configInformers.Config().V1(),
@@ -97,6 +101,16 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	if err != nil {
 		return err
 	}
+	admission := []factory.Controller{
+		webhookcerts.New(c.kube, kubeInformers, c.operator, recorder),
+		webhookconfiguration.New(c.kube, kubeInformers, webhookConfigs, configInformers.Config().V1().Infrastructures(),
+			subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), bundleInformers.Bundles(), bundleInformers.ClusterBundles(), c.operator, recorder),
+		accessgrantswebhook.New(c.kube, kubeInformers, webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(), c.operator, recorder),
+		webhookDeployment,
+		webhookavailability.NewController(webhookOperand, recorder),
+	}
+
+	// Subscription injection.
 	consoleSamples, err := consolesamples.New(c.console, c.operator, recorder)
 	if err != nil {
 		return err
@@ -111,34 +125,34 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	if err != nil {
 		return err
 	}
-	apiAccess := apiaccess.New(apiaccess.Inputs{Policies: subscriptionInformers.APIAccess().V1alpha1().APIAccessPolicies(),
-		PolicyClient: c.subscription.APIAccessV1alpha1(), Kube: c.apiAccess, Metadata: c.metadata, APIExtensions: c.apiExtensions,
-		OperatorClient: c.operator, Recorder: recorder})
+	// Invalid bundles, counted from the same caches, on the operator's /metrics.
+	if err := bundlemetrics.Register(bundleInformers.Bundles().Lister(), bundleInformers.ClusterBundles().Lister()); err != nil {
+		return err
+	}
+	subscription := append([]factory.Controller{bundleController, consoleSamples}, clusterBundles...)
+
+	// AWS pod identity.
+	podIdentity := []factory.Controller{
+		issuerpublisher.New(issuerInputs, configInformers.Config().V1(), subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
+			c.subscription.OperatorV1alpha1(), c.operator, recorder),
+	}
+
+	// RBAC for operator APIs.
 	scopeControllers, err := scopes.New(scopes.Inputs{Templates: subscriptionInformers.Scopes().V1alpha1().ScopeTemplates(),
 		Instances: subscriptionInformers.Scopes().V1alpha1().ScopeInstances(), ScopeClient: c.subscription.ScopesV1alpha1(),
 		KubeClient: c.scopeKube, OperatorClient: c.operator, Recorder: recorder})
 	if err != nil {
 		return err
 	}
-	// Invalid bundles, counted from the same caches, on the operator's /metrics.
-	if err := bundlemetrics.Register(bundleInformers.Bundles().Lister(), bundleInformers.ClusterBundles().Lister()); err != nil {
-		return err
-	}
+	rbac := append([]factory.Controller{apiaccess.New(apiaccess.Inputs{Policies: subscriptionInformers.APIAccess().V1alpha1().APIAccessPolicies(),
+		PolicyClient: c.subscription.APIAccessV1alpha1(), Kube: c.apiAccess, Metadata: c.metadata, APIExtensions: c.apiExtensions,
+		OperatorClient: c.operator, Recorder: recorder})}, scopeControllers...)
+
+	// The frame's status controllers, last: they report on everything above.
 	versions := status.NewVersionGetter()
-	controllers := append([]factory.Controller{
+	frame := []factory.Controller{
 		staticresources.NewController(c.kube, kubeInformers, configInformers.Config().V1().Infrastructures(), c.operator, recorder),
 		staticresources.NewAvailabilityController(staticOperand, recorder),
-		webhookcerts.New(c.kube, kubeInformers, c.operator, recorder),
-		webhookconfiguration.New(c.kube, kubeInformers, webhookConfigs, configInformers.Config().V1().Infrastructures(),
-			subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), bundleInformers.Bundles(), bundleInformers.ClusterBundles(), c.operator, recorder),
-		accessgrantswebhook.New(c.kube, kubeInformers, webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(), c.operator, recorder),
-		webhookDeployment,
-		webhookavailability.NewController(webhookOperand, recorder),
-		bundleController,
-		consoleSamples,
-		apiAccess,
-		issuerpublisher.New(issuerInputs, configInformers.Config().V1(), subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
-			c.subscription.OperatorV1alpha1(), c.operator, recorder),
 		managementstatecheck.New(c.operator, recorder),
 		versioncontroller.New(c.operator, versions, o.ReleaseVersion, []versioncontroller.Operand{staticOperand, webhookOperand},
 			append(staticresources.Informers(kubeInformers), webhookOperand.Informers()...), recorder),
@@ -146,7 +160,8 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, relatedobjects.List(), c.config.ConfigV1(),
 			configInformers.Config().V1().ClusterOperators(), c.operator, versions, recorder, cc.Clock,
 		).WithDegradedInertia(status.MustNewInertia(degradedInertia).Inertia),
-	}, append(clusterBundles, scopeControllers...)...)
+	}
+	controllers := slices.Concat(admission, subscription, podIdentity, rbac, frame)
 
 	// Start informers. Each controller waits for the caches it reads before
 	// its first sync. There is no global wait: the operand namespace's

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/clusterbundles"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/clusterbundles"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 

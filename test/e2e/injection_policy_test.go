@@ -16,7 +16,7 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/clusterbundles"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/clusterbundles"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 

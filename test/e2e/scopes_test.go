@@ -17,7 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/scopes"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/scopes"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/webhookconfiguration"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookconfiguration"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 

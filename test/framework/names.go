@@ -1,6 +1,6 @@
 package framework
 
-import "github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+import "github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 
 // The names the operator gives its objects, taken from the operator's own
 // constants so that the tests and the binary cannot disagree on them.

@@ -14,7 +14,7 @@ import (
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
 	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/issuerpublisher"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
 

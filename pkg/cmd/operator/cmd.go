@@ -11,8 +11,8 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/clusterbundles"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/clusterbundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/version"
 )
 

@@ -55,7 +55,7 @@ type Options struct {
 	MaxInFlight  int
 
 	// PodIdentity turns on AWS IAM role injection; the operator sets it
-	// when podidentityconfig says pod identity runs.
+	// when podidentity.Read (pkg/operator/podidentity) says pod identity runs.
 	PodIdentity bool
 	// PodIdentityConfig is what every pod gets unless its ServiceAccount or
 	// its own annotations say otherwise.

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/issuerpublisher"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"

@@ -1,0 +1,23 @@
+// Package frame is the operator's own frame: what every capability runs
+// inside, and what the operator reports about itself. Nothing here imports a
+// capability (subscription, podidentity, rbac, admission).
+//
+// Controllers, one package each:
+//   - staticresources: StaticResources, the operand's fixed manifests, and
+//     their availability;
+//   - versioncontroller: OperatorVersion, the version reported once at level;
+//   - managementstatecheck: ManagementState, refusing what it cannot do.
+//
+// What every controller shares:
+//   - operatorclient: the operator's names and its library-go operator client;
+//   - managementstate: what Managed, Unmanaged and Removed mean for a controller;
+//   - conditions: how controllers write their conditions;
+//   - reconcileloop: the loop the controllers of this operator's own
+//     resources run (Bundle, ClusterBundle, ScopeTemplate, ScopeInstance,
+//     APIAccessPolicy);
+//   - objectevents: Events on the objects they are about;
+//   - relatedobjects: what must-gather collects;
+//   - topology: whether the control plane runs a single replica.
+//
+// This package holds no code.
+package frame

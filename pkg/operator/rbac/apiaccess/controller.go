@@ -1,0 +1,220 @@
+// Package apiaccess grants users access to the APIs of selected CRDs, as an
+// APIAccessPolicy says: in Aggregate mode it generates each CRD's four
+// ClusterRoles (pkg/apis/apiaccess/v1alpha1 roles.go) with the aggregation
+// labels of the built-in admin, edit and view roles; in Bind mode the same
+// roles without those labels, bound to the policy's subjects; in Unmanaged
+// mode nothing, and it says so on the policy. Roles the CRD's bundle already
+// provides are bound, never duplicated; an object of a name it would use
+// that is not its own is never touched and is reported as a Conflict.
+package apiaccess
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/tools/cache"
+
+	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	apiaccessclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/apiaccess/v1alpha1"
+	apiaccessinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/apiaccess/v1alpha1"
+	apiaccesslisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
+)
+
+// ControllerName owns the APIAccessPolicyDegraded condition.
+const ControllerName = "APIAccessPolicy"
+
+// informerResync is the safety-net relist of the controller's own informers.
+const informerResync = 10 * time.Minute
+
+// Inputs are what the controller needs.
+type Inputs struct {
+	Policies     apiaccessinformers.APIAccessPolicyInformer
+	PolicyClient apiaccessclient.APIAccessPoliciesGetter
+	// Kube writes the roles and bindings. A client of its own, without
+	// client-side rate limits: the bounded parallelism of writes (Parallel)
+	// is what limits the load, so 1,200 roles are not queued behind the
+	// operator's shared 50 requests per second.
+	Kube kubernetes.Interface
+	// Metadata caches the name of every ClusterRole, so that only names
+	// in use are read before a create.
+	Metadata       metadata.Interface
+	APIExtensions  apiextensionsclient.Interface
+	OperatorClient v1helpers.OperatorClient
+	Recorder       events.Recorder
+}
+
+// New returns the controller, the shared loop of pkg/operator/frame/reconcileloop
+// over APIAccessPolicies (one key per policy; nothing while the operator is
+// not Managed; a deleted policy's objects left to the garbage collector),
+// woken by CRDs and by the roles and bindings it generated.
+func New(in Inputs) factory.Controller {
+	byLabel := func(options *metav1.ListOptions) { options.LabelSelector = apiaccessv1alpha1.PolicyLabel }
+	kubeInformers := informers.NewSharedInformerFactoryWithOptions(in.Kube, informerResync, informers.WithTweakListOptions(byLabel))
+	roles := kubeInformers.Rbac().V1().ClusterRoles()
+	clusterBindings := kubeInformers.Rbac().V1().ClusterRoleBindings()
+	bindings := kubeInformers.Rbac().V1().RoleBindings()
+	crds := NewCRDInformer(in.APIExtensions)
+	roleNames := NewRoleNameInformer(in.Metadata)
+
+	c := newGenerator(in.PolicyClient, in.Kube, crdLister{crds.GetIndexer()}, roles.Lister(), roleNames.GetStore(), clusterBindings.Lister(), bindings.Lister())
+	watched := []reconcileloop.Watched{
+		{Informers: []factory.Informer{roles.Informer(), clusterBindings.Informer(), bindings.Informer()}, Key: policyKey},
+		// A role someone else holds under a generated name blocks one of
+		// them (Conflict): its removal or change may unblock any policy.
+		{Informers: []factory.Informer{roleNames}, Key: foreignGeneratedName(in.Policies.Lister())},
+		// A CRD created, relabelled or deleted may concern any policy.
+		{Informers: []factory.Informer{crds}, Key: allPolicies(in.Policies.Lister())},
+	}
+	controller := reconcileloop.New(ControllerName, Source(in.Policies), watched, c.syncPolicy, in.OperatorClient, in.Recorder, "apiaccess")
+	return startingInformers{Controller: controller, start: func(stop <-chan struct{}) {
+		kubeInformers.Start(stop)
+		go crds.Run(stop)
+		go roleNames.Run(stop)
+	}}
+}
+
+// startingInformers starts the controller's own informers when it runs;
+// library-go's controller then waits for them to sync before the first sync.
+type startingInformers struct {
+	factory.Controller
+	start func(stop <-chan struct{})
+}
+
+func (s startingInformers) Run(ctx context.Context, workers int) {
+	s.start(ctx.Done())
+	s.Controller.Run(ctx, workers)
+}
+
+// Source reads APIAccessPolicies from their informer.
+func Source(informer apiaccessinformers.APIAccessPolicyInformer) reconcileloop.Source[*apiaccessv1alpha1.APIAccessPolicy] {
+	lister := informer.Lister()
+	return reconcileloop.Source[*apiaccessv1alpha1.APIAccessPolicy]{
+		Kind:     "APIAccessPolicy",
+		Informer: informer.Informer(),
+		Get:      lister.Get,
+		List:     func() ([]*apiaccessv1alpha1.APIAccessPolicy, error) { return lister.List(labels.Everything()) },
+	}
+}
+
+// policyKey enqueues the policy a generated object was made for.
+func policyKey(obj runtime.Object) []string {
+	if o, ok := obj.(metav1.Object); ok && o.GetLabels()[apiaccessv1alpha1.PolicyLabel] != "" {
+		return []string{o.GetLabels()[apiaccessv1alpha1.PolicyLabel]}
+	}
+	return nil
+}
+
+func allPolicies(lister apiaccesslisters.APIAccessPolicyLister) func(runtime.Object) []string {
+	return func(runtime.Object) []string {
+		policies, err := lister.List(labels.Everything())
+		if err != nil {
+			return nil
+		}
+		keys := make([]string, 0, len(policies))
+		for _, p := range policies {
+			keys = append(keys, p.Name)
+		}
+		return keys
+	}
+}
+
+// NewRoleNameInformer caches the name of every ClusterRole and nothing
+// else: a few hundred bytes each, whatever their rules.
+func NewRoleNameInformer(client metadata.Interface) cache.SharedIndexInformer {
+	informer := metadatainformer.NewFilteredMetadataInformer(client, rbacv1.SchemeGroupVersion.WithResource("clusterroles"), "",
+		informerResync, cache.Indexers{}, nil).Informer()
+	_ = informer.SetTransform(func(obj any) (any, error) {
+		m, ok := obj.(*metav1.PartialObjectMetadata)
+		if !ok {
+			return obj, nil
+		}
+		return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+			Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion, Labels: m.Labels}}, nil
+	})
+	return informer
+}
+
+// foreignGeneratedName wakes every policy when a role not labelled for a
+// policy, under a name shaped like a generated one, changes.
+func foreignGeneratedName(lister apiaccesslisters.APIAccessPolicyLister) func(runtime.Object) []string {
+	all := allPolicies(lister)
+	return func(obj runtime.Object) []string {
+		o, ok := obj.(metav1.Object)
+		if !ok || o.GetLabels()[apiaccessv1alpha1.PolicyLabel] != "" || !generatedRoleName(o.GetName()) {
+			return nil
+		}
+		return all(obj)
+	}
+}
+
+// generatedRoleName says whether name is shaped like <Kind>.<group> and a
+// generated role's suffix.
+func generatedRoleName(name string) bool {
+	if !strings.Contains(name, ".") {
+		return false
+	}
+	for _, suffix := range []string{apiaccessv1alpha1.AdminSuffix, apiaccessv1alpha1.EditSuffix, apiaccessv1alpha1.ViewSuffix, apiaccessv1alpha1.CRDViewSuffix} {
+		if strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// StripCRD keeps of a CRD its name, labels, UID, resourceVersion, group,
+// kind and plural: what selection and the generated roles read.
+func StripCRD(obj any) (any, error) {
+	crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
+	if !ok {
+		return obj, nil
+	}
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: crd.Name, Labels: crd.Labels, UID: crd.UID, ResourceVersion: crd.ResourceVersion,
+			DeletionTimestamp: crd.DeletionTimestamp,
+		},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: crd.Spec.Group,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: crd.Spec.Names.Kind, Plural: crd.Spec.Names.Plural},
+		},
+		// Which of two CRDs of one kind the API server serves.
+		Status: apiextensionsv1.CustomResourceDefinitionStatus{
+			AcceptedNames: apiextensionsv1.CustomResourceDefinitionNames{Kind: crd.Status.AcceptedNames.Kind},
+		},
+	}, nil
+}
+
+type controller struct {
+	policyClient    apiaccessclient.APIAccessPoliciesGetter
+	crds            crdReader
+	roles           kind[*rbacv1.ClusterRole]
+	clusterBindings kind[*rbacv1.ClusterRoleBinding]
+	bindings        kind[*rbacv1.RoleBinding]
+}
+
+func newGenerator(policyClient apiaccessclient.APIAccessPoliciesGetter, kube kubernetes.Interface, crds crdReader,
+	roles rbacv1listers.ClusterRoleLister, roleNames cache.Store, clusterBindings rbacv1listers.ClusterRoleBindingLister, bindings rbacv1listers.RoleBindingLister) *controller {
+	return &controller{
+		policyClient:    policyClient,
+		crds:            crds,
+		roles:           clusterRoleKind(kube, roles, roleNames),
+		clusterBindings: clusterRoleBindingKind(kube, clusterBindings),
+		bindings:        roleBindingKind(kube, bindings),
+	}
+}

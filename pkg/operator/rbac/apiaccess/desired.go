@@ -1,0 +1,175 @@
+package apiaccess
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+
+	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/rbacsubjects"
+)
+
+// maxNameLength is the longest object name the controller generates.
+const maxNameLength = 253
+
+// Selector is the label selector of a policy's CRD selection, or nil when
+// it selects by name. An error says why the selector cannot be used.
+func Selector(selection apiaccessv1alpha1.CRDSelection) (labels.Selector, error) {
+	switch {
+	case selection.ClusterExtension != "":
+		return labels.SelectorFromSet(labels.Set{
+			apiaccessv1alpha1.OLMOwnerKindLabel: apiaccessv1alpha1.OLMOwnerKindClusterExtension,
+			apiaccessv1alpha1.OLMOwnerNameLabel: selection.ClusterExtension,
+		}), nil
+	case selection.Selector != nil:
+		return metav1.LabelSelectorAsSelector(selection.Selector)
+	}
+	return nil, nil
+}
+
+// selected are the CRDs the policy selects, sorted by name; invalid says
+// why the selection cannot be used. CRDs being deleted are not selected:
+// their roles go with them. Names of CRDs that do not exist select nothing.
+func (c *controller) selected(policy *apiaccessv1alpha1.APIAccessPolicy) (crds []*apiextensionsv1.CustomResourceDefinition, invalid string, err error) {
+	selector, err := Selector(policy.Spec.CRDs)
+	if err != nil {
+		return nil, fmt.Sprintf("spec.crds.selector: %v", err), nil
+	}
+	if selector != nil {
+		if crds, err = c.crds.List(selector); err != nil {
+			return nil, "", err
+		}
+	} else {
+		for _, name := range policy.Spec.CRDs.Names {
+			crd, err := c.crds.Get(name)
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return nil, "", err
+			}
+			crds = append(crds, crd)
+		}
+	}
+	out := crds[:0:0]
+	for _, crd := range crds {
+		if crd.DeletionTimestamp == nil {
+			out = append(out, crd)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, "", nil
+}
+
+// API is what the generated roles need of a CRD.
+func API(crd *apiextensionsv1.CustomResourceDefinition) apiaccessv1alpha1.CRDAPI {
+	return apiaccessv1alpha1.CRDAPI{Name: crd.Name, Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind, Plural: crd.Spec.Names.Plural}
+}
+
+// ownerRef makes the policy the controller of what is generated for it: the
+// garbage collector deletes it with the policy, and the operator-writes
+// admission policy admits only objects so owned.
+func ownerRef(policy *apiaccessv1alpha1.APIAccessPolicy) []metav1.OwnerReference {
+	return []metav1.OwnerReference{{
+		APIVersion: apiaccessv1alpha1.SchemeGroupVersion.String(),
+		Kind:       "APIAccessPolicy",
+		Name:       policy.Name,
+		UID:        policy.UID,
+		Controller: ptr.To(true),
+	}}
+}
+
+func generatedMeta(policy *apiaccessv1alpha1.APIAccessPolicy, namespace, name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Namespace:       namespace,
+		Name:            name,
+		Labels:          map[string]string{apiaccessv1alpha1.PolicyLabel: policy.Name},
+		OwnerReferences: ownerRef(policy),
+	}
+}
+
+// desiredRole is a generated role as the policy's mode wants it: with its
+// aggregation label in Aggregate mode, without in Bind mode.
+func desiredRole(policy *apiaccessv1alpha1.APIAccessPolicy, role apiaccessv1alpha1.GeneratedRole) *rbacv1.ClusterRole {
+	out := &rbacv1.ClusterRole{ObjectMeta: generatedMeta(policy, "", role.Name), Rules: role.Rules}
+	if policy.Spec.Mode == apiaccessv1alpha1.ModeAggregate {
+		out.Labels[role.AggregateLabel] = "true"
+	}
+	return out
+}
+
+// BindingName names the binding of spec.bindings[index] to role: unique per
+// policy, entry and role, and short enough to be a name.
+func BindingName(policy string, index int, role string) string {
+	name := policy + "-" + strconv.Itoa(index) + "-" + role
+	if len(name) <= maxNameLength {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	return name[:maxNameLength-17] + "-" + hex.EncodeToString(sum[:8])
+}
+
+func roleRef(name string) rbacv1.RoleRef {
+	return rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}
+}
+
+// bindingsFor are the bindings of spec.bindings[index] for one CRD whose
+// roles may be bound (usable): a ClusterRoleBinding without namespaces, a
+// RoleBinding in each listed namespace otherwise. View holders also get the
+// CRD's crdview role, always cluster-wide: it grants get on the
+// cluster-scoped CRD, which a RoleBinding cannot grant.
+func bindingsFor(policy *apiaccessv1alpha1.APIAccessPolicy, index int, api apiaccessv1alpha1.CRDAPI, usable map[string]bool) (
+	clusterBindings []*rbacv1.ClusterRoleBinding, bindings []*rbacv1.RoleBinding) {
+	entry := policy.Spec.Bindings[index]
+	subjects := rbacsubjects.Defaulted(entry.Subjects)
+	role := api.RoleFor(entry.Role).Name
+	if usable[role] {
+		name := BindingName(policy.Name, index, role)
+		if len(entry.Namespaces) == 0 {
+			clusterBindings = append(clusterBindings, &rbacv1.ClusterRoleBinding{
+				ObjectMeta: generatedMeta(policy, "", name), RoleRef: roleRef(role), Subjects: subjects})
+		}
+		for _, ns := range entry.Namespaces {
+			bindings = append(bindings, &rbacv1.RoleBinding{
+				ObjectMeta: generatedMeta(policy, ns, name), RoleRef: roleRef(role), Subjects: subjects})
+		}
+	}
+	crdView := api.RoleBaseName() + apiaccessv1alpha1.CRDViewSuffix
+	if entry.Role == apiaccessv1alpha1.RoleView && usable[crdView] {
+		clusterBindings = append(clusterBindings, &rbacv1.ClusterRoleBinding{
+			ObjectMeta: generatedMeta(policy, "", BindingName(policy.Name, index, crdView)), RoleRef: roleRef(crdView), Subjects: subjects})
+	}
+	return clusterBindings, bindings
+}
+
+// bundleProvided says whether role is the CRD's bundle's own: installed by
+// the same ClusterExtension (OLM v1's owner labels on both).
+func bundleProvided(crd *apiextensionsv1.CustomResourceDefinition, role metav1.Object) bool {
+	kind, name := crd.Labels[apiaccessv1alpha1.OLMOwnerKindLabel], crd.Labels[apiaccessv1alpha1.OLMOwnerNameLabel]
+	return kind == apiaccessv1alpha1.OLMOwnerKindClusterExtension && name != "" &&
+		role.GetLabels()[apiaccessv1alpha1.OLMOwnerKindLabel] == kind && role.GetLabels()[apiaccessv1alpha1.OLMOwnerNameLabel] == name
+}
+
+// ours says whether obj was generated for policy (its label; the owner
+// reference is set again on the next write if a policy of the same name
+// was re-created).
+func ours(policy *apiaccessv1alpha1.APIAccessPolicy, obj metav1.Object) bool {
+	return obj.GetLabels()[apiaccessv1alpha1.PolicyLabel] == policy.Name
+}
+
+// ownerInSync says whether obj's owner references are exactly the policy's.
+func ownerInSync(policy *apiaccessv1alpha1.APIAccessPolicy, obj metav1.Object) bool {
+	refs := obj.GetOwnerReferences()
+	want := ownerRef(policy)[0]
+	return len(refs) == 1 && refs[0].UID == want.UID && refs[0].Name == want.Name && refs[0].Kind == want.Kind &&
+		refs[0].APIVersion == want.APIVersion && ptr.Deref(refs[0].Controller, false) && refs[0].BlockOwnerDeletion == nil
+}

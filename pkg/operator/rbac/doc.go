@@ -1,0 +1,18 @@
+// Package rbac is RBAC for operator APIs, the operator's half: ScopeTemplates
+// and ScopeInstances (operators.coreos.com/v1alpha1), which bind a
+// template's ClusterRoles in listed, selected or all namespaces, and
+// APIAccessPolicies (apiaccess.openshift.io/v1alpha1), which give users
+// admin, edit and view on the APIs of selected CRDs in Aggregate, Bind or
+// Unmanaged mode. The webhook's half, the attenuation check that refuses an
+// object granting more than its author holds, is pkg/webhook/grants.
+//
+// Controllers, one package each:
+//   - scopes: the ScopeTemplate and ScopeInstance controllers;
+//   - apiaccess: the APIAccessPolicy controller.
+//
+// What they share:
+//   - rbacsubjects: binding subjects with the API server's defaults, so a
+//     resync compares equal and writes nothing.
+//
+// This package holds no code: nothing outside rbac imports below it.
+package rbac

@@ -1,0 +1,382 @@
+package scopes
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	rbaclisters "k8s.io/client-go/listers/rbac/v1"
+	"k8s.io/client-go/tools/cache"
+
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
+	scopelisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/scopes/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/rbacsubjects"
+)
+
+// InstanceControllerName owns the ScopeInstanceDegraded condition.
+const InstanceControllerName = "ScopeInstance"
+
+// maxNamed is how many namespaces a condition message names before it
+// counts the rest.
+const maxNamed = 3
+
+// instances binds a template's roles where an instance says.
+type instances struct {
+	client     scopesclient.ScopeInstancesGetter
+	kube       kubernetes.Interface
+	templates  scopelisters.ScopeTemplateLister
+	roles      rbaclisters.ClusterRoleLister
+	namespaces corelisters.NamespaceLister
+	// clusterRoleBindings and roleBindings find an instance's bindings by label.
+	clusterRoleBindings cache.Indexer
+	roleBindings        cache.Indexer
+	workers             int
+	// unseen holds the writes the binding caches may not show yet.
+	unseen *unseenWrites
+}
+
+// scope is where an instance's roles are bound.
+type scope struct {
+	cluster bool
+	// namespaces are those that exist and are not being deleted, sorted.
+	namespaces []string
+	// missing are listed namespaces that do not exist (yet): their creation
+	// wakes the instance.
+	missing []string
+}
+
+func (c *instances) sync(ctx context.Context, syncCtx factory.SyncContext, instance *scopesv1alpha1.ScopeInstance) error {
+	if c.unseen.pending(instance.Name, time.Now(), c.seen) > 0 {
+		// The caches trail the last sync's writes: judged from them now,
+		// those writes would be made again.
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), unseenRecheck)
+		return nil
+	}
+	recorder := syncCtx.Recorder()
+	status := instance.Status.DeepCopy()
+	status.ObservedGeneration = instance.Generation
+
+	template, err := c.templates.Get(instance.Spec.ScopeTemplateName)
+	if apierrors.IsNotFound(err) {
+		return c.invalid(ctx, recorder, instance, status, scopesv1alpha1.ReasonScopeTemplateNotFound,
+			fmt.Sprintf("ScopeTemplate %s does not exist; nothing is bound until it does", instance.Spec.ScopeTemplateName))
+	}
+	if err != nil {
+		return err
+	}
+	where, err := c.scope(instance)
+	if err != nil {
+		return c.invalid(ctx, recorder, instance, status, scopesv1alpha1.ReasonInvalidNamespaceSelector,
+			fmt.Sprintf("spec.namespaceSelector: %v; nothing is bound", err))
+	}
+	entries, pending := c.readyRoles(template)
+	desired := desiredBindings(instance, entries, where)
+	failures, err := c.apply(ctx, recorder, instance, desired)
+	if err != nil {
+		return err
+	}
+
+	setValid(recorder, instance, &status.Conditions)
+	status.NamespaceCount = int32(len(where.namespaces))
+	setBound(recorder, instance, &status.Conditions, where, failures, pending)
+	if err := updateInstanceStatus(ctx, c.client, instance, status); err != nil {
+		return err
+	}
+	if len(failures) > 0 {
+		// Retried with backoff; reconcileloop names the instance in
+		// ScopeInstanceDegraded.
+		return fmt.Errorf("%d bindings failed: %s", len(failures), failureMessage(failures))
+	}
+	return nil
+}
+
+// invalid removes every binding of instance and says why.
+func (c *instances) invalid(ctx context.Context, recorder events.Recorder, instance *scopesv1alpha1.ScopeInstance, status *scopesv1alpha1.ScopeInstanceStatus, reason, message string) error {
+	failures, err := c.apply(ctx, recorder, instance, bindings{})
+	if err != nil {
+		return err
+	}
+	if len(failures) > 0 {
+		return fmt.Errorf("removing the bindings of ScopeInstance %s: %s", instance.Name, failureMessage(failures))
+	}
+	status.NamespaceCount = 0
+	condition := metav1.Condition{Type: scopesv1alpha1.ConditionInvalid, Status: metav1.ConditionTrue, Reason: reason, Message: message, ObservedGeneration: instance.Generation}
+	if transitioned(&status.Conditions, condition) {
+		recorder.Warningf("ScopeInstanceInvalid", "ScopeInstance %s is invalid (%s): %s", instance.Name, reason, message)
+	}
+	transitioned(&status.Conditions, metav1.Condition{Type: scopesv1alpha1.ConditionBound, Status: metav1.ConditionFalse, Reason: reason,
+		Message: "nothing is bound: see the Invalid condition", ObservedGeneration: instance.Generation})
+	return updateInstanceStatus(ctx, c.client, instance, status)
+}
+
+// scope resolves the instance's namespaces from the Namespace cache.
+func (c *instances) scope(instance *scopesv1alpha1.ScopeInstance) (scope, error) {
+	if len(instance.Spec.Namespaces) == 0 && instance.Spec.NamespaceSelector == nil {
+		return scope{cluster: true}, nil
+	}
+	selected := map[string]bool{}
+	var missing []string
+	for _, name := range instance.Spec.Namespaces {
+		ns, err := c.namespaces.Get(name)
+		switch {
+		case apierrors.IsNotFound(err):
+			missing = append(missing, name)
+		case err != nil:
+			return scope{}, err
+		case ns.DeletionTimestamp == nil:
+			selected[name] = true
+		}
+	}
+	if instance.Spec.NamespaceSelector != nil {
+		selector, err := metav1.LabelSelectorAsSelector(instance.Spec.NamespaceSelector)
+		if err != nil {
+			return scope{}, err
+		}
+		matching, err := c.namespaces.List(selector)
+		if err != nil {
+			return scope{}, err
+		}
+		for _, ns := range matching {
+			if ns.DeletionTimestamp == nil {
+				selected[ns.Name] = true
+			}
+		}
+	}
+	out := scope{missing: missing, namespaces: make([]string, 0, len(selected))}
+	for name := range selected {
+		out.namespaces = append(out.namespaces, name)
+	}
+	sort.Strings(out.namespaces)
+	sort.Strings(out.missing)
+	return out, nil
+}
+
+// readyRoles are the template's entries whose ClusterRole exists and is
+// controlled by the template: a role of that name that is someone else's
+// is never bound. pending names the others.
+func (c *instances) readyRoles(template *scopesv1alpha1.ScopeTemplate) (ready []boundRole, pending []string) {
+	for _, entry := range template.Spec.ClusterRoles {
+		name := ClusterRoleName(template.Name, entry.GenerateName)
+		role, err := c.roles.Get(name)
+		if err != nil || !controlledBy(role, "ScopeTemplate", string(template.UID)) {
+			pending = append(pending, name)
+			continue
+		}
+		ready = append(ready, boundRole{name: name, subjects: rbacsubjects.Defaulted(entry.Subjects)})
+	}
+	return ready, pending
+}
+
+type boundRole struct {
+	name     string
+	subjects []rbacv1.Subject
+}
+
+// bindings are the RoleBindings and ClusterRoleBindings of one instance,
+// keyed by namespace/name ("" namespace for ClusterRoleBindings).
+type bindings struct {
+	roleBindings        map[string]*rbacv1.RoleBinding
+	clusterRoleBindings map[string]*rbacv1.ClusterRoleBinding
+}
+
+func desiredBindings(instance *scopesv1alpha1.ScopeInstance, roles []boundRole, where scope) bindings {
+	out := bindings{roleBindings: map[string]*rbacv1.RoleBinding{}, clusterRoleBindings: map[string]*rbacv1.ClusterRoleBinding{}}
+	objectMeta := func(name, namespace string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: namespace,
+			Labels:          map[string]string{scopesv1alpha1.ScopeInstanceLabel: instance.Name},
+			OwnerReferences: []metav1.OwnerReference{instanceOwner(instance)}}
+	}
+	for _, role := range roles {
+		name := BindingName(role.name, instance.Name)
+		roleRef := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.name}
+		if where.cluster {
+			out.clusterRoleBindings[name] = &rbacv1.ClusterRoleBinding{ObjectMeta: objectMeta(name, ""), RoleRef: roleRef, Subjects: role.subjects}
+			continue
+		}
+		for _, ns := range where.namespaces {
+			out.roleBindings[ns+"/"+name] = &rbacv1.RoleBinding{ObjectMeta: objectMeta(name, ns), RoleRef: roleRef, Subjects: inNamespace(role.subjects, ns)}
+		}
+	}
+	return out
+}
+
+// inNamespace gives a ServiceAccount subject without a namespace the
+// binding's: a template can name "the operator's ServiceAccount, wherever
+// it is bound".
+func inNamespace(subjects []rbacv1.Subject, namespace string) []rbacv1.Subject {
+	out := make([]rbacv1.Subject, len(subjects))
+	for i, s := range subjects {
+		if s.Kind == rbacv1.ServiceAccountKind && s.Namespace == "" {
+			s.Namespace = namespace
+		}
+		out[i] = s
+	}
+	return out
+}
+
+func setValid(recorder events.Recorder, instance *scopesv1alpha1.ScopeInstance, conditions *[]metav1.Condition) {
+	condition := metav1.Condition{Type: scopesv1alpha1.ConditionInvalid, Status: metav1.ConditionFalse, Reason: scopesv1alpha1.ReasonValid, ObservedGeneration: instance.Generation}
+	wasInvalid := meta.IsStatusConditionTrue(*conditions, scopesv1alpha1.ConditionInvalid)
+	if transitioned(conditions, condition) && wasInvalid {
+		recorder.Eventf("ScopeInstanceValid", "ScopeInstance %s is valid again", instance.Name)
+	}
+}
+
+// setBound reports whether every role is bound everywhere it should be.
+// The first that applies wins: failures, then missing namespaces, then
+// roles the template has not (or cannot) create.
+func setBound(recorder events.Recorder, instance *scopesv1alpha1.ScopeInstance, conditions *[]metav1.Condition, where scope, failures map[string]error, pending []string) {
+	condition := metav1.Condition{Type: scopesv1alpha1.ConditionBound, ObservedGeneration: instance.Generation, Status: metav1.ConditionFalse}
+	switch {
+	case len(failures) > 0:
+		condition.Reason = scopesv1alpha1.ReasonBindingFailed
+		condition.Message = fmt.Sprintf("%d bindings failed: %s", len(failures), failureMessage(failures))
+	case len(where.missing) > 0:
+		condition.Reason = scopesv1alpha1.ReasonNamespacesNotFound
+		condition.Message = fmt.Sprintf("listed namespaces do not exist: %s; they are bound once created", named(where.missing))
+	case len(pending) > 0:
+		condition.Reason = scopesv1alpha1.ReasonClusterRolesNotReady
+		condition.Message = fmt.Sprintf("ClusterRoles %s of ScopeTemplate %s do not exist or are not controlled by it (see its Conflict condition)",
+			strings.Join(pending, ", "), instance.Spec.ScopeTemplateName)
+	default:
+		condition.Status, condition.Reason = metav1.ConditionTrue, scopesv1alpha1.ReasonAllBound
+		condition.Message = fmt.Sprintf("bound in %d namespaces", len(where.namespaces))
+		if where.cluster {
+			condition.Message = "bound cluster-wide"
+		}
+	}
+	if transitioned(conditions, condition) {
+		if condition.Status == metav1.ConditionTrue {
+			recorder.Eventf("ScopeInstanceBound", "ScopeInstance %s: %s", instance.Name, condition.Message)
+		} else {
+			recorder.Warningf("ScopeInstance"+condition.Reason, "ScopeInstance %s: %s", instance.Name, condition.Message)
+		}
+	}
+}
+
+// named lists up to maxNamed names and counts the rest.
+func named(names []string) string {
+	out := strings.Join(names[:min(len(names), maxNamed)], ", ")
+	if more := len(names) - maxNamed; more > 0 {
+		out += fmt.Sprintf(" and %d more", more)
+	}
+	return out
+}
+
+// failureMessage names a few failures, in order, and counts the rest.
+func failureMessage(failures map[string]error) string {
+	keys := make([]string, 0, len(failures))
+	for key := range failures {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, maxNamed)
+	for _, key := range keys[:min(len(keys), maxNamed)] {
+		parts = append(parts, fmt.Sprintf("%s: %v", key, failures[key]))
+	}
+	out := strings.Join(parts, "; ")
+	if more := len(keys) - maxNamed; more > 0 {
+		out += fmt.Sprintf("; and %d more", more)
+	}
+	return out
+}
+
+// updateInstanceStatus writes only a status that changed.
+func updateInstanceStatus(ctx context.Context, client scopesclient.ScopeInstancesGetter, instance *scopesv1alpha1.ScopeInstance, status *scopesv1alpha1.ScopeInstanceStatus) error {
+	if equality.Semantic.DeepEqual(&instance.Status, status) {
+		return nil
+	}
+	updated := instance.DeepCopy()
+	updated.Status = *status
+	_, err := client.ScopeInstances().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+	return err
+}
+
+func instanceSource(informer cache.SharedIndexInformer, lister scopelisters.ScopeInstanceLister) reconcileloop.Source[*scopesv1alpha1.ScopeInstance] {
+	return reconcileloop.Source[*scopesv1alpha1.ScopeInstance]{
+		Kind:     "ScopeInstance",
+		Informer: informer,
+		Get:      lister.Get,
+		List:     func() ([]*scopesv1alpha1.ScopeInstance, error) { return lister.List(labels.Everything()) },
+	}
+}
+
+// instancesOfTemplate maps a template, or one of its roles, to the
+// instances naming it.
+func instancesOfTemplate(index cache.Indexer) func(runtime.Object) []string {
+	return func(obj runtime.Object) []string {
+		o, ok := obj.(metav1.Object)
+		if !ok {
+			return nil
+		}
+		template := o.GetName()
+		if _, isRole := obj.(*rbacv1.ClusterRole); isRole {
+			template = o.GetLabels()[scopesv1alpha1.ScopeTemplateLabel]
+		}
+		instances, err := ownedBy[*scopesv1alpha1.ScopeInstance](index, template)
+		if err != nil {
+			return nil
+		}
+		keys := make([]string, 0, len(instances))
+		for _, instance := range instances {
+			keys = append(keys, instance.Name)
+		}
+		return keys
+	}
+}
+
+// instancesOfNamespace maps a namespace event to the instances it may
+// concern: those listing it and those with a selector (its old labels are
+// not known, so any selector may have matched).
+func instancesOfNamespace(lister scopelisters.ScopeInstanceLister) func(runtime.Object) []string {
+	return func(obj runtime.Object) []string {
+		ns, ok := obj.(*corev1.Namespace)
+		if !ok {
+			return nil
+		}
+		all, err := lister.List(labels.Everything())
+		if err != nil {
+			return nil
+		}
+		var keys []string
+		for _, instance := range all {
+			if instance.Spec.NamespaceSelector != nil || contains(instance.Spec.Namespaces, ns.Name) {
+				keys = append(keys, instance.Name)
+			}
+		}
+		return keys
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// bindingOwner maps a generated binding to its instance.
+func bindingOwner(obj runtime.Object) []string {
+	if o, ok := obj.(metav1.Object); ok && o.GetLabels()[scopesv1alpha1.ScopeInstanceLabel] != "" {
+		return []string{o.GetLabels()[scopesv1alpha1.ScopeInstanceLabel]}
+	}
+	return nil
+}
