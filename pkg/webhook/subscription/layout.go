@@ -3,7 +3,6 @@ package subscription
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"path"
 	"slices"
 	"strings"
@@ -154,43 +153,6 @@ func isShareVolume(name, prefix string) bool {
 	return ok && len(hash) == 10 && strings.Trim(hash, "0123456789abcdef") == ""
 }
 
-// ownership is which of a pod's volumes an earlier injection added, as its
-// bundle-generations record says. Only those, and their mounts, are ever
-// replaced or given to debug containers: anything else is the user's,
-// whatever its name.
-type ownership struct {
-	// legacy is a record written before records named their volumes: it
-	// owns every volume with a name the injection gives.
-	legacy bool
-	names  []string
-}
-
-// ownershipOf reads the pod's record. No record, or one that does not
-// parse (it was not written by the webhook), owns nothing.
-func ownershipOf(annotations map[string]string, key string) ownership {
-	raw, ok := annotations[key]
-	if !ok {
-		return ownership{}
-	}
-	var record struct {
-		Volumes []string `json:"volumes"`
-	}
-	if json.Unmarshal([]byte(raw), &record) != nil {
-		return ownership{}
-	}
-	if record.Volumes == nil {
-		return ownership{legacy: true}
-	}
-	return ownership{names: record.Volumes}
-}
-
-// owns reports whether the volume is the injection's. Only names the
-// injection gives count, so a record edited by hand cannot make the
-// webhook drop a user's volume.
-func (o ownership) owns(name string) bool {
-	return isInjectedVolume(name) && (o.legacy || slices.Contains(o.names, name))
-}
-
 // ephemeralLayout is what a debug container gets of the volumes an earlier
 // admission injected. subPath is forbidden in ephemeral containers, so only
 // a lone entitlement volume lands in its usual directory; every other
@@ -216,42 +178,6 @@ func ephemeralLayout(volumes []corev1.Volume, own ownership) (l layout, partial 
 		l.mounts = append(l.mounts, injectedMount{VolumeMount: corev1.VolumeMount{Name: name, MountPath: path.Join(ephemeralDir, name), ReadOnly: true}, what: "an injected volume"})
 	}
 	return l, partial
-}
-
-// Path conflicts. A container's mount paths are compared with /var/run
-// read as /run (on every image the injection serves, /var/run is a link to
-// /run, so /var/run/secrets is /run/secrets).
-
-// normalPath cleans a mount path and reads /var/run as /run, without
-// allocating for a path already clean.
-func normalPath(p string) string {
-	p = path.Clean(p)
-	if p == "/var/run" || strings.HasPrefix(p, "/var/run/") {
-		return p[len("/var"):]
-	}
-	return p
-}
-
-// inside reports whether p is strictly below dir.
-func inside(p, dir string) bool {
-	if dir == "/" {
-		return len(p) > 1 && p[0] == '/'
-	}
-	return len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
-}
-
-// pathClash says how a user's mount at p (normalised) collides with an
-// injected mount at ours, or "" when it does not.
-func pathClash(p, ours string) string {
-	switch {
-	case p == ours:
-		return "at"
-	case inside(p, ours):
-		return "inside"
-	case inside(ours, p):
-		return "over"
-	}
-	return ""
 }
 
 func ptrTo[T any](v T) *T { return &v }
