@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 )
@@ -41,34 +42,10 @@ func (c *instances) apply(ctx context.Context, recorder events.Recorder, instanc
 		return nil, err
 	}
 	uid := string(instance.UID)
-	var writes []write
-	existingRB := map[string]*rbacv1.RoleBinding{}
-	for _, rb := range roleBindings {
-		if !controlledBy(rb, "ScopeInstance", uid) {
-			continue
-		}
-		key := rb.Namespace + "/" + rb.Name
-		existingRB[key] = rb
-		if desired.roleBindings[key] == nil && c.namespaceLive(rb.Namespace) {
-			writes = append(writes, c.deleteRoleBinding(rb))
-		}
-	}
-	for key, rb := range desired.roleBindings {
-		writes = append(writes, c.ensureRoleBinding(uid, rb, existingRB[key])...)
-	}
-	existingCRB := map[string]*rbacv1.ClusterRoleBinding{}
-	for _, crb := range clusterRoleBindings {
-		if !controlledBy(crb, "ScopeInstance", uid) {
-			continue
-		}
-		existingCRB[crb.Name] = crb
-		if desired.clusterRoleBindings[crb.Name] == nil {
-			writes = append(writes, c.deleteClusterRoleBinding(crb))
-		}
-	}
-	for name, crb := range desired.clusterRoleBindings {
-		writes = append(writes, c.ensureClusterRoleBinding(uid, crb, existingCRB[name])...)
-	}
+	// The workers take the RoleBindings' writes first, then the
+	// ClusterRoleBindings'.
+	writes := roleBindingKind.writes(c, uid, roleBindings, desired.roleBindings)
+	writes = append(writes, clusterRoleBindingKind.writes(c, uid, clusterRoleBindings, desired.clusterRoleBindings)...)
 	if len(writes) == 0 {
 		return nil, nil
 	}
@@ -97,7 +74,7 @@ func (c *instances) deleted(obj metav1.Object) {
 // to: in a namespace gone or going, the binding goes too, so a create
 // there that the cache never shows is nothing to wait for.
 func (c *instances) seen(w written) bool {
-	return w.seenIn(c.cachedBinding(w.namespace, w.name)) || (w.namespace != "" && !c.namespaceLive(w.namespace))
+	return w.seenIn(c.cachedBinding(w.namespace, w.name)) || !c.namespaceLive(w.namespace)
 }
 
 // cachedBinding is the binding the caches hold at namespace/name (a
@@ -120,7 +97,11 @@ func (c *instances) cachedBinding(namespace, name string) metav1.Object {
 
 // namespaceLive says whether a binding there is worth deleting: in a
 // namespace being deleted, or gone, the namespace controller does it.
+// Cluster-wide (namespace "") it always is.
 func (c *instances) namespaceLive(name string) bool {
+	if name == "" {
+		return true
+	}
 	ns, err := c.namespaces.Get(name)
 	return err == nil && ns.DeletionTimestamp == nil
 }
@@ -156,18 +137,89 @@ func (c *instances) run(ctx context.Context, writes []write) map[string]error {
 	return failures
 }
 
-func bindingInSync(existing, desired metav1.Object, existingSubjects, desiredSubjects []rbacv1.Subject) bool {
-	return equality.Semantic.DeepEqual(existingSubjects, desiredSubjects) &&
+// bindingObject is a RoleBinding or a ClusterRoleBinding: the two are
+// written alike (bindingKind), keyed by bindingKey.
+type bindingObject[T any] interface {
+	*rbacv1.RoleBinding | *rbacv1.ClusterRoleBinding
+	metav1.Object
+	DeepCopy() T
+}
+
+// bindingClient is the typed client of RoleBindings in one namespace, or of
+// ClusterRoleBindings.
+type bindingClient[T any] interface {
+	Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error)
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+	Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error)
+	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+}
+
+// bindingKind is what the writes need of RoleBindings, or of
+// ClusterRoleBindings: their kind (in failures), their client, and the
+// RoleRef and Subjects the two types share without an interface to reach
+// them.
+type bindingKind[T bindingObject[T]] struct {
+	kind     string
+	client   func(kube kubernetes.Interface, namespace string) bindingClient[T]
+	roleRef  func(T) rbacv1.RoleRef
+	subjects func(T) *[]rbacv1.Subject
+}
+
+var roleBindingKind = bindingKind[*rbacv1.RoleBinding]{
+	kind: "RoleBinding",
+	client: func(kube kubernetes.Interface, namespace string) bindingClient[*rbacv1.RoleBinding] {
+		return kube.RbacV1().RoleBindings(namespace)
+	},
+	roleRef:  func(b *rbacv1.RoleBinding) rbacv1.RoleRef { return b.RoleRef },
+	subjects: func(b *rbacv1.RoleBinding) *[]rbacv1.Subject { return &b.Subjects },
+}
+
+var clusterRoleBindingKind = bindingKind[*rbacv1.ClusterRoleBinding]{
+	kind: "ClusterRoleBinding",
+	client: func(kube kubernetes.Interface, _ string) bindingClient[*rbacv1.ClusterRoleBinding] {
+		return kube.RbacV1().ClusterRoleBindings()
+	},
+	roleRef:  func(b *rbacv1.ClusterRoleBinding) rbacv1.RoleRef { return b.RoleRef },
+	subjects: func(b *rbacv1.ClusterRoleBinding) *[]rbacv1.Subject { return &b.Subjects },
+}
+
+// writes are those that turn the instance's bindings of this kind in the
+// cache (owned) into desired (keyed by bindingKey): deletes of the
+// unwanted, in cache order, then what ensure says of each desired one.
+func (k bindingKind[T]) writes(c *instances, uid string, owned []T, desired map[string]T) []write {
+	var writes []write
+	existing := map[string]T{}
+	for _, b := range owned {
+		if !controlledBy(b, "ScopeInstance", uid) {
+			continue
+		}
+		key := bindingKey(b.GetNamespace(), b.GetName())
+		existing[key] = b
+		if desired[key] == nil && c.namespaceLive(b.GetNamespace()) {
+			writes = append(writes, k.remove(c, b))
+		}
+	}
+	for key, b := range desired {
+		writes = append(writes, k.ensure(c, uid, b, existing[key])...)
+	}
+	return writes
+}
+
+// inSync says whether existing binds desired's role to its subjects, with
+// its generator label and owner.
+func (k bindingKind[T]) inSync(existing, desired T) bool {
+	return k.roleRef(existing) == k.roleRef(desired) &&
+		equality.Semantic.DeepEqual(*k.subjects(existing), *k.subjects(desired)) &&
 		existing.GetLabels()[scopesv1alpha1.ScopeInstanceLabel] == desired.GetLabels()[scopesv1alpha1.ScopeInstanceLabel] &&
 		equality.Semantic.DeepEqual(existing.GetOwnerReferences(), desired.GetOwnerReferences())
 }
 
-// ensureRoleBinding is the writes that turn existing (nil when the cache
-// has none) into desired: none when in sync; a delete and a create when
-// the roleRef differs, since roleRef is immutable.
-func (c *instances) ensureRoleBinding(uid string, desired, existing *rbacv1.RoleBinding) []write {
-	client := c.kube.RbacV1().RoleBindings(desired.Namespace)
-	where := desired.Namespace + "/" + desired.Name
+// ensure is the writes that turn existing (nil when the cache has none)
+// into desired: none when in sync; a delete and a create when the roleRef
+// differs, since roleRef is immutable.
+func (k bindingKind[T]) ensure(c *instances, uid string, desired, existing T) []write {
+	client := k.client(c.kube, desired.GetNamespace())
+	where := bindingKey(desired.GetNamespace(), desired.GetName())
 	create := write{where: where, do: func(ctx context.Context) error {
 		made, err := client.Create(ctx, desired, metav1.CreateOptions{})
 		if err == nil {
@@ -177,35 +229,36 @@ func (c *instances) ensureRoleBinding(uid string, desired, existing *rbacv1.Role
 			return err
 		}
 		// The cache lagged, or it is someone else's: read it to know.
-		live, getErr := client.Get(ctx, desired.Name, metav1.GetOptions{})
+		live, getErr := client.Get(ctx, desired.GetName(), metav1.GetOptions{})
 		if getErr != nil {
 			return getErr
 		}
 		if !controlledBy(live, "ScopeInstance", uid) {
-			return fmt.Errorf("RoleBinding %s exists and is not controlled by the ScopeInstance; it is left untouched", where)
+			return fmt.Errorf("%s %s exists and is not controlled by the ScopeInstance; it is left untouched", k.kind, where)
 		}
-		if live.RoleRef != desired.RoleRef || !bindingInSync(live, desired, live.Subjects, desired.Subjects) {
-			return fmt.Errorf("RoleBinding %s was changed meanwhile; it is repaired on the next sync", where)
+		if !k.inSync(live, desired) {
+			return fmt.Errorf("%s %s was changed meanwhile; it is repaired on the next sync", k.kind, where)
 		}
 		return nil
 	}}
 	switch {
 	case existing == nil:
 		return []write{create}
-	case existing.RoleRef != desired.RoleRef:
+	case k.roleRef(existing) != k.roleRef(desired):
 		return []write{{where: where, do: func(ctx context.Context) error {
-			if err := c.deleteRoleBinding(existing).do(ctx); err != nil {
+			if err := k.remove(c, existing).do(ctx); err != nil {
 				return err
 			}
 			return create.do(ctx)
 		}}}
-	case bindingInSync(existing, desired, existing.Subjects, desired.Subjects):
+	case k.inSync(existing, desired):
 		return nil
 	}
 	return []write{{where: where, do: func(ctx context.Context) error {
 		updated := existing.DeepCopy()
-		updated.Subjects, updated.OwnerReferences = desired.Subjects, desired.OwnerReferences
-		updated.Labels = withLabel(updated.Labels, scopesv1alpha1.ScopeInstanceLabel, desired.Labels[scopesv1alpha1.ScopeInstanceLabel])
+		*k.subjects(updated) = *k.subjects(desired)
+		updated.SetOwnerReferences(desired.GetOwnerReferences())
+		updated.SetLabels(withLabel(updated.GetLabels(), scopesv1alpha1.ScopeInstanceLabel, desired.GetLabels()[scopesv1alpha1.ScopeInstanceLabel]))
 		after, err := client.Update(ctx, updated, metav1.UpdateOptions{})
 		if err == nil {
 			c.updated(existing, after)
@@ -214,74 +267,16 @@ func (c *instances) ensureRoleBinding(uid string, desired, existing *rbacv1.Role
 	}}}
 }
 
-func (c *instances) deleteRoleBinding(rb *rbacv1.RoleBinding) write {
-	return write{where: rb.Namespace + "/" + rb.Name, do: func(ctx context.Context) error {
-		err := c.kube.RbacV1().RoleBindings(rb.Namespace).Delete(ctx, rb.Name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(rb.UID))})
+// remove deletes b; the UID precondition spares a binding re-created
+// meanwhile.
+func (k bindingKind[T]) remove(c *instances, b T) write {
+	return write{where: bindingKey(b.GetNamespace(), b.GetName()), do: func(ctx context.Context) error {
+		err := k.client(c.kube, b.GetNamespace()).Delete(ctx, b.GetName(), metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(b.GetUID()))})
 		if err == nil {
-			c.deleted(rb)
+			c.deleted(b)
 		}
 		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 			return nil // gone, or re-created meanwhile (the next sync judges it)
-		}
-		return err
-	}}
-}
-
-func (c *instances) ensureClusterRoleBinding(uid string, desired, existing *rbacv1.ClusterRoleBinding) []write {
-	client := c.kube.RbacV1().ClusterRoleBindings()
-	create := write{where: desired.Name, do: func(ctx context.Context) error {
-		made, err := client.Create(ctx, desired, metav1.CreateOptions{})
-		if err == nil {
-			c.created(made)
-		}
-		if !apierrors.IsAlreadyExists(err) {
-			return err
-		}
-		live, getErr := client.Get(ctx, desired.Name, metav1.GetOptions{})
-		if getErr != nil {
-			return getErr
-		}
-		if !controlledBy(live, "ScopeInstance", uid) {
-			return fmt.Errorf("ClusterRoleBinding %s exists and is not controlled by the ScopeInstance; it is left untouched", desired.Name)
-		}
-		if live.RoleRef != desired.RoleRef || !bindingInSync(live, desired, live.Subjects, desired.Subjects) {
-			return fmt.Errorf("ClusterRoleBinding %s was changed meanwhile; it is repaired on the next sync", desired.Name)
-		}
-		return nil
-	}}
-	switch {
-	case existing == nil:
-		return []write{create}
-	case existing.RoleRef != desired.RoleRef:
-		return []write{{where: desired.Name, do: func(ctx context.Context) error {
-			if err := c.deleteClusterRoleBinding(existing).do(ctx); err != nil {
-				return err
-			}
-			return create.do(ctx)
-		}}}
-	case bindingInSync(existing, desired, existing.Subjects, desired.Subjects):
-		return nil
-	}
-	return []write{{where: desired.Name, do: func(ctx context.Context) error {
-		updated := existing.DeepCopy()
-		updated.Subjects, updated.OwnerReferences = desired.Subjects, desired.OwnerReferences
-		updated.Labels = withLabel(updated.Labels, scopesv1alpha1.ScopeInstanceLabel, desired.Labels[scopesv1alpha1.ScopeInstanceLabel])
-		after, err := client.Update(ctx, updated, metav1.UpdateOptions{})
-		if err == nil {
-			c.updated(existing, after)
-		}
-		return err
-	}}}
-}
-
-func (c *instances) deleteClusterRoleBinding(crb *rbacv1.ClusterRoleBinding) write {
-	return write{where: crb.Name, do: func(ctx context.Context) error {
-		err := c.kube.RbacV1().ClusterRoleBindings().Delete(ctx, crb.Name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(crb.UID))})
-		if err == nil {
-			c.deleted(crb)
-		}
-		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-			return nil
 		}
 		return err
 	}}

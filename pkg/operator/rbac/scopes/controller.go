@@ -7,9 +7,11 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
 	scopeinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/scopes/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
@@ -50,10 +52,10 @@ func New(in Inputs) ([]factory.Controller, error) {
 		instanceIndex: instanceIndex,
 	}
 	previous := &templateOfInstance{instances: in.Instances.Lister()}
-	templateController := reconcileloop.New(TemplateControllerName, templateSource(in.Templates.Informer(), in.Templates.Lister()),
+	templateController := reconcileloop.New(TemplateControllerName, source("ScopeTemplate", in.Templates.Informer(), in.Templates.Lister()),
 		[]reconcileloop.Watched{
 			{Informers: []factory.Informer{in.Instances.Informer()}, Key: previous.keys},
-			{Informers: []factory.Informer{generated.roles.Informer()}, Key: roleOwner},
+			{Informers: []factory.Informer{generated.roles.Informer()}, Key: ownerKeys(scopesv1alpha1.ScopeTemplateLabel)},
 		},
 		t.sync, in.OperatorClient, in.Recorder, "scope-template")
 
@@ -81,10 +83,10 @@ func New(in Inputs) ([]factory.Controller, error) {
 			return nil, err
 		}
 	}
-	instanceController := reconcileloop.New(InstanceControllerName, instanceSource(in.Instances.Informer(), in.Instances.Lister()),
+	instanceController := reconcileloop.New(InstanceControllerName, source("ScopeInstance", in.Instances.Informer(), in.Instances.Lister()),
 		[]reconcileloop.Watched{
 			{Informers: []factory.Informer{in.Templates.Informer(), generated.roles.Informer()}, Key: instancesOfTemplate(instanceIndex)},
-			{Informers: []factory.Informer{generated.clusterRoleBindings.Informer(), generated.roleBindings.Informer()}, Key: bindingOwner},
+			{Informers: []factory.Informer{generated.clusterRoleBindings.Informer(), generated.roleBindings.Informer()}, Key: ownerKeys(scopesv1alpha1.ScopeInstanceLabel)},
 			{Informers: []factory.Informer{generated.namespaces.Informer()}, Key: instancesOfNamespace(in.Instances.Lister())},
 		},
 		i.sync, in.OperatorClient, in.Recorder, "scope-instance")
@@ -94,4 +96,20 @@ func New(in Inputs) ([]factory.Controller, error) {
 		startingInformers{Controller: templateController, start: generated.run},
 		startingInformers{Controller: instanceController, start: generated.run},
 	}, nil
+}
+
+// lister is what source needs of a generated lister.
+type lister[T any] interface {
+	Get(name string) (T, error)
+	List(selector labels.Selector) ([]T, error)
+}
+
+// source reads one kind of the package's objects for the reconcile loop.
+func source[T metav1.Object](kind string, informer cache.SharedIndexInformer, objects lister[T]) reconcileloop.Source[T] {
+	return reconcileloop.Source[T]{
+		Kind:     kind,
+		Informer: informer,
+		Get:      objects.Get,
+		List:     func() ([]T, error) { return objects.List(labels.Everything()) },
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	rbacinformers "k8s.io/client-go/informers/rbac/v1"
@@ -77,6 +78,17 @@ func labelIndex(label string) cache.IndexFunc {
 			return []string{o.GetLabels()[label]}, nil
 		}
 		return nil, nil
+	}
+}
+
+// ownerKeys maps an object generated under label (a ClusterRole, a binding)
+// to the queue key of its owner (the template, the instance): the label's
+// value, as labelIndex files it.
+func ownerKeys(label string) func(runtime.Object) []string {
+	index := labelIndex(label)
+	return func(obj runtime.Object) []string {
+		keys, _ := index(obj)
+		return keys
 	}
 }
 

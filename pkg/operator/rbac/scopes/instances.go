@@ -25,7 +25,6 @@ import (
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
 	scopelisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/scopes/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/rbacsubjects"
 )
 
@@ -200,7 +199,7 @@ func desiredBindings(instance *scopesv1alpha1.ScopeInstance, roles []boundRole, 
 	objectMeta := func(name, namespace string) metav1.ObjectMeta {
 		return metav1.ObjectMeta{Name: name, Namespace: namespace,
 			Labels:          map[string]string{scopesv1alpha1.ScopeInstanceLabel: instance.Name},
-			OwnerReferences: []metav1.OwnerReference{instanceOwner(instance)}}
+			OwnerReferences: []metav1.OwnerReference{controllerRef("ScopeInstance", instance)}}
 	}
 	for _, role := range roles {
 		name := BindingName(role.name, instance.Name)
@@ -308,15 +307,6 @@ func updateInstanceStatus(ctx context.Context, client scopesclient.ScopeInstance
 	return err
 }
 
-func instanceSource(informer cache.SharedIndexInformer, lister scopelisters.ScopeInstanceLister) reconcileloop.Source[*scopesv1alpha1.ScopeInstance] {
-	return reconcileloop.Source[*scopesv1alpha1.ScopeInstance]{
-		Kind:     "ScopeInstance",
-		Informer: informer,
-		Get:      lister.Get,
-		List:     func() ([]*scopesv1alpha1.ScopeInstance, error) { return lister.List(labels.Everything()) },
-	}
-}
-
 // instancesOfTemplate maps a template, or one of its roles, to the
 // instances naming it.
 func instancesOfTemplate(index cache.Indexer) func(runtime.Object) []string {
@@ -371,12 +361,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// bindingOwner maps a generated binding to its instance.
-func bindingOwner(obj runtime.Object) []string {
-	if o, ok := obj.(metav1.Object); ok && o.GetLabels()[scopesv1alpha1.ScopeInstanceLabel] != "" {
-		return []string{o.GetLabels()[scopesv1alpha1.ScopeInstanceLabel]}
-	}
-	return nil
 }

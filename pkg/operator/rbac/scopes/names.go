@@ -42,22 +42,14 @@ func BindingName(role, instance string) string {
 	return role + "-" + suffix(instance)
 }
 
-func templateOwner(template *scopesv1alpha1.ScopeTemplate) metav1.OwnerReference {
+// controllerRef makes owner, a ScopeTemplate or a ScopeInstance (kind), the
+// controller of what it generates.
+func controllerRef(kind string, owner metav1.Object) metav1.OwnerReference {
 	return metav1.OwnerReference{
 		APIVersion: scopesv1alpha1.SchemeGroupVersion.String(),
-		Kind:       "ScopeTemplate",
-		Name:       template.Name,
-		UID:        template.UID,
-		Controller: ptr.To(true),
-	}
-}
-
-func instanceOwner(instance *scopesv1alpha1.ScopeInstance) metav1.OwnerReference {
-	return metav1.OwnerReference{
-		APIVersion: scopesv1alpha1.SchemeGroupVersion.String(),
-		Kind:       "ScopeInstance",
-		Name:       instance.Name,
-		UID:        instance.UID,
+		Kind:       kind,
+		Name:       owner.GetName(),
+		UID:        owner.GetUID(),
 		Controller: ptr.To(true),
 	}
 }

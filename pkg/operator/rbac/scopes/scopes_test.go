@@ -54,9 +54,9 @@ func newFixture(t *testing.T, objects ...runtime.Object) *fixture {
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{}), unseen: newUnseenWrites()}
 }
 
-func (f *fixture) indexer(list func() []any, label string) cache.Indexer {
+func (f *fixture) indexer(objs []any, label string) cache.Indexer {
 	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{byOwner: labelIndex(label), cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	for _, o := range list() {
+	for _, o := range objs {
 		if err := idx.Add(o); err != nil {
 			f.t.Fatal(err)
 		}
@@ -64,54 +64,35 @@ func (f *fixture) indexer(list func() []any, label string) cache.Indexer {
 	return idx
 }
 
+// cached are the listed items a cache holds: those keep accepts.
+func cached[T any](items []T, keep func(metav1.Object) bool) []any {
+	var out []any
+	for i := range items {
+		if o := any(&items[i]).(metav1.Object); keep(o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 func (f *fixture) caches() (roles, rbs, crbs, namespaces, templates, instances cache.Indexer) {
 	ctx := context.Background()
-	roles = f.indexer(func() []any {
-		l, _ := f.kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
-		var out []any
-		for i := range l.Items {
-			if l.Items[i].Labels[scopesv1alpha1.ScopeTemplateLabel] != "" {
-				out = append(out, &l.Items[i])
-			}
-		}
-		return out
-	}, scopesv1alpha1.ScopeTemplateLabel)
-	rbs = f.indexer(func() []any {
-		l, _ := f.kube.RbacV1().RoleBindings("").List(ctx, metav1.ListOptions{})
-		var out []any
-		for i := range l.Items {
-			if l.Items[i].Labels[scopesv1alpha1.ScopeInstanceLabel] != "" && !f.lagging {
-				out = append(out, &l.Items[i])
-			}
-		}
-		return out
-	}, scopesv1alpha1.ScopeInstanceLabel)
-	crbs = f.indexer(func() []any {
-		l, _ := f.kube.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{})
-		var out []any
-		for i := range l.Items {
-			if l.Items[i].Labels[scopesv1alpha1.ScopeInstanceLabel] != "" && !f.lagging {
-				out = append(out, &l.Items[i])
-			}
-		}
-		return out
-	}, scopesv1alpha1.ScopeInstanceLabel)
-	namespaces = f.indexer(func() []any {
-		l, _ := f.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-		var out []any
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-		return out
-	}, "")
-	templates = f.indexer(func() []any {
-		l, _ := f.scopes.ScopesV1alpha1().ScopeTemplates().List(ctx, metav1.ListOptions{})
-		var out []any
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-		return out
-	}, "")
+	all := func(metav1.Object) bool { return true }
+	// labelled is what an informer filtered by label lists; the binding
+	// caches list nothing while lagging.
+	labelled := func(label string, lagging bool) func(metav1.Object) bool {
+		return func(o metav1.Object) bool { return o.GetLabels()[label] != "" && !lagging }
+	}
+	roleList, _ := f.kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
+	roles = f.indexer(cached(roleList.Items, labelled(scopesv1alpha1.ScopeTemplateLabel, false)), scopesv1alpha1.ScopeTemplateLabel)
+	rbList, _ := f.kube.RbacV1().RoleBindings("").List(ctx, metav1.ListOptions{})
+	rbs = f.indexer(cached(rbList.Items, labelled(scopesv1alpha1.ScopeInstanceLabel, f.lagging)), scopesv1alpha1.ScopeInstanceLabel)
+	crbList, _ := f.kube.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{})
+	crbs = f.indexer(cached(crbList.Items, labelled(scopesv1alpha1.ScopeInstanceLabel, f.lagging)), scopesv1alpha1.ScopeInstanceLabel)
+	nsList, _ := f.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	namespaces = f.indexer(cached(nsList.Items, all), "")
+	templateList, _ := f.scopes.ScopesV1alpha1().ScopeTemplates().List(ctx, metav1.ListOptions{})
+	templates = f.indexer(cached(templateList.Items, all), "")
 	instances = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{byOwner: func(obj any) ([]string, error) {
 		return []string{obj.(*scopesv1alpha1.ScopeInstance).Spec.ScopeTemplateName}, nil
 	}})
@@ -548,5 +529,181 @@ func TestSeenDeletionsArePruned(t *testing.T) {
 	u.pending("i", now.Add(unseenWait+2*unseenRecheck), nothing)
 	if len(u.gone) != 0 {
 		t.Errorf("deletions older than %s kept: %v", unseenWait, u.gone)
+	}
+}
+
+// Both kinds of binding go through the same writes: created, left alone
+// once settled, their subjects repaired by an update and their roleRef by a
+// delete and a create, a create the caches missed taken as done, deleted
+// with the instance's template, and one of that name someone else made left
+// alone; every write is one the next sync waits for.
+func TestBindingWritesOfBothKinds(t *testing.T) {
+	for _, tc := range []struct {
+		kind, resource string
+		namespaces     []string
+		where          func(name string) string
+	}{
+		{"RoleBinding", "rolebindings", []string{"a"}, func(name string) string { return "a/" + name }},
+		{"ClusterRoleBinding", "clusterrolebindings", nil, func(name string) string { return name }},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			ctx := context.Background()
+			f := newFixture(t, newTemplate("t", "reader-"), newInstance("i", "t", tc.namespaces, nil), newNamespace("a", nil))
+			name := BindingName(ClusterRoleName("t", "reader-"), "i")
+			key := tc.where(name)
+			namespace := ""
+			if len(tc.namespaces) > 0 {
+				namespace = tc.namespaces[0]
+			}
+			get := func() (rbacv1.RoleRef, []rbacv1.Subject, metav1.Object) {
+				t.Helper()
+				if namespace != "" {
+					rb, err := f.kube.RbacV1().RoleBindings(namespace).Get(ctx, name, metav1.GetOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return rb.RoleRef, rb.Subjects, rb
+				}
+				crb, err := f.kube.RbacV1().ClusterRoleBindings().Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return crb.RoleRef, crb.Subjects, crb
+			}
+			// change rewrites the binding as someone else would.
+			change := func(roleRef string, subjects []rbacv1.Subject) {
+				t.Helper()
+				_, _, obj := get()
+				var err error
+				switch b := obj.(type) {
+				case *rbacv1.RoleBinding:
+					b.RoleRef.Name, b.Subjects = roleRef, subjects
+					_, err = f.kube.RbacV1().RoleBindings(namespace).Update(ctx, b, metav1.UpdateOptions{})
+				case *rbacv1.ClusterRoleBinding:
+					b.RoleRef.Name, b.Subjects = roleRef, subjects
+					_, err = f.kube.RbacV1().ClusterRoleBindings().Update(ctx, b, metav1.UpdateOptions{})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.writes()
+			}
+			sync := func(want ...string) {
+				t.Helper()
+				if err := f.syncInstance("i"); err != nil {
+					t.Fatal(err)
+				}
+				if w := f.writes(); strings.Join(w, ",") != strings.Join(want, ",") {
+					t.Errorf("wrote %v, want %v", w, want)
+				}
+			}
+			recorded := func(deleted bool) {
+				t.Helper()
+				if w, ok := f.unseen.byInstance["i"][key]; !ok || w.deleted != deleted {
+					t.Errorf("unseen write of %s: %+v (recorded %v), want deleted %v", key, w, ok, deleted)
+				}
+			}
+			write := func(verb string) string { return verb + " " + tc.resource + "/" }
+			roleName := ClusterRoleName("t", "reader-")
+
+			f.syncTemplate("t")
+			f.writes()
+			sync(write("create"), "update scopeinstances/status")
+			recorded(false)
+			sync()
+
+			change(roleName, []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "someone"}})
+			f.unseen = newUnseenWrites()
+			sync(write("update"))
+			recorded(false)
+			if _, subjects, _ := get(); len(subjects) != 1 || subjects[0].Kind != rbacv1.ServiceAccountKind {
+				t.Errorf("subjects not repaired: %+v", subjects)
+			}
+
+			change("other", nil)
+			f.unseen = newUnseenWrites()
+			sync(write("delete"), write("create"))
+			recorded(false)
+			if all := f.recorder.Events(); all[len(all)-1].Reason != "ScopeInstanceBindingsWritten" ||
+				all[len(all)-1].Message != "ScopeInstance i: 1 binding writes (creates, updates, deletes), 0 failed" {
+				t.Errorf("last event %s: %s", all[len(all)-1].Reason, all[len(all)-1].Message)
+			}
+			if roleRef, _, _ := get(); roleRef.Name != roleName {
+				t.Errorf("roleRef not repaired: %+v", roleRef)
+			}
+
+			// Caches that lag the binding: the refused create reads it
+			// and finds it the instance's, in sync.
+			f.unseen = newUnseenWrites()
+			f.lagging = true
+			sync(write("create"))
+			f.lagging = false
+
+			_ = f.scopes.ScopesV1alpha1().ScopeTemplates().Delete(ctx, "t", metav1.DeleteOptions{})
+			f.writes()
+			sync(write("delete"), "update scopeinstances/status")
+			recorded(true)
+
+			// Someone else's binding of that name.
+			_, _ = f.scopes.ScopesV1alpha1().ScopeTemplates().Create(ctx, newTemplate("t", "reader-"), metav1.CreateOptions{})
+			foreign := metav1.ObjectMeta{Name: name, Namespace: namespace}
+			roleRef := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "foreign"}
+			var err error
+			if namespace != "" {
+				_, err = f.kube.RbacV1().RoleBindings(namespace).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: foreign, RoleRef: roleRef}, metav1.CreateOptions{})
+			} else {
+				_, err = f.kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: foreign, RoleRef: roleRef}, metav1.CreateOptions{})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.writes()
+			err = f.syncInstance("i")
+			if want := fmt.Sprintf("1 bindings failed: %s: %s %s exists and is not controlled by the ScopeInstance; it is left untouched", key, tc.kind, key); err == nil || err.Error() != want {
+				t.Errorf("sync over a foreign binding: %v, want %s", err, want)
+			}
+			if got, _, _ := get(); got.Name != "foreign" {
+				t.Errorf("foreign binding changed: %+v", got)
+			}
+			got, _ := f.scopes.ScopesV1alpha1().ScopeInstances().Get(ctx, "i", metav1.GetOptions{})
+			if c := condition(t, got.Status.Conditions, scopesv1alpha1.ConditionBound); c.Reason != scopesv1alpha1.ReasonBindingFailed {
+				t.Errorf("Bound %+v", c)
+			}
+		})
+	}
+}
+
+// Both controllers read their objects through source, and map what they
+// generate back to its owner through ownerKeys.
+func TestSourceAndOwnerKeysOfBothKinds(t *testing.T) {
+	f := newFixture(t, newTemplate("t"), newInstance("i", "t", nil, nil))
+	_, _, _, _, templateCache, instanceCache := f.caches()
+	templateSource := source("ScopeTemplate", nil, scopelisters.NewScopeTemplateLister(templateCache))
+	instanceSource := source("ScopeInstance", nil, scopelisters.NewScopeInstanceLister(instanceCache))
+	if got, err := templateSource.Get("t"); err != nil || got.Name != "t" || templateSource.Kind != "ScopeTemplate" {
+		t.Errorf("template source: %v, %v", got, err)
+	}
+	if all, err := instanceSource.List(); err != nil || len(all) != 1 || all[0].Name != "i" || instanceSource.Kind != "ScopeInstance" {
+		t.Errorf("instance source: %v, %v", all, err)
+	}
+	if _, err := instanceSource.Get("none"); err == nil {
+		t.Error("instance source found an instance that does not exist")
+	}
+
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{scopesv1alpha1.ScopeTemplateLabel: "t"}}}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{scopesv1alpha1.ScopeInstanceLabel: "i"}}}
+	for _, tc := range []struct {
+		label string
+		obj   runtime.Object
+		want  string
+	}{
+		{scopesv1alpha1.ScopeTemplateLabel, role, "t"},
+		{scopesv1alpha1.ScopeInstanceLabel, binding, "i"},
+		{scopesv1alpha1.ScopeTemplateLabel, binding, ""},
+		{scopesv1alpha1.ScopeInstanceLabel, &rbacv1.ClusterRoleBinding{}, ""},
+	} {
+		if got := ownerKeys(tc.label)(tc.obj); strings.Join(got, ",") != tc.want || (tc.want == "" && got != nil) {
+			t.Errorf("ownerKeys(%s) of %T = %#v, want %q", tc.label, tc.obj, got, tc.want)
+		}
 	}
 }

@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
@@ -23,7 +22,6 @@ import (
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
 	scopelisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/scopes/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
 )
 
 // TemplateControllerName owns the ScopeTemplateDegraded condition.
@@ -98,7 +96,7 @@ func desiredRoles(template *scopesv1alpha1.ScopeTemplate) []*rbacv1.ClusterRole 
 			ObjectMeta: metav1.ObjectMeta{
 				Name:            ClusterRoleName(template.Name, entry.GenerateName),
 				Labels:          map[string]string{scopesv1alpha1.ScopeTemplateLabel: template.Name},
-				OwnerReferences: []metav1.OwnerReference{templateOwner(template)},
+				OwnerReferences: []metav1.OwnerReference{controllerRef("ScopeTemplate", template)},
 			},
 			Rules: entry.Rules,
 		})
@@ -108,7 +106,11 @@ func desiredRoles(template *scopesv1alpha1.ScopeTemplate) []*rbacv1.ClusterRole 
 
 // ensure creates desired or repairs it (rules, aggregation, label, owner);
 // conflict is set, and nothing written, when a ClusterRole of that name is
-// not controlled by template.
+// not controlled by template. It stays apart from the bindings'
+// bindingKind.ensure because its semantics differ: a role is read live
+// before it is created so that a foreign one is a Conflict, not a failure,
+// and each write is made in line with its own Event, not handed to the
+// workers and awaited as an unseen write.
 func (c *templates) ensure(ctx context.Context, recorder events.Recorder, template *scopesv1alpha1.ScopeTemplate, desired *rbacv1.ClusterRole) (conflict bool, err error) {
 	existing, err := c.roleCache.Get(desired.Name)
 	if apierrors.IsNotFound(err) {
@@ -225,7 +227,10 @@ func transitioned(conditions *[]metav1.Condition, condition metav1.Condition) bo
 	return news
 }
 
-// updateTemplateStatus writes only a status that changed.
+// updateTemplateStatus writes only a status that changed. It stays apart
+// from its twin updateInstanceStatus because the two generated types share
+// no interface to their Status, so a shared form would need more accessors
+// than the few lines it saves.
 func updateTemplateStatus(ctx context.Context, client scopesclient.ScopeTemplatesGetter, template *scopesv1alpha1.ScopeTemplate, status *scopesv1alpha1.ScopeTemplateStatus) error {
 	if equality.Semantic.DeepEqual(&template.Status, status) {
 		return nil
@@ -234,16 +239,6 @@ func updateTemplateStatus(ctx context.Context, client scopesclient.ScopeTemplate
 	updated.Status = *status
 	_, err := client.ScopeTemplates().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
 	return err
-}
-
-// templateSource reads ScopeTemplates for the reconcile loop.
-func templateSource(informer cache.SharedIndexInformer, lister scopelisters.ScopeTemplateLister) reconcileloop.Source[*scopesv1alpha1.ScopeTemplate] {
-	return reconcileloop.Source[*scopesv1alpha1.ScopeTemplate]{
-		Kind:     "ScopeTemplate",
-		Informer: informer,
-		Get:      lister.Get,
-		List:     func() ([]*scopesv1alpha1.ScopeTemplate, error) { return lister.List(labels.Everything()) },
-	}
 }
 
 // templateOfInstance maps an instance event to the template it names, and
@@ -276,12 +271,4 @@ func (t *templateOfInstance) keys(obj runtime.Object) []string {
 		t.last[instance.Name] = instance.Spec.ScopeTemplateName
 	}
 	return slices.Compact(keys)
-}
-
-// roleOwner maps a generated ClusterRole to its template.
-func roleOwner(obj runtime.Object) []string {
-	if o, ok := obj.(metav1.Object); ok && o.GetLabels()[scopesv1alpha1.ScopeTemplateLabel] != "" {
-		return []string{o.GetLabels()[scopesv1alpha1.ScopeTemplateLabel]}
-	}
-	return nil
 }
