@@ -101,7 +101,7 @@ func indexInstancesByTemplate(instances scopeinformers.ScopeInstanceInformer) er
 		}
 		return nil, nil
 	}})
-	// Both controllers add it; the second finds it there.
+	// Already there (a second New on the same informers) is no error.
 	if err != nil && instances.Informer().GetIndexer().GetIndexers()[byOwner] != nil {
 		return nil
 	}
