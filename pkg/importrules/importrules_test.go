@@ -14,7 +14,7 @@ import (
 const module = "github.com/openshift/cluster-workload-access-operator"
 
 // graph maps a module package (its path below the module root, e.g.
-// "pkg/operator/bundles") to everything its files import.
+// "pkg/operator/subscription/bundles") to everything its files import.
 type graph map[string][]string
 
 // readGraph parses the imports of every Go file under root/cmd and root/pkg.

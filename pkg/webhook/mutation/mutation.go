@@ -192,6 +192,13 @@ type Mutator interface {
 	Mutate(ctx context.Context, req *Request) Result
 }
 
+// MirrorPodAnnotation marks the API server's copy of a kubelet's static
+// pod. The kubelet, not the API server, runs such a pod from its own file,
+// so nothing injected into the copy reaches the containers, and the
+// ServiceAccount admission plugin refuses a mirror pod that references a
+// ServiceAccount token.
+const MirrorPodAnnotation = "kubernetes.io/config.mirror"
+
 // ExplicitRequestAnnotations are every pod annotation that asks for an
 // injection. The operator's MutatingWebhookConfiguration sends pods carrying
 // any of them to its fail-closed webhook, and the server refuses such a pod

@@ -697,3 +697,19 @@ func TestTheSkipLabelKeepsPodIdentityAway(t *testing.T) {
 		t.Errorf("another label must not skip: %+v", r)
 	}
 }
+
+// TestMirrorPodsGetNoCredentials: a static pod's mirror with a ServiceAccount
+// that has a role gets nothing (the ServiceAccount admission plugin would
+// refuse it with the token volume), and nothing else is skipped for it.
+func TestMirrorPodsGetNoCredentials(t *testing.T) {
+	m := New(DefaultConfig(), serviceAccounts{ns + "/frontend": withRole()})
+	p := pod(nil)
+	p.Annotations = map[string]string{mutation.MirrorPodAnnotation: "0a1b2c"}
+	if r := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Create, ns, "", p, nil)); r.Denied != nil || len(r.Patch) != 0 {
+		t.Errorf("mirror pod: %+v", r)
+	}
+	p.Annotations = map[string]string{"kubernetes.io/config.source": "file"}
+	if r := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Create, ns, "", p, nil)); len(r.Patch) == 0 {
+		t.Errorf("a pod that is not a mirror must still get its credentials: %+v", r)
+	}
+}

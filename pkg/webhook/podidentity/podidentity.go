@@ -167,6 +167,11 @@ func (m *mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 	if _, skip := pod.Metadata.Labels[SkipLabel]; skip {
 		return mutation.Result{}
 	}
+	// A static pod's mirror gets no token: the kubelet runs the pod from its
+	// file, and the API server would refuse a mirror with a token volume.
+	if _, mirror := pod.Metadata.Annotations[mutation.MirrorPodAnnotation]; mirror {
+		return mutation.Result{}
+	}
 	s, d := m.settings(ctx, req)
 	if d != nil {
 		return mutation.Deny(d.reason, d.message)

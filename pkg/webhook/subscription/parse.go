@@ -162,16 +162,13 @@ func set(names []string) map[string]bool {
 	return m
 }
 
-// MirrorPodAnnotation marks the API server's copy of a kubelet's static pod.
-const MirrorPodAnnotation = "kubernetes.io/config.mirror"
-
 // platformPod reports whether a pod is the platform's, which automatic
 // injection never reaches: static (mirror) pods, and pods in openshift,
 // openshift-* and kube-* namespaces. Such a pod still gets what it asks
 // for. The fail-open webhook's matchConditions skip the same pods while
-// nothing else needs them (pkg/operator/webhookconfiguration).
+// nothing else needs them (pkg/operator/admission/webhookconfiguration).
 func platformPod(namespace string, annotations map[string]string) bool {
-	if _, mirror := annotations[MirrorPodAnnotation]; mirror {
+	if _, mirror := annotations[mutation.MirrorPodAnnotation]; mirror {
 		return true
 	}
 	return namespace == "openshift" || strings.HasPrefix(namespace, "openshift-") || strings.HasPrefix(namespace, "kube-")

@@ -241,7 +241,7 @@ func TestPlatformPodsGetNothingAutomatically(t *testing.T) {
 		asked.Namespace = namespace
 		return []any{auto, asked, clusterBundle("auto-cluster", 1, always, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "c", "share-c", "c.pem")}, nil)}
 	}
-	mirror := map[string]string{MirrorPodAnnotation: "abc"}
+	mirror := map[string]string{mutation.MirrorPodAnnotation: "abc"}
 	for _, tc := range []struct {
 		namespace   string
 		annotations map[string]string

@@ -9,7 +9,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 )
 
-// The issuer publisher's names (pkg/operator/issuerpublisher, which checks
+// The issuer publisher's names (pkg/operator/podidentity/issuerpublisher, which checks
 // that they are its own: this package may not import a controller).
 const (
 	signingCertsNamespace    = "openshift-kube-apiserver"
