@@ -285,22 +285,61 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 	})
 	setManagementState(t, operatorv1.Unmanaged)
 	defer setManagementState(t, operatorv1.Managed)
-	// Failing open is as good as missing: the policy refuses with its own message.
-	vwc, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
+	// Failing open, or no longer sending every one of these objects to the
+	// check, is as good as missing: the policy refuses with its own message.
+	shipped, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ignore := admissionregistrationv1.Ignore
-	vwc.Webhooks[0].FailurePolicy = &ignore
+	for _, edit := range []struct {
+		name string
+		edit func(*admissionregistrationv1.ValidatingWebhook)
+	}{
+		{"fails open", func(w *admissionregistrationv1.ValidatingWebhook) { w.FailurePolicy = &ignore }},
+		{"no longer sends APIAccessPolicies", func(w *admissionregistrationv1.ValidatingWebhook) { w.Rules = w.Rules[:1] }},
+		{"no longer sends updates", func(w *admissionregistrationv1.ValidatingWebhook) {
+			for i := range w.Rules {
+				w.Rules[i].Operations = []admissionregistrationv1.OperationType{admissionregistrationv1.Create}
+			}
+		}},
+		{"selects objects by label", func(w *admissionregistrationv1.ValidatingWebhook) {
+			w.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"checked": "yes"}}
+		}},
+		{"has a match condition", func(w *admissionregistrationv1.ValidatingWebhook) {
+			w.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "never", Expression: "false"}}
+		}},
+	} {
+		vwc, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vwc.Webhooks = []admissionregistrationv1.ValidatingWebhook{*shipped.Webhooks[0].DeepCopy()}
+		edit.edit(&vwc.Webhooks[0])
+		if _, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Update(ctx, vwc, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("%s: %v", edit.name, err)
+		}
+		framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+			_, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, template, dryRun)
+			if err == nil || !strings.Contains(err.Error(), "no longer sends it fail-closed to the workload-access access grants check") {
+				return fmt.Errorf("the configuration %s: not refused by the policy's check of the configuration yet: %v", edit.name, err)
+			}
+			return nil
+		})
+	}
+	// Put back as shipped (still Unmanaged), it is accepted again: the
+	// check refuses the edits, not the configuration.
+	vwc, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vwc.Webhooks = shipped.Webhooks
 	if _, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Update(ctx, vwc, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
 		_, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, template, dryRun)
-		if err == nil || !strings.Contains(err.Error(), "no longer sends it fail-closed to the workload-access access grants check") {
-			return fmt.Errorf("not refused by the policy's check of the configuration yet: %v", err)
-		}
-		return nil
+		return err
 	})
 	if err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
