@@ -13,7 +13,6 @@ import (
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/openshift/library-go/pkg/controller/factory"
-	"github.com/openshift/library-go/pkg/operator/loglevel"
 	"github.com/openshift/library-go/pkg/operator/status"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	"k8s.io/client-go/tools/cache"
@@ -30,6 +29,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/relatedobjects"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/staticresources"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/verbosity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/versioncontroller"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess"
@@ -156,7 +156,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		managementstatecheck.New(c.operator, recorder),
 		versioncontroller.New(c.operator, versions, o.ReleaseVersion, []versioncontroller.Operand{staticOperand, webhookOperand},
 			append(staticresources.Informers(kubeInformers), webhookOperand.Informers()...), recorder),
-		loglevel.NewClusterOperatorLoggingController(c.operator, recorder),
+		verbosity.New(c.operator, recorder),
 		status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, relatedobjects.List(), c.config.ConfigV1(),
 			configInformers.Config().V1().ClusterOperators(), c.operator, versions, recorder, cc.Clock,
 		).WithDegradedInertia(status.MustNewInertia(degradedInertia).Inertia),

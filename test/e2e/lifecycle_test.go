@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +13,9 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
 
+	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
@@ -274,34 +278,57 @@ func TestUnsupportedManagementStateIsReported(t *testing.T) {
 	})
 }
 
+// TraceAll is honoured, but stops one level short of client-go's body
+// logging (klog verbosity 8), which would print the Secrets the operator
+// reads and the tokens in its TokenReviews.
 func TestOperatorLogLevelIsHonoured(t *testing.T) {
 	dumpOnFailure(t)
+	ctx := context.Background()
 	// At Normal, client-go does not trace request bodies.
 	if env.running.LogContains(`"Request Body"`) {
 		t.Fatal("request traces logged before TraceAll was asked for")
 	}
 	patch := `{"spec":{"operatorLogLevel":"TraceAll"}}`
-	if _, err := env.operator.OperatorV1alpha1().WorkloadAccesses().Patch(context.Background(), "cluster", "application/merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
+	if _, err := env.operator.OperatorV1alpha1().WorkloadAccesses().Patch(ctx, "cluster", "application/merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
 		_, _ = env.operator.OperatorV1alpha1().WorkloadAccesses().Patch(context.Background(), "cluster", "application/merge-patch+json", []byte(`{"spec":{"operatorLogLevel":"Normal"}}`), metav1.PatchOptions{})
 	}()
 	framework.Eventually(t, 30*time.Second, func(context.Context) error {
-		if !env.running.LogContains(`Operator log level changed from "Normal" to "TraceAll"`) {
-			return fmt.Errorf("the operator did not report a log level change")
+		if !env.running.LogContains(`"TraceAll" (klog verbosity 7)`) {
+			return fmt.Errorf("the operator did not report a log level change to TraceAll at verbosity 7")
 		}
 		return nil
 	})
-	// Make the operator talk to the API server: at TraceAll client-go logs
-	// every round trip, which it does not at Normal.
-	if err := deleteWebhookServiceAccount(context.Background()); err != nil {
+	// Make the operator read a Secret (the Bundle controller GETs it for its
+	// key names) and write the Bundle's status.
+	ns := testNamespace(t, "log-level-")
+	key := "marker-" + rand.String(8) + ".pem"
+	createSecret(t, ns, "entitlement", key)
+	if _, err := env.operator.SubscriptionV1alpha1().Bundles(ns).Create(ctx, &subscriptionv1alpha1.Bundle{
+		ObjectMeta: metav1.ObjectMeta{Name: "traced"},
+		Spec:       subscriptionv1alpha1.BundleSpec{Entitlements: []subscriptionv1alpha1.LocalReference{{Name: "entitlement"}}},
+	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	framework.Eventually(t, 30*time.Second, func(context.Context) error {
-		if !env.running.LogContains(`"Request Body"`) {
-			return fmt.Errorf("no request traces in the log at TraceAll")
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		b, err := env.operator.SubscriptionV1alpha1().Bundles(ns).Get(ctx, "traced", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if len(b.Status.Entitlements) != 1 || !slices.Equal(b.Status.Entitlements[0].Keys, []string{key}) {
+			return fmt.Errorf("entitlements %+v, want the key %s", b.Status.Entitlements, key)
 		}
 		return nil
 	})
+	log := env.running.Log()
+	if data := base64.StdEncoding.EncodeToString([]byte("not a real key: " + key)); strings.Contains(log, data) {
+		t.Errorf("the Secret's data is in the operator's log at TraceAll")
+	}
+	for _, body := range []string{`"Request Body"`, `"Response Body"`} {
+		if strings.Contains(log, body) {
+			t.Errorf("client-go logged a %s at TraceAll", body)
+		}
+	}
 }

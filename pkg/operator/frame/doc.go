@@ -6,7 +6,10 @@
 //   - staticresources: StaticResources, the operand's fixed manifests, and
 //     their availability;
 //   - versioncontroller: OperatorVersion, the version reported once at level;
-//   - managementstatecheck: ManagementState, refusing what it cannot do.
+//   - managementstatecheck: ManagementState, refusing what it cannot do;
+//   - verbosity: LogLevel, spec.operatorLogLevel applied to the process
+//     (its mapping, capped below client-go's body logging, is shared with
+//     the webhook's Deployment).
 //
 // What every controller shares:
 //   - operatorclient: the operator's names and its library-go operator client;

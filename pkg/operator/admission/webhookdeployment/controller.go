@@ -30,6 +30,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/bindata"
 	operatorv1alpha1informers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/verbosity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/topology"
 )
 
@@ -84,22 +85,9 @@ func ReplacePlaceholders(image string) deploymentcontroller.ManifestHookFunc {
 		if image == "" {
 			return nil, fmt.Errorf("the webhook image is unknown: set OPERATOR_IMAGE")
 		}
-		replacer := strings.NewReplacer("${IMAGE}", image, "${LOG_LEVEL}", fmt.Sprint(verbosity(spec.LogLevel)))
+		replacer := strings.NewReplacer("${IMAGE}", image, "${LOG_LEVEL}", fmt.Sprint(verbosity.Of(spec.LogLevel)))
 		return []byte(replacer.Replace(string(manifest))), nil
 	}
-}
-
-// verbosity maps the operand log level to klog's -v, as OpenShift operands do.
-func verbosity(level operatorv1.LogLevel) int {
-	switch level {
-	case operatorv1.Debug:
-		return 4
-	case operatorv1.Trace:
-		return 6
-	case operatorv1.TraceAll:
-		return 8
-	}
-	return 2
 }
 
 // TopologyHook runs one replica without anti-affinity on a single-replica

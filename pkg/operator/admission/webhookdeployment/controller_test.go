@@ -32,7 +32,7 @@ func render(t *testing.T, spec *operatorv1.OperatorSpec, image string) *appsv1.D
 
 func TestReplacePlaceholders(t *testing.T) {
 	for level, want := range map[operatorv1.LogLevel]string{
-		"": "-v=2", operatorv1.Normal: "-v=2", operatorv1.Debug: "-v=4", operatorv1.Trace: "-v=6", operatorv1.TraceAll: "-v=8",
+		"": "-v=2", operatorv1.Normal: "-v=2", operatorv1.Debug: "-v=4", operatorv1.Trace: "-v=6", operatorv1.TraceAll: "-v=7",
 	} {
 		d := render(t, &operatorv1.OperatorSpec{LogLevel: level}, "quay.io/example/op@sha256:abc")
 		c := d.Spec.Template.Spec.Containers[0]
