@@ -270,7 +270,7 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		serviceAccounts := webhook.NewServiceAccountAnnotations(protoKube, podidentity.AnnotationPrefix)
+		serviceAccounts := webhook.NewServiceAccountAnnotations(protoKube, podidentity.CachedAnnotations)
 		go serviceAccounts.Run(ctx)
 		mutators = append(mutators, podidentity.New(o.PodIdentityConfig, serviceAccounts))
 		synced = append(synced, serviceAccounts.HasSynced)
