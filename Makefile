@@ -74,6 +74,7 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/operator/podidentity/issuer:FuzzSigningKeys \
 	./pkg/webhook/podidentity:FuzzPodIdentityMutator \
 	./pkg/webhook/podidentity:FuzzPodIdentityAnnotations \
+	./pkg/webhook/podidentity:FuzzCachedAnnotations \
 	./pkg/operator/rbac/apiaccess:FuzzSelector \
 	./pkg/operator/rbac/apiaccess:FuzzBindingName
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
@@ -37,10 +36,10 @@ const (
 
 // ServiceAccountAnnotations is the server side of the pod identity
 // mutator's view of ServiceAccounts: a cache of every ServiceAccount that
-// keeps only whether it exists and its annotations under one prefix, and a
-// bounded live lookup when the cache misses.
+// keeps only whether it exists and what keep returns of its annotations,
+// and a bounded live lookup when the cache misses, cut down the same way.
 type ServiceAccountAnnotations struct {
-	prefix    string
+	keep      KeepAnnotations
 	store     *serviceAccountStore
 	reflector *cache.Reflector
 	client    kubernetes.Interface
@@ -50,13 +49,19 @@ type ServiceAccountAnnotations struct {
 	lookups   *prometheus.CounterVec
 }
 
+// KeepAnnotations is what a cache keeps of a ServiceAccount's annotations:
+// only those its reader reads, each bounded, copied out of the decoded
+// object; nil for none. Annotations are anyone's to write, and the cache
+// holds every ServiceAccount in the cluster.
+type KeepAnnotations func(map[string]string) map[string]string
+
 // NewServiceAccountAnnotations watches every ServiceAccount through client
 // once Run is called. A cluster may have tens of thousands: an informer's
 // store of stripped objects with a namespace index costs about 570 bytes
-// each, this cache about 100, and the webhook's memory target is set with
-// 20,000 of them.
-func NewServiceAccountAnnotations(client kubernetes.Interface, prefix string) *ServiceAccountAnnotations {
-	store := &serviceAccountStore{prefix: prefix, accounts: map[string]map[string]string{}}
+// each, this cache about 100 plus what keep returns, and the webhook's
+// memory target is set with 20,000 of them.
+func NewServiceAccountAnnotations(client kubernetes.Interface, keep KeepAnnotations) *ServiceAccountAnnotations {
+	store := &serviceAccountStore{keep: keep, accounts: map[string]map[string]string{}}
 	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return client.CoreV1().ServiceAccounts(metav1.NamespaceAll).List(ctx, opts)
@@ -66,7 +71,7 @@ func NewServiceAccountAnnotations(client kubernetes.Interface, prefix string) *S
 		},
 	}, client)
 	return &ServiceAccountAnnotations{
-		prefix:    prefix,
+		keep:      keep,
 		store:     store,
 		reflector: cache.NewReflectorWithOptions(lw, &corev1.ServiceAccount{}, store, cache.ReflectorOptions{Name: "serviceaccount-annotations"}),
 		client:    client,
@@ -89,10 +94,10 @@ func (s *ServiceAccountAnnotations) HasSynced() bool { return s.store.hasSynced(
 func (s *ServiceAccountAnnotations) Collector() prometheus.Collector { return s.lookups }
 
 // serviceAccountStore is the reflector's store: "namespace/name" of every
-// ServiceAccount to its annotations under prefix (nil for the many that
-// have none).
+// ServiceAccount to what keep returns of its annotations (nil for the many
+// that have none).
 type serviceAccountStore struct {
-	prefix   string
+	keep     KeepAnnotations
 	mu       sync.RWMutex
 	accounts map[string]map[string]string
 	synced   bool
@@ -165,7 +170,7 @@ func (s *serviceAccountStore) Resync() error { return nil }
 func (s *serviceAccountStore) Transformer() cache.TransformFunc {
 	return func(obj any) (any, error) {
 		if sa, ok := obj.(*corev1.ServiceAccount); ok {
-			return strip(sa, s.prefix), nil
+			return strip(sa, s.keep), nil
 		}
 		return obj, nil
 	}
@@ -176,31 +181,18 @@ func (s *serviceAccountStore) entry(obj any) (string, map[string]string, error) 
 	if !ok {
 		return "", nil, fmt.Errorf("expected a ServiceAccount, got %T", obj)
 	}
-	return sa.Namespace + "/" + sa.Name, prefixed(sa.Annotations, s.prefix), nil
+	return sa.Namespace + "/" + sa.Name, s.keep(sa.Annotations), nil
 }
 
-// prefixed is the annotations under prefix, nil when there are none.
-func prefixed(annotations map[string]string, prefix string) map[string]string {
-	var out map[string]string
-	for k, v := range annotations {
-		if strings.HasPrefix(k, prefix) {
-			if out == nil {
-				out = map[string]string{}
-			}
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func strip(sa *corev1.ServiceAccount, prefix string) *corev1.ServiceAccount {
+func strip(sa *corev1.ServiceAccount, keep KeepAnnotations) *corev1.ServiceAccount {
 	return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
 		Name: sa.Name, Namespace: sa.Namespace, UID: sa.UID, ResourceVersion: sa.ResourceVersion,
-		Annotations: prefixed(sa.Annotations, prefix),
+		Annotations: keep(sa.Annotations),
 	}}
 }
 
-// Annotations returns the prefixed annotations of namespace/name, and
+// Annotations returns what keep returned of the annotations of
+// namespace/name, and
 // whether it exists. A cache miss asks the API server, at most once at a
 // time per ServiceAccount; err means neither could tell in time, and its
 // text is safe to show to whoever creates the pod.
@@ -251,7 +243,7 @@ func (s *ServiceAccountAnnotations) get(ctx context.Context, namespace, name str
 	case err != nil:
 		return nil, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and reading it failed: %v", namespace, name, apiErrorReason(err))
 	}
-	return strip(sa, s.prefix), nil
+	return strip(sa, s.keep), nil
 }
 
 var errRateLimited = errors.New("rate limited")

@@ -15,6 +15,9 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 )
 
 const testPrefix = "eks.amazonaws.com/"
@@ -31,7 +34,7 @@ func serviceAccount(namespace, name string, annotations map[string]string) *core
 // started when live is set, so every lookup is a cache miss.
 func startedCache(t *testing.T, client *fake.Clientset, live bool) *ServiceAccountAnnotations {
 	t.Helper()
-	s := NewServiceAccountAnnotations(client, testPrefix)
+	s := NewServiceAccountAnnotations(client, podidentity.CachedAnnotations)
 	if !live {
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
@@ -66,6 +69,64 @@ func TestCachedServiceAccountKeepsOnlyPrefixedAnnotations(t *testing.T) {
 	}
 	if v := testutil.ToFloat64(s.lookups.WithLabelValues("cache", "found")); v != 1 {
 		t.Errorf("cache hits counted %v", v)
+	}
+}
+
+// oversizeServiceAccount carries 150 KB under an annotation nothing reads,
+// and a role ARN longer than IAM's 2,048 characters.
+func oversizeServiceAccount(namespace, name string) *corev1.ServiceAccount {
+	return serviceAccount(namespace, name, map[string]string{
+		testPrefix + "pad":                                 strings.Repeat("x", 150_000),
+		podidentity.RoleARNAnnotation:                      "arn:aws:iam::123456789012:role/" + strings.Repeat("a", 3000-31),
+		podidentity.AudienceAnnotation:                     "sts.amazonaws.com",
+		"kubectl.kubernetes.io/last-applied-configuration": strings.Repeat("y", 10_000),
+	})
+}
+
+// Neither the cache nor a live lookup keeps an annotation the mutator does
+// not read, or a value past what it reads of it.
+func TestCachedServiceAccountHoldsOnlyBoundedReadAnnotations(t *testing.T) {
+	check := func(t *testing.T, got map[string]string) {
+		t.Helper()
+		if len(got) != 2 || got[podidentity.AudienceAnnotation] != "sts.amazonaws.com" || len(got[podidentity.RoleARNAnnotation]) != 2049 {
+			for k, v := range got {
+				t.Errorf("kept %s: %d bytes", k, len(v))
+			}
+			t.Errorf("want the audience whole and the role ARN cut to 2049 bytes, nothing else")
+		}
+	}
+	t.Run("cache", func(t *testing.T) {
+		s := startedCache(t, fake.NewClientset(oversizeServiceAccount("app", "big")), false)
+		stored, ok := s.store.get("app", "big")
+		if !ok {
+			t.Fatal("not cached")
+		}
+		check(t, stored)
+	})
+	t.Run("live lookup", func(t *testing.T) {
+		s := startedCache(t, fake.NewClientset(oversizeServiceAccount("app", "big")), true)
+		got, found, err := s.Annotations(context.Background(), "app", "big")
+		if err != nil || !found {
+			t.Fatalf("found=%v err=%v", found, err)
+		}
+		check(t, got)
+	})
+}
+
+// A pod of a ServiceAccount whose role ARN is past IAM's limit is refused,
+// the message naming the ServiceAccount, the annotation and the limit.
+func TestOversizeRoleARNRefusesThePod(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		s := startedCache(t, fake.NewClientset(oversizeServiceAccount("shop", "frontend")), live)
+		h := newPodHandler([]mutation.Mutator{podidentity.New(podidentity.DefaultConfig(), s)}, newMetrics())
+		_, review := post(t, h, reviewBody(t, realisticPod(nil), podResource, ""))
+		if review == nil || review.Response == nil {
+			t.Fatal("no admission response")
+		}
+		want := "annotation eks.amazonaws.com/role-arn on ServiceAccount shop/frontend is longer than 2048 bytes"
+		if r := review.Response; r.Allowed || r.Result == nil || !strings.HasPrefix(r.Result.Message, want) {
+			t.Errorf("live lookup %v: allowed=%v result=%+v, want a refusal starting %q", live, r.Allowed, r.Result, want)
+		}
 	}
 }
 

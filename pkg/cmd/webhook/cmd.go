@@ -234,7 +234,8 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	informers := externalversions.NewSharedInformerFactory(client, informerResync)
+	informers := externalversions.NewSharedInformerFactoryWithOptions(client, informerResync,
+		externalversions.WithTransform(subscription.CacheTransform))
 	bundles := informers.Subscription().V1alpha1().Bundles()
 	clusterBundles := informers.Subscription().V1alpha1().ClusterBundles()
 	synced := []cache.InformerSynced{bundles.Informer().HasSynced, clusterBundles.Informer().HasSynced}
@@ -270,7 +271,7 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		serviceAccounts := webhook.NewServiceAccountAnnotations(protoKube, podidentity.AnnotationPrefix)
+		serviceAccounts := webhook.NewServiceAccountAnnotations(protoKube, podidentity.CachedAnnotations)
 		go serviceAccounts.Run(ctx)
 		mutators = append(mutators, podidentity.New(o.PodIdentityConfig, serviceAccounts))
 		synced = append(synced, serviceAccounts.HasSynced)

@@ -3,6 +3,7 @@ package podidentity
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -115,6 +116,14 @@ func FuzzPodIdentityAnnotations(f *testing.F) {
 			if key == SkipContainersAnnotation {
 				seen = throughJSON(t, value)
 			}
+			if limit := serviceAccountLimit(key); limit > 0 && len(value) > limit {
+				// Too long to be read: refused as such, whatever it holds.
+				if d := result.Denied; d == nil || d.Reason != reasonOversizeAnnotation ||
+					!strings.HasPrefix(d.Message, fmt.Sprintf("annotation %s on %s is longer than %d bytes", key, object, limit)) {
+					t.Fatalf("%d bytes under %s: %+v", len(value), key, d)
+				}
+				continue
+			}
 			if d := result.Denied; d != nil {
 				if d.Reason != reasonMalformedAnnotation || !strings.HasPrefix(d.Message, "annotation "+key+" on "+object+": "+quote(seen)+" is malformed: ") ||
 					len(d.Message) > 2000 {
@@ -123,6 +132,17 @@ func FuzzPodIdentityAnnotations(f *testing.F) {
 			}
 		}
 	})
+}
+
+// serviceAccountLimit is the longest value read under key on a
+// ServiceAccount, 0 when the key is not read there.
+func serviceAccountLimit(key string) int {
+	for _, l := range serviceAccountLimits {
+		if l.key == key {
+			return l.limit
+		}
+	}
+	return 0
 }
 
 // throughJSON is value as it reads after a JSON encoding and decoding.

@@ -433,6 +433,7 @@ func TestRefusals(t *testing.T) {
 	const expirationExpected = "expected a whole number of seconds up to 4294967296; values under 600 are raised to 600"
 	const skipExpected = `expected a comma-separated list of container names, such as "istio-proxy,log-shipper"`
 	long := "arn:aws:iam::111122223333:role/" + strings.Repeat("a", 200)
+	const oversize = "correct the annotation: the pod is refused rather than started without the credentials its ServiceAccount asks for"
 	withVolume := func(v corev1.VolumeSource) func(*corev1.Pod) {
 		return func(p *corev1.Pod) {
 			p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: VolumeName, VolumeSource: v})
@@ -473,6 +474,14 @@ func TestRefusals(t *testing.T) {
 			map[string]string{RoleARNAnnotation: "arn:aws:iam::111122223333:role//x"}, nil},
 		{"a long value is cut short", "MalformedAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + `: "` + long[:128] + `"... (231 bytes in all) is malformed: the role name is 200 characters long, more than IAM's 64; ` + expected,
 			map[string]string{RoleARNAnnotation: long}, nil},
+		{"a role ARN past IAM's 2,048 characters", "OversizeAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + ` is longer than 2048 bytes, the most the webhook reads of it; ` + oversize,
+			map[string]string{RoleARNAnnotation: "arn:aws:iam::111122223333:role/" + strings.Repeat("a", 3000-31)}, nil},
+		{"a role ARN cut to one byte past the limit by the cache", "OversizeAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + ` is longer than 2048 bytes, the most the webhook reads of it; ` + oversize,
+			CachedAnnotations(map[string]string{RoleARNAnnotation: strings.Repeat("a", 200_000)}), nil},
+		{"an oversize audience", "OversizeAnnotation", `annotation eks.amazonaws.com/audience on ` + sa + ` is longer than 256 bytes, the most the webhook reads of it; ` + oversize,
+			withRole(AudienceAnnotation, strings.Repeat("a", 257)), nil},
+		{"an oversize expiration", "OversizeAnnotation", `annotation eks.amazonaws.com/token-expiration on ` + sa + ` is longer than 64 bytes, the most the webhook reads of it; ` + oversize,
+			withRole(TokenExpirationAnnotation, strings.Repeat("0", 65)), nil},
 		{"an empty audience", "MalformedAnnotation", `annotation eks.amazonaws.com/audience on ` + sa + `: "" is malformed: it is empty; expected the audience STS expects, such as sts.amazonaws.com (an empty audience would give the pod a token for the Kubernetes API server)`,
 			withRole(AudienceAnnotation, ""), nil},
 		{"a padded audience", "MalformedAnnotation", `annotation eks.amazonaws.com/audience on ` + sa + `: "sts.amazonaws.com " is malformed: it has leading or trailing spaces; expected the audience STS expects, such as sts.amazonaws.com`,

@@ -65,6 +65,7 @@ const (
 // Denial reasons, for metrics and logs.
 const (
 	reasonMalformedAnnotation = "MalformedAnnotation"
+	reasonOversizeAnnotation  = "OversizeAnnotation"
 	reasonLookupFailed        = "ServiceAccountLookupFailed"
 	reasonConflict            = "Conflict"
 )
@@ -73,7 +74,7 @@ const (
 // implements it from an informer cache, with a bounded live read on a miss.
 type ServiceAccounts interface {
 	// Annotations returns the ServiceAccount's annotations (at least those
-	// under AnnotationPrefix). found is false when the ServiceAccount does
+	// CachedAnnotations keeps, possibly cut as it cuts them). found is false when the ServiceAccount does
 	// not exist; err when that could not be determined in time, its text
 	// safe to show to whoever creates the pod.
 	Annotations(ctx context.Context, namespace, name string) (annotations map[string]string, found bool, err error)
@@ -229,6 +230,9 @@ func (m *mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 	roleARN := annotations[RoleARNAnnotation]
 	if !found || roleARN == "" {
 		return nil, nil
+	}
+	if d := oversize(annotations, serviceAccount); d != nil {
+		return nil, d
 	}
 
 	onSA := func(annotation, value string, err error) *denial {
