@@ -1,14 +1,10 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -32,6 +28,10 @@ const ValidateAccessGrantsPath = "/validate-access-grants"
 // own message rather than letting the API server time out.
 const accessGrantsTimeout = 12 * time.Second
 
+// grantsWebhookTimeout is that configuration's timeoutSeconds, which bounds
+// a request (its body's read included) that does not say its timeout.
+const grantsWebhookTimeout = 15 * time.Second
+
 // grantsSource names the check in metrics.
 const grantsSource = "access-grants"
 
@@ -42,32 +42,21 @@ type grantsHandler struct {
 	checker *grants.Checker
 	metrics *metrics
 	timeout time.Duration
+	intake  intake
 }
 
 func (h *grantsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		writeStatus(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "admission reviews are POSTed")
+	a, ok := h.intake.admit(w, r, grantsWebhookTimeout)
+	if !ok {
 		return
 	}
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		writeStatus(w, http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, fmt.Sprintf("content type %q is not application/json", ct))
-		return
-	}
-	var body bytes.Buffer
-	if _, err := body.ReadFrom(io.LimitReader(r.Body, maxRequestBytes+1)); err != nil {
-		writeStatus(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, "reading the request: "+err.Error())
-		return
-	}
-	if body.Len() > maxRequestBytes {
-		writeStatus(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge, "admission review too large")
-		return
-	}
+	defer h.intake.done(a)
 	var review admissionv1.AdmissionReview
-	if err := json.Unmarshal(body.Bytes(), &review); err != nil || review.Request == nil {
+	if err := json.Unmarshal(a.body.Bytes(), &review); err != nil || review.Request == nil {
 		writeStatus(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, "not an admission review with a request")
 		return
 	}
-	out, failure := encodeResponse(review.TypeMeta, review.Request.UID, h.decide(r.Context(), review.Request))
+	out, failure := encodeResponse(review.TypeMeta, review.Request.UID, h.decide(a.ctx, review.Request))
 	if failure != nil {
 		writeStatus(w, int(failure.Code), failure.Reason, failure.Message)
 		return

@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +35,13 @@ const pooledBodyBytes = 64 << 10
 
 var bodies = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 16<<10)) }}
 
+func releaseBody(buf *bytes.Buffer) {
+	if buf.Cap() <= pooledBodyBytes {
+		buf.Reset()
+		bodies.Put(buf)
+	}
+}
+
 // podHandler answers AdmissionReviews for pods by running every mutator in
 // order and concatenating their patches. Each mutator sees the pod as the
 // mutators before it left it, so a patch that replaces a whole list (the
@@ -46,6 +51,9 @@ type podHandler struct {
 	// unclaimed are explicit request annotations no running mutator serves.
 	unclaimed []string
 	metrics   *metrics
+	// intake reads each body, then caps concurrent admissions (the server
+	// sets it; the zero value caps nothing).
+	intake intake
 }
 
 func newPodHandler(mutators []mutation.Mutator, m *metrics) *podHandler {
@@ -62,33 +70,12 @@ func newPodHandler(mutators []mutation.Mutator, m *metrics) *podHandler {
 }
 
 func (h *podHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		writeStatus(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "admission reviews are POSTed")
+	a, ok := h.intake.admit(w, r, podsTimeout)
+	if !ok {
 		return
 	}
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		writeStatus(w, http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, fmt.Sprintf("content type %q is not application/json", ct))
-		return
-	}
-	buf := bodies.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= pooledBodyBytes {
-			buf.Reset()
-			bodies.Put(buf)
-		}
-	}()
-	if _, err := buf.ReadFrom(io.LimitReader(r.Body, maxRequestBytes+1)); err != nil {
-		writeStatus(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, "reading the request: "+err.Error())
-		return
-	}
-	body := buf.Bytes()
-	if len(body) > maxRequestBytes {
-		writeStatus(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge, "admission review too large")
-		return
-	}
-	ctx, cancel := admissionDeadline(r)
-	defer cancel()
-	out, failure := h.answer(ctx, body)
+	defer h.intake.done(a)
+	out, failure := h.answer(a.ctx, a.body.Bytes())
 	if failure != nil {
 		writeStatus(w, int(failure.Code), failure.Reason, failure.Message)
 		return
@@ -97,17 +84,30 @@ func (h *podHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(out)
 }
 
-// admissionDeadline is the request's context, ending a little before the
-// API server gives up on this call (it sends its timeout as the "timeout"
-// query parameter): an answer it never reads is worth less than an answer
-// that says what ran out of time. Without a usable timeout, no deadline.
-func admissionDeadline(r *http.Request) (context.Context, context.CancelFunc) {
+// admissionDeadline is when an admission, the read of its body included,
+// must be over: a little before the API server gives up on this call (it
+// sends its timeout as the "timeout" query parameter, at most 30 s), since
+// an answer it never reads is worth less than an answer that says what ran
+// out of time. A request without a usable timeout is not the API server's
+// (it always sends one), and gets the path's default: the longest any of
+// our webhook configurations gives that path.
+func admissionDeadline(r *http.Request, fallback time.Duration) time.Time {
 	timeout, err := time.ParseDuration(r.URL.Query().Get("timeout"))
 	if err != nil || timeout <= 0 {
-		return r.Context(), func() {}
+		timeout = fallback
 	}
-	return context.WithTimeout(r.Context(), timeout-min(admissionMargin, timeout/4))
+	timeout = min(timeout, maxAdmissionTimeout)
+	return time.Now().Add(timeout - min(admissionMargin, timeout/4))
 }
+
+const (
+	// podsTimeout is the timeoutSeconds of the fail-closed pod webhook
+	// (bindata/operand/webhook-mutatingwebhookconfiguration.yaml), the
+	// longest of the three that call MutatePodsPath (the others give 3 s).
+	podsTimeout = 5 * time.Second
+	// maxAdmissionTimeout is the most the API server waits for a webhook.
+	maxAdmissionTimeout = 30 * time.Second
+)
 
 // admissionMargin is what an answer needs to be written and read.
 const admissionMargin = 300 * time.Millisecond

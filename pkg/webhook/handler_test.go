@@ -338,7 +338,8 @@ func TestPodHandlerChainsMutatorsThatRewriteTheSameList(t *testing.T) {
 }
 
 // The handler's work ends a little before the API server stops waiting
-// for it, as the "timeout" query parameter says.
+// for it, as the "timeout" query parameter says; without one (not the API
+// server), at the path's default.
 func TestAdmissionDeadline(t *testing.T) {
 	for _, tc := range []struct {
 		query      string
@@ -347,22 +348,14 @@ func TestAdmissionDeadline(t *testing.T) {
 	}{
 		{"?timeout=3s", 3*time.Second - admissionMargin, 2 * time.Second},
 		{"?timeout=1s", 750 * time.Millisecond, 500 * time.Millisecond},
-		{"", 0, 0},
-		{"?timeout=soon", 0, 0},
-		{"?timeout=-1s", 0, 0},
+		{"", podsTimeout - admissionMargin, podsTimeout - time.Second},
+		{"?timeout=soon", podsTimeout - admissionMargin, podsTimeout - time.Second},
+		{"?timeout=-1s", podsTimeout - admissionMargin, podsTimeout - time.Second},
+		{"?timeout=1h", maxAdmissionTimeout - admissionMargin, maxAdmissionTimeout - time.Second},
 	} {
 		r := httptest.NewRequest(http.MethodPost, "/mutate-pods"+tc.query, nil)
-		ctx, cancel := admissionDeadline(r)
-		deadline, ok := ctx.Deadline()
-		cancel()
-		if tc.wantBefore == 0 {
-			if ok {
-				t.Errorf("%q: a deadline %v away, want none", tc.query, time.Until(deadline))
-			}
-			continue
-		}
-		if left := time.Until(deadline); !ok || left > tc.wantBefore || left < tc.wantAfter {
-			t.Errorf("%q: deadline %v away (set: %v), want between %v and %v", tc.query, left, ok, tc.wantAfter, tc.wantBefore)
+		if left := time.Until(admissionDeadline(r, podsTimeout)); left > tc.wantBefore || left < tc.wantAfter {
+			t.Errorf("%q: deadline %v away, want between %v and %v", tc.query, left, tc.wantAfter, tc.wantBefore)
 		}
 	}
 }
@@ -380,14 +373,23 @@ func (m deadlineMutator) Mutate(ctx context.Context, _ *mutation.Request) mutati
 }
 
 func TestMutatorsWorkWithinTheAPIServersTimeout(t *testing.T) {
-	var left time.Duration
-	h := newPodHandler([]mutation.Mutator{deadlineMutator{&left}}, newMetrics())
 	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","resource":{"version":"v1","resource":"pods"},"operation":"CREATE","object":{"metadata":{"name":"p"}}}}`
-	req := httptest.NewRequest(http.MethodPost, MutatePodsPath+"?timeout=3s", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK || left <= 0 || left > 3*time.Second-admissionMargin {
-		t.Errorf("status %d; the mutator's deadline was %v away, want set and under %v", rec.Code, left, 3*time.Second-admissionMargin)
+	for _, tc := range []struct {
+		query string
+		want  time.Duration
+	}{
+		{"?timeout=3s", 3*time.Second - admissionMargin},
+		// A caller that does not say its timeout still gets a deadline.
+		{"", podsTimeout - admissionMargin},
+	} {
+		var left time.Duration
+		h := newPodHandler([]mutation.Mutator{deadlineMutator{&left}}, newMetrics())
+		req := httptest.NewRequest(http.MethodPost, MutatePodsPath+tc.query, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || left <= tc.want-time.Second || left > tc.want {
+			t.Errorf("%q: status %d; the mutator's deadline was %v away, want set and just under %v", tc.query, rec.Code, left, tc.want)
+		}
 	}
 }

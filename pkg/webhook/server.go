@@ -135,22 +135,26 @@ func New(config Config) (*Server, error) {
 			return nil, fmt.Errorf("registering a mutator's metrics: %w", err)
 		}
 	}
+	pods := newPodHandler(config.Mutators, m)
+	pods.intake = newIntake(config.MaxInFlight, config.ReadTimeout, m)
 	return &Server{
 		config:  config,
 		metrics: m,
 		cert:    newServingCertificate(config.CertFile, config.KeyFile, m),
-		pods:    newPodHandler(config.Mutators, m),
+		pods:    pods,
 	}, nil
 }
 
 // Handler routes the server's paths; it is what the listener serves.
-// Admissions are counted (the overload answer included), then capped.
+// Admissions are counted (the overload answer included); each handler reads
+// the body before it takes one of its path's slots (see intake).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(MutatePodsPath, s.metrics.instrument(MutatePodsPath, limitInFlight(s.config.MaxInFlight, s.metrics, s.pods)))
+	mux.Handle(MutatePodsPath, s.metrics.instrument(MutatePodsPath, s.pods))
 	if s.config.AccessGrants != nil {
-		grantsHandler := &grantsHandler{checker: s.config.AccessGrants, metrics: s.metrics, timeout: accessGrantsTimeout}
-		mux.Handle(ValidateAccessGrantsPath, s.metrics.instrument(ValidateAccessGrantsPath, limitInFlight(maxInFlightGrants, s.metrics, grantsHandler)))
+		grantsHandler := &grantsHandler{checker: s.config.AccessGrants, metrics: s.metrics, timeout: accessGrantsTimeout,
+			intake: newIntake(maxInFlightGrants, s.config.ReadTimeout, s.metrics)}
+		mux.Handle(ValidateAccessGrantsPath, s.metrics.instrument(ValidateAccessGrantsPath, grantsHandler))
 	}
 	mux.HandleFunc(HealthzPath, func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok"))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,10 +19,12 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/crypto"
+	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/grants"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
 
@@ -448,4 +451,71 @@ func TestServerCutsOffSlowAndIdleClients(t *testing.T) {
 			t.Fatalf("the client got an answer written after the write timeout: %v", err)
 		}
 	})
+}
+
+// Clients that send their headers and then withhold the body hold a
+// connection and a goroutine until their read deadline, but no admission
+// slot: a review sent meanwhile is answered, on both paths (issue 26).
+func TestSlowBodiesCannotCrowdOutReviews(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t, "ca")
+	ca.issue(t, dir)
+	sars, _ := sarRecorder(map[string]bool{"get": true}, nil)
+	const annotation = "subscription.openshift.io/inject-bundle"
+	srv := startServer(t, Config{
+		CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour,
+		MaxInFlight:  2,
+		Mutators:     []mutation.Mutator{labelMutator{annotation: annotation}},
+		AccessGrants: &grants.Checker{Authorizer: GrantsAuthorizer{Client: sars.AuthorizationV1().SubjectAccessReviews()}},
+	})
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.ca.Config.Certs[0])
+	client := ca.client()
+
+	for _, tc := range []struct {
+		path   string
+		slots  int
+		review []byte
+		want   func(*admissionv1.AdmissionResponse) bool
+	}{
+		{MutatePodsPath, 2, reviewBody(t, realisticPod(map[string]string{annotation: "yes"}), podResource, ""),
+			func(r *admissionv1.AdmissionResponse) bool { return r.Allowed && len(r.Patch) > 0 }},
+		{ValidateAccessGrantsPath, maxInFlightGrants, grantsReview(t),
+			func(r *admissionv1.AdmissionResponse) bool {
+				return r.Result != nil && r.Result.Code == http.StatusForbidden
+			}},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			for range tc.slots + 4 {
+				conn, err := tls.Dial("tcp", strings.TrimPrefix(srv.url, "https://"), &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { conn.Close() })
+				if _, err := io.WriteString(conn, "POST "+tc.path+"?timeout=5s HTTP/1.1\r\nHost: webhook\r\n"+
+					"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			time.Sleep(300 * time.Millisecond) // for the server to take every request in
+
+			start := time.Now()
+			resp, err := client.Post(srv.url+tc.path+"?timeout=5s", "application/json", bytes.NewReader(tc.review))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var review admissionv1.AdmissionReview
+			if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &review) != nil || review.Response == nil || !tc.want(review.Response) {
+				t.Fatalf("with %d slow bodies open: status %d: %s", tc.slots+4, resp.StatusCode, body)
+			}
+			if took := time.Since(start); took > 2*time.Second {
+				t.Errorf("answered after %v", took)
+			}
+		})
+	}
 }
