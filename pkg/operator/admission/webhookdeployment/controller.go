@@ -30,8 +30,8 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/bindata"
 	operatorv1alpha1informers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/verbosity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/topology"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/verbosity"
 )
 
 // ControllerName owns WebhookDeploymentProgressing and WebhookDeploymentDegraded.
