@@ -10,7 +10,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
-	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 )
 
 // How a ServiceAccount missing from the cache is looked up. A pod created
@@ -25,13 +26,12 @@ import (
 // does (upstream's most reported bug: such pods start without
 // credentials), so a miss asks the API server once. The lookups are shared
 // between concurrent pods of one ServiceAccount and rate limited, so a burst
-// of pods in a new namespace costs a few GETs, not one per pod.
+// of pods in a new namespace costs a few GETs, not one per pod; the
+// budget is per namespace first (lookupbudget.go).
 const (
 	// serviceAccountLookupTimeout bounds one live GET, well inside the
 	// 3 s the API server gives the fail-open webhook.
 	serviceAccountLookupTimeout = time.Second
-	serviceAccountLookupRate    = 10
-	serviceAccountLookupBurst   = 20
 )
 
 // ServiceAccountAnnotations is the server side of the pod identity
@@ -44,7 +44,7 @@ type ServiceAccountAnnotations struct {
 	reflector *cache.Reflector
 	client    kubernetes.Interface
 	timeout   time.Duration
-	limiter   *rate.Limiter
+	budget    *lookupBudget
 	group     singleflight.Group
 	lookups   *prometheus.CounterVec
 }
@@ -76,10 +76,10 @@ func NewServiceAccountAnnotations(client kubernetes.Interface, keep KeepAnnotati
 		reflector: cache.NewReflectorWithOptions(lw, &corev1.ServiceAccount{}, store, cache.ReflectorOptions{Name: "serviceaccount-annotations"}),
 		client:    client,
 		timeout:   serviceAccountLookupTimeout,
-		limiter:   rate.NewLimiter(serviceAccountLookupRate, serviceAccountLookupBurst),
+		budget:    newLookupBudget(),
 		lookups: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: metricsNamespace, Name: "serviceaccount_lookups_total",
-			Help: "ServiceAccounts the pod identity injection looked up, by source (cache, or api after a cache miss) and result (found, not_found, error).",
+			Help: "ServiceAccounts the pod identity injection looked up, by source (cache, or api after a cache miss) and result (found, not_found, error, budget_spent: not read, the pod was admitted with a warning).",
 		}, []string{"source", "result"}),
 	}
 }
@@ -211,6 +211,10 @@ func (s *ServiceAccountAnnotations) Annotations(ctx context.Context, namespace, 
 	})
 	select {
 	case res := <-ch:
+		if errors.Is(res.Err, podidentity.ErrLookupBudgetSpent) {
+			s.lookups.WithLabelValues("api", "budget_spent").Inc()
+			return nil, false, res.Err
+		}
 		if res.Err != nil {
 			s.lookups.WithLabelValues("api", "error").Inc()
 			return nil, false, res.Err
@@ -231,8 +235,8 @@ func (s *ServiceAccountAnnotations) Annotations(ctx context.Context, namespace, 
 // get reads one ServiceAccount live, within the rate limit; nil when it
 // does not exist.
 func (s *ServiceAccountAnnotations) get(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error) {
-	if err := s.limiter.Wait(ctx); err != nil {
-		return nil, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet and too many lookups are waiting: %w", namespace, name, errRateLimited)
+	if err := s.budget.wait(ctx, namespace); err != nil {
+		return nil, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and %w", namespace, name, err)
 	}
 	sa, err := s.client.CoreV1().ServiceAccounts(namespace).Get(ctx, name, metav1.GetOptions{})
 	switch {
@@ -245,8 +249,6 @@ func (s *ServiceAccountAnnotations) get(ctx context.Context, namespace, name str
 	}
 	return strip(sa, s.keep), nil
 }
-
-var errRateLimited = errors.New("rate limited")
 
 // apiErrorReason is the API status reason, or the error text for transport
 // errors; neither carries object contents.

@@ -2,6 +2,8 @@ package webhook
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -245,20 +247,77 @@ func TestSlowLiveLookupIsAnErrorThatSaysSo(t *testing.T) {
 	}
 }
 
-func TestLiveLookupsAreRateLimited(t *testing.T) {
+// TestLiveLookupBudgetIsPerNamespace: a burst of cache misses in one
+// namespace spends that namespace's budget, not the cluster's, so a pod in
+// another namespace is still looked up; what is not read is counted and
+// reported as our budget, never as an API error.
+func TestLiveLookupBudgetIsPerNamespace(t *testing.T) {
+	client := fake.NewClientset(serviceAccount("quiet", "builder", map[string]string{testPrefix + "role-arn": "arn:aws:iam::123456789012:role/builder"}))
+	s := startedCache(t, client, true)
+	s.timeout = 20 * time.Millisecond
+	var spent int
+	for i := range 2 * clusterLookupBurst {
+		_, _, err := s.Annotations(context.Background(), "burst", fmt.Sprintf("sa-%d", i))
+		switch {
+		case errors.Is(err, podidentity.ErrLookupBudgetSpent):
+			spent++
+			if !strings.Contains(err.Error(), "ServiceAccount burst/sa-") || !strings.Contains(err.Error(), "namespace burst's (2/s, burst 5) budget") {
+				t.Errorf("message %q names neither the ServiceAccount nor the namespace's budget", err)
+			}
+		case err != nil:
+			t.Fatalf("lookup %d: %v", i, err)
+		}
+	}
+	if gets := len(client.Actions()); gets != namespaceLookupBurst || spent != 2*clusterLookupBurst-namespaceLookupBurst {
+		t.Errorf("%d GETs and %d spent, want %d and %d", gets, spent, namespaceLookupBurst, 2*clusterLookupBurst-namespaceLookupBurst)
+	}
+	annotations, found, err := s.Annotations(context.Background(), "quiet", "builder")
+	if err != nil || !found || annotations[testPrefix+"role-arn"] == "" {
+		t.Errorf("another namespace's lookup after the burst: found=%v err=%v %v", found, err, annotations)
+	}
+	if v := testutil.ToFloat64(s.lookups.WithLabelValues("api", "budget_spent")); v != float64(spent) {
+		t.Errorf("budget_spent counted %v, want %d", v, spent)
+	}
+	if v := testutil.ToFloat64(s.lookups.WithLabelValues("api", "error")); v != 0 {
+		t.Errorf("our own budget counted as %v API errors", v)
+	}
+}
+
+// TestClusterBudgetStillBoundsEveryNamespace: many namespaces together
+// cannot spend more than the cluster's budget.
+func TestClusterBudgetStillBoundsEveryNamespace(t *testing.T) {
 	client := fake.NewClientset()
 	s := startedCache(t, client, true)
 	s.timeout = 20 * time.Millisecond
-	s.limiter.SetBurst(2)
-	s.limiter.SetLimit(0.1)
-	var refused int
-	for i := range 5 {
-		_, _, err := s.Annotations(context.Background(), "app", "sa-"+string(rune('a'+i)))
-		if err != nil && strings.Contains(err.Error(), "too many lookups are waiting") {
-			refused++
+	s.budget.cluster.SetLimit(0.001)
+	var spent int
+	for i := range 3 * clusterLookupBurst {
+		_, _, err := s.Annotations(context.Background(), fmt.Sprintf("ns-%d", i), "builder")
+		if errors.Is(err, podidentity.ErrLookupBudgetSpent) {
+			spent++
+			if !strings.Contains(err.Error(), "the cluster's") {
+				t.Errorf("message %q does not name the cluster's budget", err)
+			}
 		}
 	}
-	if gets := len(client.Actions()); gets != 2 || refused != 3 {
-		t.Errorf("%d GETs and %d refusals, want 2 and 3", gets, refused)
+	if gets := len(client.Actions()); gets != clusterLookupBurst || spent != 2*clusterLookupBurst {
+		t.Errorf("%d GETs and %d spent, want %d and %d", gets, spent, clusterLookupBurst, 2*clusterLookupBurst)
+	}
+}
+
+// TestIdleNamespaceBudgetsAreDropped: the per-namespace buckets stay
+// bounded; a full bucket is the same as a new one.
+func TestIdleNamespaceBudgetsAreDropped(t *testing.T) {
+	b := newLookupBudget()
+	b.pruneAt = 4
+	b.namespaceRate = 1000 // refill at once
+	for i := range 10 {
+		if err := b.wait(context.Background(), fmt.Sprintf("ns-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if n := b.tracked(); n > 4 {
+		t.Errorf("%d namespaces tracked, want at most 4", n)
 	}
 }

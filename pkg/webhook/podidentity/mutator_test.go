@@ -34,6 +34,9 @@ func (s serviceAccounts) Annotations(_ context.Context, namespace, name string) 
 	if name == "flaky" {
 		return nil, false, errors.New("the ServiceAccount is not in the cache and the API server did not answer within 1s")
 	}
+	if name == "unread" {
+		return nil, false, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and namespace %s's budget is spent: %w", namespace, name, namespace, ErrLookupBudgetSpent)
+	}
 	a, ok := s[namespace+"/"+name]
 	return a, ok, nil
 }
@@ -720,5 +723,26 @@ func TestMirrorPodsGetNoCredentials(t *testing.T) {
 	p.Annotations = map[string]string{"kubernetes.io/config.source": "file"}
 	if r := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Create, ns, "", p, nil)); len(r.Patch) == 0 {
 		t.Errorf("a pod that is not a mirror must still get its credentials: %+v", r)
+	}
+}
+
+// TestOurOwnLookupBudgetNeverRefusesAPod: a ServiceAccount the webhook did
+// not read because its own budget was spent admits the pod unchanged, with
+// a warning that names the ServiceAccount and says what to do. The pod may
+// have asked for nothing; refusing it would let a burst in one namespace
+// refuse pods elsewhere.
+func TestOurOwnLookupBudgetNeverRefusesAPod(t *testing.T) {
+	m := New(DefaultConfig(), serviceAccounts{})
+	p := pod(nil)
+	p.Spec.ServiceAccountName = "unread"
+	r := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Create, ns, "", p, nil))
+	if r.Denied != nil || len(r.Patch) != 0 {
+		t.Fatalf("want admitted unchanged, got %+v", r)
+	}
+	want := "pod identity did not check whether ServiceAccount shop/unread grants an AWS IAM role (annotation eks.amazonaws.com/role-arn): " +
+		"ServiceAccount shop/unread is not in the webhook's cache yet, and namespace shop's budget is spent: the webhook's budget of live ServiceAccount lookups is spent; " +
+		"the pod was admitted without AWS credentials: if the ServiceAccount grants a role, delete the pod so that it is created again with them"
+	if len(r.Warnings) != 1 || r.Warnings[0] != want {
+		t.Errorf("warnings %q\nwant %q", r.Warnings, want)
 	}
 }

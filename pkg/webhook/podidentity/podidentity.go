@@ -9,6 +9,7 @@ package podidentity
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -69,6 +70,12 @@ const (
 	reasonLookupFailed        = "ServiceAccountLookupFailed"
 	reasonConflict            = "Conflict"
 )
+
+// ErrLookupBudgetSpent is wrapped by an Annotations error that comes from the
+// reader's own bound on live lookups, not from the API server. The pod may
+// have asked for nothing, so it is admitted with a warning: refusing it would
+// let one namespace's burst refuse other namespaces' pods.
+var ErrLookupBudgetSpent = errors.New("the webhook's budget of live ServiceAccount lookups is spent")
 
 // ServiceAccounts reads the annotations of a ServiceAccount. The server
 // implements it from an informer cache, with a bounded live read on a miss.
@@ -180,6 +187,9 @@ func (m *mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 	if s == nil {
 		return mutation.Result{}
 	}
+	if s.unchecked != "" {
+		return mutation.Result{Warnings: []string{s.unchecked}}
+	}
 	if ephemeral {
 		return m.mutateEphemeral(req, s)
 	}
@@ -194,7 +204,10 @@ type settings struct {
 	expiration     int64
 	// expirationWarning explains a lifetime raised to MinTokenExpiration.
 	expirationWarning string
-	skip              map[string]bool
+	// unchecked, when set, is the only field: the warning of a pod admitted
+	// without reading its ServiceAccount.
+	unchecked string
+	skip      map[string]bool
 	// env is every variable the pod may get, in upstream's order: the
 	// regional STS group, the region group, the identity group.
 	env [5]corev1.EnvVar
@@ -220,6 +233,11 @@ func (m *mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 	}
 	serviceAccount := namespace + "/" + name
 	annotations, found, err := m.serviceAccounts.Annotations(ctx, namespace, name)
+	if errors.Is(err, ErrLookupBudgetSpent) {
+		return &settings{unchecked: fmt.Sprintf("pod identity did not check whether ServiceAccount %s grants an AWS IAM role (annotation %s): %v; "+
+			"the pod was admitted without AWS credentials: if the ServiceAccount grants a role, delete the pod so that it is created again with them",
+			serviceAccount, RoleARNAnnotation, err)}, nil
+	}
 	if err != nil {
 		return nil, deny(reasonLookupFailed, "could not read ServiceAccount %s to learn whether it grants an AWS IAM role (annotation %s): %v; "+
 			"the pod is refused rather than started without the credentials its ServiceAccount may grant; retry",
