@@ -3,7 +3,9 @@ package subscription
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/labels"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -683,5 +685,37 @@ func TestAlwaysInjectChecksShareOneBudget(t *testing.T) {
 	}
 	if asked.Load() != 2 {
 		t.Errorf("%d of 2 checks had a deadline", asked.Load())
+	}
+}
+
+// failingBundles and failingClusterBundles list nothing: their informers'
+// stores cannot be read.
+type failingBundles struct{ listers.BundleLister }
+type failingNamespaceBundles struct{ listers.BundleNamespaceLister }
+type failingClusterBundles struct{ listers.ClusterBundleLister }
+
+func (failingBundles) Bundles(string) listers.BundleNamespaceLister { return failingNamespaceBundles{} }
+func (failingNamespaceBundles) List(labels.Selector) ([]*v1alpha1.Bundle, error) {
+	return nil, errors.New("the store is gone")
+}
+func (failingClusterBundles) List(labels.Selector) ([]*v1alpha1.ClusterBundle, error) {
+	return nil, errors.New("the store is gone")
+}
+
+// A pod that asked for nothing is never refused because the always-inject
+// bundles could not be listed: it is admitted, with a warning for each list.
+func TestAPodThatAskedForNothingIsNotRefusedWhenListingFails(t *testing.T) {
+	m := newMutator(t, nil, nil)
+	m.bundles, m.clusterBundles = failingBundles{}, failingClusterBundles{}
+	_, result := mutationtest.Admit(t, m, ns, pod(nil))
+	if result.Denied != nil || len(result.Patch) != 0 {
+		t.Fatalf("want the pod admitted unchanged, got %+v", result)
+	}
+	want := []string{
+		`any always-inject bundle of namespace "shop" was not injected: listing them failed: the store is gone`,
+		`any always-inject cluster bundle was not injected: listing them failed: the store is gone`,
+	}
+	if !slices.Equal(result.Warnings, want) {
+		t.Errorf("warnings = %q\nwant %q", result.Warnings, want)
 	}
 }

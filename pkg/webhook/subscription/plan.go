@@ -88,12 +88,8 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodO
 	// Always-inject bundles: the pod did not ask, so it is never refused
 	// for one; a bundle it cannot get is left out with a warning, and
 	// settle leaves out one that does not fit.
-	if d := m.offerBundles(p, namespace, r); d != nil {
-		return nil, d
-	}
-	if d := m.offerClusterBundles(ctx, p, namespace, serviceAccount, r); d != nil {
-		return nil, d
-	}
+	m.offerBundles(p, namespace, r)
+	m.offerClusterBundles(ctx, p, namespace, serviceAccount, r)
 	return p, nil
 }
 
@@ -176,10 +172,12 @@ var alwaysInject = labels.SelectorFromSet(labels.Set{subscriptionv1alpha1.Always
 // offerBundles makes candidates of the namespace's always-inject Bundles
 // that the pod did not name and its filter admits, by name; one not ready
 // is left out with a warning.
-func (m *Mutator) offerBundles(p *plan, namespace string, r *request) *denial {
+func (m *Mutator) offerBundles(p *plan, namespace string, r *request) {
 	always, err := m.bundles.Bundles(namespace).List(alwaysInject)
 	if err != nil {
-		return deny(reasonLookupFailed, "listing always-inject bundles in namespace %q: %v", namespace, err)
+		// The pod did not name them: it may have asked for nothing.
+		p.skip(fmt.Sprintf("any always-inject bundle of namespace %q", namespace), fmt.Sprintf("listing them failed: %v", err))
+		return
 	}
 	slices.SortFunc(always, func(a, b *subscriptionv1alpha1.Bundle) int { return strings.Compare(a.Name, b.Name) })
 	for _, b := range always {
@@ -195,25 +193,25 @@ func (m *Mutator) offerBundles(p *plan, namespace string, r *request) *denial {
 		p.candidates = append(p.candidates, candidate{sources: bundleSources(b), what: what,
 			record: func(g *generations) { g.addBundle(name, generation) }})
 	}
-	return nil
 }
 
 // offerClusterBundles makes candidates of the always-inject ClusterBundles
 // as offerBundles does, and of those only the ones the pod's service
-// account may get. Their access checks share one budget, started once there
-// is any such bundle: a slow API server costs this pod its always-inject
+// account may get. Their access checks share one budget, started with the
+// first check: a slow API server costs this pod its always-inject
 // bundles (each left out with a warning), not the injections after.
-func (m *Mutator) offerClusterBundles(ctx context.Context, p *plan, namespace, serviceAccount string, r *request) *denial {
+func (m *Mutator) offerClusterBundles(ctx context.Context, p *plan, namespace, serviceAccount string, r *request) {
 	always, err := m.clusterBundles.List(alwaysInject)
 	if err != nil {
-		return deny(reasonLookupFailed, "listing always-inject cluster bundles: %v", err)
-	}
-	if len(always) == 0 {
-		return nil // no timer while the cluster has none
+		p.skip("any always-inject cluster bundle", fmt.Sprintf("listing them failed: %v", err))
+		return
 	}
 	slices.SortFunc(always, func(a, b *subscriptionv1alpha1.ClusterBundle) int { return strings.Compare(a.Name, b.Name) })
-	ctx, cancel := context.WithTimeout(ctx, m.alwaysInjectBudget)
-	defer cancel()
+	// The budget starts with the first access check, not before: bundles
+	// the pod's filter leaves out cost it nothing.
+	var checks context.Context
+	cancel := context.CancelFunc(func() {})
+	defer func() { cancel() }()
 	for _, cb := range always {
 		if slices.Contains(r.clusterBundles, cb.Name) || !r.clusterFilter.admits(cb.Name) {
 			continue
@@ -223,7 +221,10 @@ func (m *Mutator) offerClusterBundles(ctx context.Context, p *plan, namespace, s
 			p.skip(what, "it "+why)
 			continue
 		}
-		if why := m.withoutAccess(ctx, namespace, serviceAccount, cb.Name); why != "" {
+		if checks == nil {
+			checks, cancel = context.WithTimeout(ctx, m.alwaysInjectBudget)
+		}
+		if why := m.withoutAccess(checks, namespace, serviceAccount, cb.Name); why != "" {
 			p.skip(what, why)
 			continue
 		}
@@ -231,7 +232,6 @@ func (m *Mutator) offerClusterBundles(ctx context.Context, p *plan, namespace, s
 		p.candidates = append(p.candidates, candidate{sources: clusterBundleSources(cb), what: what,
 			record: func(g *generations) { g.addClusterBundle(name, generation) }})
 	}
-	return nil
 }
 
 // withoutAccess says why the pod's service account may not get an
