@@ -129,6 +129,10 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	if err := bundlemetrics.Register(bundleInformers.Bundles().Lister(), bundleInformers.ClusterBundles().Lister()); err != nil {
 		return err
 	}
+	// Whether STS can accept the cluster's tokens, for the info alert.
+	if err := issuerpublisher.RegisterMetrics(subscriptionInformers.Operator().V1alpha1().WorkloadAccesses().Lister()); err != nil {
+		return err
+	}
 	subscription := append([]factory.Controller{bundleController, consoleSamples}, clusterBundles...)
 
 	// AWS pod identity.

@@ -289,7 +289,8 @@ func (c *controller) removed(ctx context.Context, _ factory.SyncContext) error {
 	const message = "managementState is Removed: the bucket and the published issuer documents are left in place"
 	return conditions.Apply(ctx, c.operatorClient, ControllerName,
 		conditions.Normal(degradedType, message),
-		condition(progressingType, operatorv1.ConditionFalse, ReasonRemoved, message))
+		condition(progressingType, operatorv1.ConditionFalse, ReasonRemoved, message),
+		conditions.Normal(PodIdentityAvailable, ""))
 }
 
 func (c *controller) publish(ctx context.Context, syncCtx factory.SyncContext) error {
@@ -308,7 +309,7 @@ func (c *controller) publish(ctx context.Context, syncCtx factory.SyncContext) e
 	if err != nil {
 		return err
 	}
-	report := []conditions.Condition{enabledCondition(d), matches}
+	report := []conditions.Condition{enabledCondition(d), matches, availableCondition(matches)}
 
 	if !d.Publish {
 		degraded, progressing := conditions.Normal(degradedType, "pod identity is disabled: nothing to publish"), conditions.Normal(progressingType, "")
