@@ -19,6 +19,7 @@ import (
 	listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/subscription"
 )
 
@@ -91,7 +92,12 @@ func fuzzWorld(tb testing.TB) mutation.Mutator {
 // the API server encodes it.
 func FuzzPodHandler(f *testing.F) {
 	m := newMetrics()
-	h := newPodHandler([]mutation.Mutator{fuzzWorld(f)}, m)
+	// The mutators production runs, in its order: pod identity sees the
+	// pod as the subscription mutator left it.
+	config := podidentity.DefaultConfig()
+	config.Region = "eu-west-3"
+	role := staticServiceAccounts{"shop/frontend": {podidentity.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"}}
+	h := newPodHandler([]mutation.Mutator{fuzzWorld(f), podidentity.New(config, role)}, m)
 	f.Add([]byte(`{}`))
 	f.Add(reviewBody(f, realisticPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}), podResource, ""))
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -100,7 +106,7 @@ func FuzzPodHandler(f *testing.F) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 
-		for _, source := range []string{"subscription", handlerSource} {
+		for _, source := range []string{"subscription", "pod-identity", handlerSource} {
 			if n := testutil.ToFloat64(m.panics.WithLabelValues(source)); n > 0 {
 				t.Fatalf("a panic in %s was recovered; input %q", source, body)
 			}

@@ -284,7 +284,6 @@ func (h *podHandler) review(ctx context.Context, body []byte, req *requestHeader
 
 	var patch []mutation.PatchOperation
 	var warnings []string
-	var podRaw []byte
 	for i, m := range h.mutators {
 		start := time.Now()
 		*source = m.Name()
@@ -298,12 +297,12 @@ func (h *podHandler) review(ctx context.Context, body []byte, req *requestHeader
 		patch = append(patch, result.Patch...)
 		warnings = append(warnings, result.Warnings...)
 		if len(result.Patch) > 0 && i < len(h.mutators)-1 {
-			next, raw, err := patched(mreq, podRaw, reviewSource(body), result.Patch)
+			next, err := h.patched(mreq, reviewSource(body), patch, result.Patch)
 			if err != nil {
 				klog.ErrorS(err, "A mutator's patch does not apply", "mutator", m.Name(), "namespace", req.Namespace, "pod", outline.DisplayName())
 				return denied(fmt.Sprintf("the %s injection produced a patch that does not apply to the pod: %v", m.Name(), err))
 			}
-			mreq, podRaw = next, raw
+			mreq = next
 		}
 	}
 	if annotation := h.unclaimedRequest(outline.Metadata.Annotations); annotation != "" {
@@ -325,27 +324,38 @@ func (h *podHandler) review(ctx context.Context, body []byte, req *requestHeader
 	return response
 }
 
-// patched is the request the next mutator sees: the pod as ops leave it.
-// podRaw is the pod as earlier mutators left it, nil if none patched.
-func patched(req *mutation.Request, podRaw []byte, review reviewSource, ops []mutation.PatchOperation) (*mutation.Request, []byte, error) {
-	if podRaw == nil {
-		var raw json.RawMessage
-		if err := review.DecodePod(&raw); err != nil {
-			return nil, nil, err
-		}
-		podRaw = raw
-	}
-	podRaw, err := applyPatch(podRaw, ops)
+// patched is the request the next mutator sees: the pod as the patch so far
+// leaves it, ops being its last operations. The outline follows ops alone;
+// only where it cannot tell is the whole pod patched and decoded again,
+// which costs the whole pod's JSON twice over.
+func (h *podHandler) patched(req *mutation.Request, review reviewSource, all, ops []mutation.PatchOperation) (*mutation.Request, error) {
+	outline, err := req.Outline.Apply(ops)
 	if err != nil {
-		return nil, nil, err
+		h.metrics.outlineFallbacks.Inc()
+		if outline, err = wholePodPatched(review, all); err != nil {
+			return nil, err
+		}
+	}
+	// The old pod is still the review's.
+	return mutation.NewRequest(req.Operation, req.Namespace, req.SubResource, outline, review), nil
+}
+
+// wholePodPatched is the outline of the review's pod with every operation
+// of patch applied, as the API server will apply them.
+func wholePodPatched(review reviewSource, patch []mutation.PatchOperation) (*mutation.PodOutline, error) {
+	var raw json.RawMessage
+	if err := review.DecodePod(&raw); err != nil {
+		return nil, err
+	}
+	podRaw, err := applyPatch(raw, patch)
+	if err != nil {
+		return nil, err
 	}
 	outline := &mutation.PodOutline{}
 	if err := json.Unmarshal(podRaw, outline); err != nil {
-		return nil, nil, fmt.Errorf("the patched pod does not decode: %w", err)
+		return nil, fmt.Errorf("the patched pod does not decode: %w", err)
 	}
-	// The old pod is still the review's.
-	next := mutation.NewRequest(req.Operation, req.Namespace, req.SubResource, outline, review)
-	return next, podRaw, nil
+	return outline, nil
 }
 
 // applyPatch returns the pod as a mutator's patch leaves it.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,8 +20,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 )
 
 // labelMutator patches pods that carry its annotation, denies those whose
@@ -391,5 +394,90 @@ func TestMutatorsWorkWithinTheAPIServersTimeout(t *testing.T) {
 		if rec.Code != http.StatusOK || left <= tc.want-time.Second || left > tc.want {
 			t.Errorf("%q: status %d; the mutator's deadline was %v away, want set and just under %v", tc.query, rec.Code, left, tc.want)
 		}
+	}
+}
+
+// The mutators production runs, one after the other, on a pod that asks
+// for a bundle and whose ServiceAccount has a role: the second sees the
+// first one's changes through the outline alone (no pod patched and decoded
+// in between), the pod gets both, and admitting the result again changes
+// nothing.
+func TestProductionMutatorsComposeThroughTheOutline(t *testing.T) {
+	config := podidentity.DefaultConfig()
+	config.Region = "eu-west-3"
+	role := staticServiceAccounts{"shop/frontend": {podidentity.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"}}
+	m := newMetrics()
+	h := newPodHandler([]mutation.Mutator{fuzzWorld(t), podidentity.New(config, role)}, m)
+	pod := realisticPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"})
+	_, review := post(t, h, reviewBody(t, pod, podResource, ""))
+	if review == nil || !review.Response.Allowed {
+		t.Fatalf("not allowed: %+v", review)
+	}
+	raw, err := json.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := mutationtest.ApplyJSONPatch(t, raw, review.Response.Patch)
+	var volumes []string
+	for _, v := range out.Spec.Volumes {
+		volumes = append(volumes, v.Name)
+	}
+	if !slices.Contains(volumes, podidentity.VolumeName) || !slices.ContainsFunc(volumes, func(v string) bool { return strings.HasPrefix(v, "subscription-") }) {
+		t.Errorf("volumes %v: want the token volume and the bundle's", volumes)
+	}
+	for _, c := range out.Spec.Containers {
+		var mounts []string
+		for _, vm := range c.VolumeMounts {
+			mounts = append(mounts, vm.Name)
+		}
+		if !slices.Contains(mounts, podidentity.VolumeName) || !slices.ContainsFunc(mounts, func(v string) bool { return strings.HasPrefix(v, "subscription-") }) {
+			t.Errorf("container %s mounts %v: want both injections", c.Name, mounts)
+		}
+	}
+	if n := testutil.ToFloat64(m.outlineFallbacks); n != 0 {
+		t.Errorf("%v patches went through the whole pod", n)
+	}
+	_, again := post(t, h, reviewBody(t, out, podResource, ""))
+	if again == nil || !again.Response.Allowed || len(again.Response.Patch) != 0 {
+		t.Errorf("admitting the injected pod again: %+v", again)
+	}
+}
+
+// imageMutator changes what the outline does not hold, and adds a volume.
+type imageMutator struct{}
+
+func (imageMutator) Name() string                 { return "image" }
+func (imageMutator) RequestAnnotations() []string { return nil }
+func (imageMutator) Mutate(context.Context, *mutation.Request) mutation.Result {
+	return mutation.Result{Patch: []mutation.PatchOperation{
+		{Op: "replace", Path: "/spec/containers/0/image", Value: "quay.io/example/other:2"},
+		{Op: "add", Path: "/spec/volumes/-", Value: corev1.Volume{Name: "extra"}},
+	}}
+}
+
+// A patch the outline cannot follow is applied to the whole pod, which the
+// next mutator then sees, and it is counted.
+func TestPodHandlerPatchesTheWholePodWhereTheOutlineCannotFollow(t *testing.T) {
+	m := newMetrics()
+	h := newPodHandler([]mutation.Mutator{imageMutator{}, volumeMutator{"second"}}, m)
+	pod := realisticPod(nil)
+	_, review := post(t, h, reviewBody(t, pod, podResource, ""))
+	if review == nil || !review.Response.Allowed {
+		t.Fatalf("not allowed: %+v", review)
+	}
+	raw, err := json.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := mutationtest.ApplyJSONPatch(t, raw, review.Response.Patch)
+	var names []string
+	for _, v := range out.Spec.Volumes {
+		names = append(names, v.Name)
+	}
+	if got, want := strings.Join(names, ","), "kube-api-access-x7k2p,extra,second"; got != want || out.Spec.Containers[0].Image != "quay.io/example/other:2" {
+		t.Errorf("volumes %s (want %s), image %s", got, want, out.Spec.Containers[0].Image)
+	}
+	if n := testutil.ToFloat64(m.outlineFallbacks); n != 1 {
+		t.Errorf("%v whole-pod patches, want 1", n)
 	}
 }

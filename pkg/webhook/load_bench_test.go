@@ -34,6 +34,7 @@ import (
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/subscription"
 )
 
@@ -73,6 +74,13 @@ func benchSubscriptionMutator(b *testing.B) mutation.Mutator {
 		b.Fatal(err)
 	}
 	clusterBundles := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	if err := clusterBundles.Add(&v1alpha1.ClusterBundle{
+		ObjectMeta: metav1.ObjectMeta{Name: "rhel-cluster", Generation: 2},
+		Status: v1alpha1.ClusterBundleStatus{ObservedGeneration: 2, Conditions: valid, ClusterRole: "rhel-cluster-subscription-bundle",
+			Entitlements: []v1alpha1.ResolvedReference{{Name: "ent", Namespace: "openshift-config", Share: "rhel-cluster-ent", Keys: []string{"2.pem", "2-key.pem"}}}},
+	}); err != nil {
+		b.Fatal(err)
+	}
 	return subscription.New(listers.NewBundleLister(bundles), listers.NewClusterBundleLister(clusterBundles), allowAll{})
 }
 
@@ -111,6 +119,14 @@ func BenchmarkHTTPSLoad(b *testing.B) {
 		b.Fatal(err)
 	}
 
+	bundle := map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}
+	clusterBundle := map[string]string{v1alpha1.InjectClusterBundleAnnotation: "rhel-cluster"}
+	podIdentity := func(serviceAccounts podidentity.ServiceAccounts) func(*testing.B) []mutation.Mutator {
+		return func(b *testing.B) []mutation.Mutator { return benchMutators(b, serviceAccounts) }
+	}
+	// Every case is the 5-6 KB checkoutPod through the mutators the server
+	// runs: the subscription mutator alone (pod identity off), or both
+	// (pod identity on, as on AWS by default), each beside the echo floor.
 	cases := []struct {
 		name string
 		// floor is the echo case on the same pod; "" for an echo case.
@@ -118,19 +134,18 @@ func BenchmarkHTTPSLoad(b *testing.B) {
 		pod   *corev1.Pod
 		// mutators are the server's; nil runs the echo handler instead.
 		mutators func(*testing.B) []mutation.Mutator
-		// patchContains is a string the patch must contain; "" for no patch.
-		patchContains string
+		// patchContains are strings the patch must contain; none for no patch.
+		patchContains []string
 	}{
-		{name: "echo", pod: realisticPod(nil)},
-		{name: "nothing-requested", floor: "echo", pod: realisticPod(nil), mutators: subscriptionOnly},
-		{name: "bundle-requested", floor: "echo", pod: realisticPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}),
-			mutators: subscriptionOnly, patchContains: "subscription-"},
-		{name: "echo-5k", pod: checkoutPod(nil)},
-		{name: "subscription-5k", floor: "echo-5k", pod: checkoutPod(nil), mutators: subscriptionOnly},
-		{name: "podidentity-no-role-5k", floor: "echo-5k", pod: checkoutPod(nil),
-			mutators: func(b *testing.B) []mutation.Mutator { return benchMutators(b, checkoutNoRole) }},
-		{name: "podidentity-5k", floor: "echo-5k", pod: checkoutPod(nil),
-			mutators: func(b *testing.B) []mutation.Mutator { return benchMutators(b, checkoutRole) }, patchContains: "AWS_ROLE_ARN"},
+		{name: "echo", pod: checkoutPod(nil)},
+		{name: "off-nothing", floor: "echo", pod: checkoutPod(nil), mutators: subscriptionOnly},
+		{name: "off-bundle", floor: "echo", pod: checkoutPod(bundle), mutators: subscriptionOnly, patchContains: []string{"subscription-"}},
+		{name: "off-clusterbundle", floor: "echo", pod: checkoutPod(clusterBundle), mutators: subscriptionOnly, patchContains: []string{"rhel-cluster-ent"}},
+		{name: "on-nothing", floor: "echo", pod: checkoutPod(nil), mutators: podIdentity(checkoutNoRole)},
+		{name: "on-role", floor: "echo", pod: checkoutPod(nil), mutators: podIdentity(checkoutRole), patchContains: []string{"AWS_ROLE_ARN"}},
+		{name: "on-bundle", floor: "echo", pod: checkoutPod(bundle), mutators: podIdentity(checkoutNoRole), patchContains: []string{"subscription-"}},
+		{name: "on-bundle-role", floor: "echo", pod: checkoutPod(bundle), mutators: podIdentity(checkoutRole), patchContains: []string{"subscription-", "AWS_ROLE_ARN"}},
+		{name: "on-clusterbundle-role", floor: "echo", pod: checkoutPod(clusterBundle), mutators: podIdentity(checkoutRole), patchContains: []string{"rhel-cluster-ent", "AWS_ROLE_ARN"}},
 	}
 	floors := map[string]*cpuTally{}
 	for _, tc := range cases {
@@ -139,10 +154,8 @@ func BenchmarkHTTPSLoad(b *testing.B) {
 		if err := os.WriteFile(bodyFile, body, 0o600); err != nil {
 			b.Fatal(err)
 		}
-		if strings.HasSuffix(tc.name, "-5k") {
-			if raw, _ := json.Marshal(tc.pod); len(raw) < 5000 || len(raw) > 6200 {
-				b.Fatalf("checkoutPod is %d bytes of JSON, not 5-6 KB", len(raw))
-			}
+		if raw, _ := json.Marshal(tc.pod); len(raw) < 5000 || len(raw) > 6200 {
+			b.Fatalf("checkoutPod is %d bytes of JSON, not 5-6 KB", len(raw))
 		}
 		// Started on the first call, so a -bench filter that skips the case
 		// starts nothing; kept across the calls of its b.N ramp and -count.
@@ -231,7 +244,8 @@ func startLoadEnv(b *testing.B, certFile, keyFile string, mutators func(*testing
 		go func() { done <- server.Serve(ctx, listener) }()
 		env.stop = func() { cancel(); <-done }
 	}
-	config.URL = "https://" + listener.Addr().String() + MutatePodsPath
+	// As the API server calls it: its timeoutSeconds in the query.
+	config.URL = "https://" + listener.Addr().String() + MutatePodsPath + "?timeout=5s"
 	if env.client, err = startLoadClient(config); err != nil {
 		env.stop()
 		b.Fatal(err)
@@ -255,11 +269,11 @@ func (e *loadEnv) close() {
 const loadClientEnv = "WEBHOOK_BENCH_LOAD_CLIENT"
 
 type loadClientConfig struct {
-	URL           string `json:"url"`
-	CAFile        string `json:"caFile"`
-	BodyFile      string `json:"bodyFile"`
-	PatchContains string `json:"patchContains"`
-	Clients       int    `json:"clients"`
+	URL           string   `json:"url"`
+	CAFile        string   `json:"caFile"`
+	BodyFile      string   `json:"bodyFile"`
+	PatchContains []string `json:"patchContains"`
+	Clients       int      `json:"clients"`
 }
 
 func TestMain(m *testing.M) {
@@ -395,7 +409,7 @@ func admitN(client *http.Client, config loadClientConfig, body []byte, n int) er
 }
 
 // admit posts one AdmissionReview and checks the answer: allowed, with a
-// patch containing config.PatchContains or with none.
+// patch containing each of config.PatchContains, or with none.
 func admit(client *http.Client, config loadClientConfig, body []byte) error {
 	resp, err := client.Post(config.URL, "application/json", bytes.NewReader(body))
 	if err != nil {
@@ -415,13 +429,17 @@ func admit(client *http.Client, config loadClientConfig, body []byte) error {
 	if err := json.NewDecoder(resp.Body).Decode(&review); err != nil {
 		return fmt.Errorf("status %d: %w", resp.StatusCode, err)
 	}
-	switch r := review.Response; {
+	r := review.Response
+	switch {
 	case r == nil || !r.Allowed:
 		return fmt.Errorf("status %d: not allowed: %+v", resp.StatusCode, r)
-	case config.PatchContains == "" && len(r.Patch) > 0:
+	case len(config.PatchContains) == 0 && len(r.Patch) > 0:
 		return fmt.Errorf("unexpected patch %s", r.Patch)
-	case config.PatchContains != "" && !bytes.Contains(r.Patch, []byte(config.PatchContains)):
-		return fmt.Errorf("the patch does not contain %q: %s", config.PatchContains, r.Patch)
+	}
+	for _, want := range config.PatchContains {
+		if !bytes.Contains(r.Patch, []byte(want)) {
+			return fmt.Errorf("the patch does not contain %q: %s", want, r.Patch)
+		}
 	}
 	return nil
 }

@@ -33,6 +33,7 @@ type metrics struct {
 	mutatorDuration     *prometheus.HistogramVec
 	inFlight            prometheus.Gauge
 	panics              *prometheus.CounterVec
+	outlineFallbacks    prometheus.Counter
 	certificateExpiry   prometheus.Gauge
 	certificateReloads  prometheus.Counter
 	certificateFailures prometheus.Counter
@@ -69,6 +70,10 @@ func newMetrics() *metrics {
 			Namespace: metricsNamespace, Name: "panics_recovered_total",
 			Help: "Panics recovered while answering, by where: a mutator's name, handler (the admission handler itself) or http (any other path).",
 		}, []string{"source"}),
+		outlineFallbacks: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Name: "admission_whole_pod_patches_total",
+			Help: "Patches between mutators that the pod's outline could not follow, so the whole pod was patched and decoded again for the next mutator (none is expected).",
+		}),
 		certificateExpiry: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: metricsNamespace, Name: "serving_certificate_expiration_timestamp_seconds",
 			Help: "When the serving certificate in use expires (Unix time).",
@@ -82,7 +87,7 @@ func newMetrics() *metrics {
 			Help: "Attempts to load a changed serving certificate pair that failed; the previous pair stays in use.",
 		}),
 	}
-	m.registry.MustRegister(m.httpRequests, m.httpDuration, m.admissions, m.denials, m.mutatorDuration, m.inFlight, m.panics,
+	m.registry.MustRegister(m.httpRequests, m.httpDuration, m.admissions, m.denials, m.mutatorDuration, m.inFlight, m.panics, m.outlineFallbacks,
 		m.certificateExpiry, m.certificateReloads, m.certificateFailures,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
