@@ -20,10 +20,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/klog/v2"
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/exepages"
 	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook"
@@ -169,24 +167,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	go releaseStartupPages(ctx, synced)
 	return server.Run(ctx)
-}
-
-// releaseStartupPages gives back, once every cache has synced, the pages
-// of the binary only start-up touched: the operator's code the webhook
-// shares a binary with, mapped while every package initialised
-// (pkg/exepages). What serving still uses faults back in.
-func releaseStartupPages(ctx context.Context, synced []cache.InformerSynced) {
-	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
-		return
-	}
-	released, err := exepages.Release()
-	if err != nil {
-		klog.ErrorS(err, "Could not release the binary's start-up pages; the webhook keeps them resident")
-		return
-	}
-	klog.V(2).InfoS("Released the binary's start-up pages", "residentMiB", released>>20)
 }
 
 // accessGrantsChecker is the attenuation check over its own client: one
