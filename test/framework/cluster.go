@@ -98,15 +98,25 @@ func (c *Cluster) serviceAccountKubeconfig(ctx context.Context, kube kubernetes.
 
 // StartOperator runs the operator binary against this cluster as its ServiceAccount.
 func (c *Cluster) StartOperator(binary, name string) (*Process, error) {
+	return c.StartOperatorIn(nil, binary, name)
+}
+
+// StartOperatorIn is StartOperator with the process in cgroup (nil for
+// none), and the runtime's gctrace in its log.
+func (c *Cluster) StartOperatorIn(cgroup *MemoryCgroup, binary, name string) (*Process, error) {
 	env, err := c.Payload.OperatorEnv()
 	if err != nil {
 		return nil, err
 	}
+	if cgroup != nil {
+		env = append(env, "GODEBUG=gctrace=1")
+	}
 	return StartOperator(OperatorOptions{
-		Binary:     binary,
-		Kubeconfig: c.OperatorKubeconfig,
-		LogDir:     filepath.Join(c.Dir, "logs"),
-		Name:       name,
-		Env:        env,
+		Binary:       binary,
+		Kubeconfig:   c.OperatorKubeconfig,
+		LogDir:       filepath.Join(c.Dir, "logs"),
+		Name:         name,
+		Env:          env,
+		MemoryCgroup: cgroup,
 	})
 }

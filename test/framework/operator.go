@@ -36,6 +36,9 @@ type OperatorOptions struct {
 	Env []string
 	// ExtraArgs are appended to the command line.
 	ExtraArgs []string
+	// MemoryCgroup, when set, is where the process runs from its start, so
+	// that its memory reads as a container's.
+	MemoryCgroup *MemoryCgroup
 }
 
 // StartOperator runs `cluster-workload-access-operator operator` with short
@@ -58,21 +61,24 @@ func StartOperator(opts OperatorOptions) (*Process, error) {
 		"--leader-election-retry-period=1s",
 		"-v=2",
 	}, opts.ExtraArgs...)
-	p, err := startProcess(opts.Binary, args, opts.Env, logPath, opts.Name)
+	p, err := startProcess(opts.MemoryCgroup, opts.Binary, args, opts.Env, logPath, opts.Name)
 	if p != nil {
 		p.Listen = listen
 	}
 	return p, err
 }
 
-// startProcess runs binary with args, its output in logPath. The process
-// dies with the test binary.
-func startProcess(binary string, args, env []string, logPath, name string) (*Process, error) {
+// startProcess runs binary with args, its output in logPath, in cgroup
+// when not nil. The process dies with the test binary.
+func startProcess(cgroup *MemoryCgroup, binary string, args, env []string, logPath, name string) (*Process, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(binary, args...)
+	if cgroup != nil {
+		cmd = cgroup.Command(binary, args...)
+	}
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -103,7 +103,7 @@ func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*Webho
 	if w.prometheusToken, err = PrometheusToken(ctx, kube); err != nil {
 		return nil, err
 	}
-	if w.Process, err = startProcess(binary, args, nil, filepath.Join(c.Dir, "logs", name+".log"), name); err != nil {
+	if w.Process, err = startProcess(nil, binary, args, nil, filepath.Join(c.Dir, "logs", name+".log"), name); err != nil {
 		return nil, err
 	}
 	syncCtx, stop := context.WithCancel(context.Background())

@@ -63,6 +63,15 @@ func rss(b *testing.B, pid int) (current, peak float64) {
 	return current, peak
 }
 
+// workingSet reads a memory cgroup's working set, in MiB.
+func workingSet(b *testing.B, cgroup *framework.MemoryCgroup) float64 {
+	r, err := cgroup.Read()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return float64(r.WorkingSet) / (1 << 20)
+}
+
 // parallel runs n calls of f over workers goroutines and fails on the
 // first error.
 func parallel(b *testing.B, n int, f func(i int) error) { parallelN(b, workers, n, f) }
@@ -156,8 +165,13 @@ func startCluster(b *testing.B, controlPlane controlplane.Options) *framework.Cl
 // controller's caches are synced, the point from which a run measures.
 // The returned stop logs the operator's last lines when the run failed.
 func startOperator(ctx context.Context, b *testing.B, cluster *framework.Cluster, binary, controller string) (*framework.Process, func()) {
+	return startOperatorIn(ctx, b, cluster, nil, binary, controller)
+}
+
+// startOperatorIn is startOperator with the operator in cgroup.
+func startOperatorIn(ctx context.Context, b *testing.B, cluster *framework.Cluster, cgroup *framework.MemoryCgroup, binary, controller string) (*framework.Process, func()) {
 	b.Helper()
-	operator, err := cluster.StartOperator(binary, "operator")
+	operator, err := cluster.StartOperatorIn(cgroup, binary, "operator")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -211,10 +225,21 @@ func runScale(b *testing.B, binary string) {
 	config.QPS, config.Burst = 1000, 2000
 	kube := kubernetes.NewForConfigOrDie(config)
 	client := versioned.NewForConfigOrDie(config)
-	operator, stopOperator := startOperator(ctx, b, cluster, binary, "ClusterBundle")
-	defer stopOperator()
+	// The operator in a memory cgroup of its own, started after the page
+	// cache is dropped: its working set reads as the kubelet reads the
+	// container's.
+	if err := framework.DropPageCache(); err != nil {
+		b.Logf("page cache not dropped (%v): pages of the binary already cached are charged elsewhere", err)
+	}
+	cgroup, err := framework.NewMemoryCgroup(fmt.Sprintf("workload-access-bench-operator-%d", os.Getpid()))
+	if err != nil {
+		b.Fatalf("a memory cgroup for the operator: %v", err)
+	}
+	operator, stopOperator := startOperatorIn(ctx, b, cluster, cgroup, binary, "ClusterBundle")
+	defer func() { stopOperator(); _ = cgroup.Remove() }()
 	time.Sleep(15 * time.Second) // let the operand settle
 	settled, _ := rss(b, operator.PID())
+	settledWS := workingSet(b, cgroup)
 
 	start := time.Now()
 	for i := 0; i < namespaces; i++ {
@@ -229,6 +254,8 @@ func runScale(b *testing.B, binary string) {
 	b.Logf("created %d Secrets in %s", unrelated, time.Since(start).Round(time.Second))
 	time.Sleep(15 * time.Second)
 	withSecrets, _ := rss(b, operator.PID())
+	withSecretsWS := workingSet(b, cgroup)
+	_, withSecretsHeap := lastGCTrace(operator.LogPath)
 
 	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "entitlements"}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
@@ -287,16 +314,21 @@ func runScale(b *testing.B, binary string) {
 	reconciled := time.Since(bundlesStart)
 	requests, writes := count(b, cluster.AuditLogPath, bundlesStart)
 	withBundles, peak := rss(b, operator.PID())
+	withBundlesWS := workingSet(b, cgroup)
 
 	quiet := time.Now()
 	time.Sleep(time.Minute)
 	_, idleWrites := count(b, cluster.AuditLogPath, quiet)
 	idle, _ := rss(b, operator.PID())
+	idleWS := workingSet(b, cgroup)
+	_, idleHeap := lastGCTrace(operator.LogPath)
 
 	b.Logf("ClusterBundles created in %s, all valid after %s", created.Round(time.Millisecond), reconciled.Round(time.Millisecond))
 	b.Logf("operator requests while reconciling: %s", summary(requests))
 	b.Logf("operator RSS MiB: settled %.0f, with %d Secrets %.0f, with %d ClusterBundles %.0f, after a quiet minute %.0f, peak %.0f",
 		settled, unrelated, withSecrets, clusterBundles, withBundles, idle, peak)
+	b.Logf("operator working set MiB (its own memory cgroup): settled %.1f, with %d Secrets %.1f (Go live heap %.0f MB), with %d ClusterBundles %.1f, after a quiet minute %.1f (Go live heap %.0f MB); target: at most 150 MiB with %d Secrets",
+		settledWS, unrelated, withSecretsWS, withSecretsHeap, clusterBundles, withBundlesWS, idleWS, idleHeap, unrelated)
 
 	// A routine entitlement refresh renames the keys of the Secret every
 	// bundle references: every bundle must follow.
@@ -329,6 +361,10 @@ func runScale(b *testing.B, binary string) {
 
 	b.ReportMetric(reconciled.Seconds(), "s-reconcile-1000-bundles")
 	b.ReportMetric(followed.Seconds(), "s-1000-bundles-follow-a-key-rename")
+	b.ReportMetric(withSecretsWS, "MiB-ws-with-secrets")
+	b.ReportMetric(withBundlesWS, "MiB-ws-1000-bundles")
+	b.ReportMetric(idleWS, "MiB-ws-idle")
+	b.ReportMetric(withSecretsHeap, "MB-live-heap-with-secrets")
 	b.ReportMetric(withSecrets, "MiB-rss-with-secrets")
 	b.ReportMetric(withSecrets-settled, "MiB-rss-growth-secrets")
 	b.ReportMetric(withBundles, "MiB-rss-1000-bundles")
