@@ -117,7 +117,8 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	}
 	clusterBundles, err := clusterbundles.New(clusterbundles.Inputs{ClusterBundles: bundleInformers.ClusterBundles(),
 		BundleClient: c.subscription.SubscriptionV1alpha1(), ShareClient: c.share, KubeClient: c.kube,
-		OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectEvents, Restart: restart, Driver: o.SharedResourceDriver, References: references})
+		OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectEvents, Restart: restart, Driver: o.SharedResourceDriver, References: references,
+		WorkloadAccesses: subscriptionInformers.Operator().V1alpha1().WorkloadAccesses()})
 	if err != nil {
 		return err
 	}

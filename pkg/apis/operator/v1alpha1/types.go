@@ -48,6 +48,27 @@ type WorkloadAccessSpec struct {
 	// STS can verify the tokens.
 	// +optional
 	PodIdentity PodIdentitySpec `json:"podIdentity,omitempty"`
+
+	// subscriptions configures subscription injection cluster-wide.
+	// +optional
+	Subscriptions SubscriptionsSpec `json:"subscriptions,omitempty"`
+}
+
+// SubscriptionsSpec configures subscription injection cluster-wide.
+type SubscriptionsSpec struct {
+	// defaultAggregateToClusterRoles are the ClusterRoles (for example edit)
+	// whose holders may inject a ClusterBundle that names none in its own
+	// spec.aggregateToClusterRoles: its generated ClusterRole carries the
+	// aggregate-to-<role> label of each. A ClusterBundle that names roles
+	// gets exactly those. Empty (the default): a ClusterBundle that names
+	// none is aggregated nowhere, and only those bound to its ClusterRole
+	// may inject it.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=50
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	DefaultAggregateToClusterRoles []string `json:"defaultAggregateToClusterRoles,omitempty"`
 }
 
 // PodIdentityMode says when pod identity runs.

@@ -35,6 +35,7 @@ import (
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	subscriptionclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/subscription/v1alpha1"
+	operatorinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
 	subscriptioninformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/subscription/v1alpha1"
 	subscriptionlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
@@ -63,6 +64,9 @@ type Inputs struct {
 	Driver DriverServiceAccount
 	// References wakes a bundle when what it references changes.
 	References *referencewatch.Watch
+	// WorkloadAccesses carries the operator-wide default of
+	// aggregateToClusterRoles (spec.subscriptions).
+	WorkloadAccesses operatorinformers.WorkloadAccessInformer
 }
 
 // New returns the ClusterBundle controllers that fit this cluster. With the
@@ -101,6 +105,9 @@ type controller struct {
 	secrets      generated[*sharedresourcev1alpha1.SharedSecret]
 	configMaps   generated[*sharedresourcev1alpha1.SharedConfigMap]
 	roles        generated[*rbacv1.ClusterRole]
+	// aggregation is the operator-wide default of aggregateToClusterRoles;
+	// nil reads as none.
+	aggregation *aggregationDefault
 }
 
 // newController watches only what it generated, by label: the cluster's
@@ -125,8 +132,10 @@ func newController(in Inputs) (factory.Controller, error) {
 		Informers: []factory.Informer{sharedSecrets.Informer(), sharedConfigMaps.Informer(), roles.Informer()},
 		Key:       ownerKey,
 	}
+	c.aggregation = &aggregationDefault{workloadAccesses: in.WorkloadAccesses.Lister(), clusterBundles: in.ClusterBundles.Lister()}
+	defaults := reconcileloop.Watched{Informers: []factory.Informer{in.WorkloadAccesses.Informer()}, Key: c.aggregation.changedKeys}
 	controller := reconcileloop.New(ControllerName, Source(in.ClusterBundles),
-		append(referencewatch.Watched(triggers), owned),
+		append(referencewatch.Watched(triggers), owned, defaults),
 		c.syncBundle, in.OperatorClient, in.Recorder, "cluster-bundle")
 	return startingInformers{Controller: controller, start: func(stop <-chan struct{}) {
 		kubeInformers.Start(stop)
@@ -364,7 +373,7 @@ func (c *controller) plan(ctx context.Context, bundle *subscriptionv1alpha1.Clus
 		}
 		p.configMaps = append(p.configMaps, found)
 	}
-	role, conflicting, err := c.roles.find(ctx, bundle, desiredClusterRole(bundle, wanted))
+	role, conflicting, err := c.roles.find(ctx, bundle, desiredClusterRole(bundle, wanted, c.aggregation.roles()))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -27,8 +27,10 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 
+	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	subscriptionfake "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
+	operatorlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
 	subscriptionlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundlerefs"
@@ -84,6 +86,10 @@ type fixture struct {
 	// driver may not get; reviews are the access reviews asked.
 	driverDenied map[string]bool
 	reviews      []authorizationv1.SubjectAccessReviewSpec
+	// workloadAccesses holds the WorkloadAccess, for the aggregation
+	// default; aggregation reads it.
+	workloadAccesses cache.Indexer
+	aggregation      *aggregationDefault
 }
 
 func newFixture(t *testing.T, bundle *subscriptionv1alpha1.ClusterBundle, objects ...runtime.Object) *fixture {
@@ -115,6 +121,10 @@ func newFixture(t *testing.T, bundle *subscriptionv1alpha1.ClusterBundle, object
 		sharedresourcelisters.NewSharedSecretLister(f.sharedSecrets),
 		sharedresourcelisters.NewSharedConfigMapLister(f.sharedConfigMaps),
 		rbacv1listers.NewClusterRoleLister(f.roles), f.objectEvents)
+	f.workloadAccesses = indexer(t)
+	f.aggregation = &aggregationDefault{workloadAccesses: operatorlisters.NewWorkloadAccessLister(f.workloadAccesses),
+		clusterBundles: subscriptionlisters.NewClusterBundleLister(f.bundles)}
+	c.aggregation = f.aggregation
 	f.loop = reconcileloop.NewLoop(ControllerName, source(nil, subscriptionlisters.NewClusterBundleLister(f.bundles)), c.syncBundle, operatorClient)
 	return f
 }
@@ -657,5 +667,62 @@ func TestClusterBundleEventsFollowTransitions(t *testing.T) {
 	f.sync("rhel")
 	if got := f.drainObjectEvents(); len(got) != 0 {
 		t.Errorf("a resync of the invalid bundle recorded %v", got)
+	}
+}
+
+// The WorkloadAccess's default aggregation applies to a ClusterBundle that
+// names no role; one that names roles keeps exactly those. A change of the
+// default revisits only the former, and a WorkloadAccess event that does not
+// change it (its status, written by every controller) revisits none.
+func TestDefaultAggregation(t *testing.T) {
+	b := clusterBundle("rhel", nil, []subscriptionv1alpha1.ClusterReference{ref("certs", "a")})
+	f := newFixture(t, b, secret("certs", "a", "a.pem"))
+	own := clusterBundle("own", []string{"view"}, []subscriptionv1alpha1.ClusterReference{ref("certs", "a")})
+	if _, err := f.subs.SubscriptionV1alpha1().ClusterBundles().Create(context.Background(), own, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wa := &operatorv1alpha1.WorkloadAccess{ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
+		Spec: operatorv1alpha1.WorkloadAccessSpec{Subscriptions: operatorv1alpha1.SubscriptionsSpec{DefaultAggregateToClusterRoles: []string{"edit"}}}}
+	if err := f.workloadAccesses.Add(wa); err != nil {
+		t.Fatal(err)
+	}
+	f.sync("rhel")
+	f.sync("own")
+	if got, want := f.role("rhel-subscription-bundle").Labels, map[string]string{BundleLabel: "rhel", AggregateLabelPrefix + "edit": "true"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("a bundle naming no role: labels %v, want %v", got, want)
+	}
+	if got, want := f.role("own-subscription-bundle").Labels, map[string]string{BundleLabel: "own", AggregateLabelPrefix + "view": "true"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("a bundle naming its roles: labels %v, want %v", got, want)
+	}
+
+	if keys := f.aggregation.changedKeys(wa); !reflect.DeepEqual(keys, []string{"rhel"}) {
+		t.Errorf("first event: keys %v, want [rhel]", keys)
+	}
+	statusOnly := wa.DeepCopy()
+	statusOnly.Status.ObservedGeneration = 7
+	if keys := f.aggregation.changedKeys(statusOnly); keys != nil {
+		t.Errorf("a status write revisits %v", keys)
+	}
+	changed := wa.DeepCopy()
+	changed.Spec.Subscriptions.DefaultAggregateToClusterRoles = []string{"admin", "edit"}
+	if err := f.workloadAccesses.Update(changed); err != nil {
+		t.Fatal(err)
+	}
+	if keys := f.aggregation.changedKeys(changed); !reflect.DeepEqual(keys, []string{"rhel"}) {
+		t.Errorf("a changed default revisits %v, want [rhel]", keys)
+	}
+	f.sync("rhel")
+	if got, want := f.role("rhel-subscription-bundle").Labels, map[string]string{BundleLabel: "rhel", AggregateLabelPrefix + "admin": "true", AggregateLabelPrefix + "edit": "true"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after the default changed: labels %v, want %v", got, want)
+	}
+	// Unset again: the labels go.
+	unset := changed.DeepCopy()
+	unset.Spec.Subscriptions.DefaultAggregateToClusterRoles = nil
+	if err := f.workloadAccesses.Update(unset); err != nil {
+		t.Fatal(err)
+	}
+	f.sync("rhel")
+	if got, want := f.role("rhel-subscription-bundle").Labels, map[string]string{BundleLabel: "rhel"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after the default was unset: labels %v, want %v", got, want)
 	}
 }

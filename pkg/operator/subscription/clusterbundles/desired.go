@@ -161,9 +161,11 @@ func desiredSharedConfigMap(bundle *subscriptionv1alpha1.ClusterBundle, s share)
 // desiredClusterRole lets its holders get the bundle (the webhook checks
 // that for the pod's service account) and use its shares (the Shared
 // Resource CSI driver checks that before mounting).
-func desiredClusterRole(bundle *subscriptionv1alpha1.ClusterBundle, all []share) *rbacv1.ClusterRole {
+// Its aggregation labels are the bundle's own roles, or defaultRoles when it
+// names none.
+func desiredClusterRole(bundle *subscriptionv1alpha1.ClusterBundle, all []share, defaultRoles []string) *rbacv1.ClusterRole {
 	labels := map[string]string{BundleLabel: bundle.Name}
-	for _, role := range bundle.Spec.AggregateToClusterRoles {
+	for _, role := range aggregateTo(bundle.Spec.AggregateToClusterRoles, defaultRoles) {
 		labels[AggregateLabelPrefix+role] = "true"
 	}
 	rules := []rbacv1.PolicyRule{{
