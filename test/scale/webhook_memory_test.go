@@ -417,7 +417,7 @@ func lastGCTrace(logPath string) (string, float64) {
 	return last, live
 }
 
-var gcLiveHeap = regexp.MustCompile(`: \d+->\d+->(\d+) MB`)
+var gcLiveHeap = regexp.MustCompile(`\d+->\d+->(\d+) MB`)
 
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
