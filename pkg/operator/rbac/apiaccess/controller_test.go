@@ -360,6 +360,58 @@ func TestAForeignObjectIsAConflictAndNeverOverwritten(t *testing.T) {
 	}
 }
 
+// The policy label proves nothing: anyone who may create a ClusterRole can
+// squat a generated name with it, and anyone who may label a binding can
+// put it there. Only an object the policy controls (its UID) is written or
+// deleted; a squatted name is a Conflict and is never bound.
+func TestALabelIsNoOwnership(t *testing.T) {
+	editor := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "editor"}
+	narrow := []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{"example.com"}, Resources: []string{"widgets"}}}
+	squatted := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget.example.com-admin",
+		Labels: map[string]string{apiaccessv1alpha1.PolicyLabel: "p"}}, Rules: narrow}
+	// A binding labelled for the policy, of a name it no longer wants, and
+	// one controlled by an earlier policy of the same name (another UID).
+	planted := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "team-binding",
+		Labels: map[string]string{apiaccessv1alpha1.PolicyLabel: "p"}},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"}}
+	earlier := planted.DeepCopy()
+	earlier.Name = "p-9-Widget.example.com-edit"
+	earlier.OwnerReferences = ownerRef(&apiaccessv1alpha1.APIAccessPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "uid-earlier"}})
+	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"a"}}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets}, squatted, planted, earlier)
+	writes := c.sync(t)
+	for _, w := range writes {
+		if strings.Contains(w, "Widget.example.com-admin") || strings.Contains(w, "team-binding") || strings.Contains(w, earlier.Name) {
+			t.Errorf("wrote an object the policy does not control: %s", w)
+		}
+	}
+	if got := c.role(t, squatted.Name); !equalRules(got.Rules, narrow) || len(got.OwnerReferences) != 0 {
+		t.Errorf("the squatted role was changed: %+v", got)
+	}
+	for _, name := range []string{planted.Name, earlier.Name} {
+		if _, err := c.kube.RbacV1().RoleBindings("a").Get(context.Background(), name, metav1.GetOptions{}); err != nil {
+			t.Errorf("binding %s: %v", name, err)
+		}
+	}
+	if _, err := c.kube.RbacV1().RoleBindings("a").Get(context.Background(), "p-0-Widget.example.com-admin", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the squatted role is bound: %v", err)
+	}
+	cond := condition(t, c.status(t), apiaccessv1alpha1.ConditionConflict)
+	if cond.Status != metav1.ConditionTrue || !strings.Contains(cond.Message, "ClusterRole Widget.example.com-admin (labelled for this policy but not created by it)") {
+		t.Errorf("Conflict %+v", cond)
+	}
+	if writes := c.sync(t); len(writes) != 0 {
+		t.Errorf("a resync with nothing changed wrote %v", writes)
+	}
+}
+
+func equalRules(a, b []rbacv1.PolicyRule) bool {
+	return slices.EqualFunc(a, b, func(x, y rbacv1.PolicyRule) bool {
+		return slices.Equal(x.Verbs, y.Verbs) && slices.Equal(x.APIGroups, y.APIGroups) && slices.Equal(x.Resources, y.Resources)
+	})
+}
+
 func TestARoleTheBundleProvidesIsUsedNotDuplicated(t *testing.T) {
 	bundleRole := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget.example.com-edit", Labels: ownedByExtension("ext")},
 		Rules: []rbacv1.PolicyRule{

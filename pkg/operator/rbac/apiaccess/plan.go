@@ -120,12 +120,10 @@ func (c *controller) findRole(ctx context.Context, policy *apiaccessv1alpha1.API
 	f.existing = existing
 	switch {
 	case ours(policy, existing):
-	case existing.Labels[apiaccessv1alpha1.PolicyLabel] != "":
-		f.owner = "managed by APIAccessPolicy " + existing.Labels[apiaccessv1alpha1.PolicyLabel]
-	case bundleProvided(f.crd, existing):
+	case existing.Labels[apiaccessv1alpha1.PolicyLabel] == "" && bundleProvided(f.crd, existing):
 		f.bundle = true
 	default:
-		f.owner = "not created by the operator"
+		f.owner = claim(policy, existing)
 	}
 	return nil
 }
@@ -177,7 +175,7 @@ func findAll[T object](ctx context.Context, k kind[T], policy *apiaccessv1alpha1
 	out := found[:0]
 	for _, f := range found {
 		if f.existing != zero && !ours(policy, f.existing) {
-			*conflicts = append(*conflicts, fmt.Sprintf("%s %s (not created by this policy)", k.name, qualified(f.desired)))
+			*conflicts = append(*conflicts, fmt.Sprintf("%s %s (%s)", k.name, qualified(f.desired), claim(policy, f.existing)))
 			continue
 		}
 		out = append(out, f)
@@ -291,7 +289,8 @@ func ensureAll[T object](ctx context.Context, k kind[T], policy *apiaccessv1alph
 	})
 }
 
-// deleteUnwanted deletes the policy's objects that plan no longer wants.
+// deleteUnwanted deletes the policy's objects that plan no longer wants:
+// those labelled for it and controlled by it.
 // The UID precondition spares one re-created meanwhile.
 func deleteUnwanted[T object](ctx context.Context, k kind[T], policy *apiaccessv1alpha1.APIAccessPolicy, wanted []planned[T], w *writes) error {
 	keep := map[string]bool{}
@@ -304,7 +303,9 @@ func deleteUnwanted[T object](ctx context.Context, k kind[T], policy *apiaccessv
 	}
 	var unwanted []T
 	for _, obj := range existing {
-		if !keep[qualified(obj)] {
+		// The label only says where to look: what this policy does not
+		// control is never deleted, whoever labelled it.
+		if !keep[qualified(obj)] && ours(policy, obj) {
 			unwanted = append(unwanted, obj)
 		}
 	}
