@@ -710,7 +710,9 @@ func TestAPIAccessSquattedNamesAndLabelledBindingsAreNotAdopted(t *testing.T) {
 	if _, err := env.kube.RbacV1().ClusterRoles().Create(ctx, squatted, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), squatted.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), squatted.Name, metav1.DeleteOptions{})
+	})
 	// The squatter binds their narrow role: what it grants would grow with it.
 	squatterBinding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "e2e-squatter", Namespace: ns},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: squatted.Name},
