@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
@@ -120,8 +121,15 @@ func (c *cluster) trySync(t *testing.T) ([]string, error) {
 		t.Fatal(err)
 	}
 	policy.Spec = c.policy.Spec
+	namespaces := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	nsl, _ := c.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	for i := range nsl.Items {
+		slim, _ := SlimNamespace(&nsl.Items[i])
+		_ = namespaces.Add(slim)
+	}
 	ctrl := newGenerator(c.client.APIAccessV1alpha1(), c.kube, crdLister{crdIndexer},
 		rbacv1listers.NewClusterRoleLister(roles), roleNames, rbacv1listers.NewClusterRoleBindingLister(clusterBindings), rbacv1listers.NewRoleBindingLister(bindings))
+	ctrl.namespaces = corelisters.NewNamespaceLister(namespaces)
 	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
 	syncErr := ctrl.syncPolicy(ctx, factory.NewSyncContext("test", recorder), policy)
 	for _, e := range recorder.Events() {
@@ -643,5 +651,55 @@ func TestRuleWithin(t *testing.T) {
 		if got := ruleWithin(tc.r, tc.g); got != tc.want {
 			t.Errorf("%s: ruleWithin = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// The access-grants check judged the namespaces a Bind-mode policy binds in
+// as they were when the spec was written: one deleted and re-created since
+// (another UID, perhaps another team's) is not bound in until the spec is
+// written again, and the policy says so.
+func TestAReplacedNamespaceIsNotBoundInUntilTheSpecIsWrittenAgain(t *testing.T) {
+	ctx := context.Background()
+	ns := func(name, uid string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(uid)}}
+	}
+	alice := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}
+	p := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{alice}, Namespaces: []string{"a", "b"}})
+	c := newCluster(p, []*apiextensionsv1.CustomResourceDefinition{widgets}, ns("a", "a-1"), ns("b", "b-1"))
+	c.sync(t)
+	const binding = "p-0-Widget.example.com-edit"
+	if checked := c.status(t).Checked; checked == nil || checked.Generation != 1 || len(checked.Namespaces) != 2 || checked.Namespaces[1].UID != "b-1" {
+		t.Errorf("checked %+v", checked)
+	}
+	// b is deleted, its bindings with it, and re-created.
+	_ = c.kube.CoreV1().Namespaces().Delete(ctx, "b", metav1.DeleteOptions{})
+	_ = c.kube.RbacV1().RoleBindings("b").Delete(ctx, binding, metav1.DeleteOptions{})
+	_, _ = c.kube.CoreV1().Namespaces().Create(ctx, ns("b", "b-2"), metav1.CreateOptions{})
+	writes := c.sync(t)
+	if slices.Contains(writes, "create rolebindings "+binding) {
+		t.Errorf("bound in the re-created namespace: %v", writes)
+	}
+	if _, err := c.kube.RbacV1().RoleBindings("a").Get(ctx, binding, metav1.GetOptions{}); err != nil {
+		t.Errorf("the binding in a: %v", err)
+	}
+	cond := condition(t, c.status(t), apiaccessv1alpha1.ConditionRBACManaged)
+	if cond.Status != metav1.ConditionFalse || cond.Reason != apiaccessv1alpha1.ReasonNamespacesReplaced ||
+		!strings.Contains(cond.Message, "namespaces b were deleted and re-created") || !strings.Contains(cond.Message, "written again") {
+		t.Errorf("RBACManaged %+v", cond)
+	}
+	if writes := c.sync(t); len(writes) != 0 {
+		t.Errorf("a resync with nothing changed wrote %v", writes)
+	}
+	// The spec written again (a new generation, checked at admission).
+	c.policy.Generation = 2
+	stored, _ := c.client.APIAccessV1alpha1().APIAccessPolicies().Get(ctx, "p", metav1.GetOptions{})
+	stored.Generation = 2
+	_, _ = c.client.APIAccessV1alpha1().APIAccessPolicies().Update(ctx, stored, metav1.UpdateOptions{})
+	if writes := c.sync(t); !slices.Contains(writes, "create rolebindings "+binding) {
+		t.Errorf("not bound in b after the spec was written again: %v", writes)
+	}
+	if checked := c.status(t).Checked; checked == nil || checked.Generation != 2 || checked.Namespaces[1].UID != "b-2" {
+		t.Errorf("checked %+v", checked)
 	}
 }

@@ -39,6 +39,10 @@ type plan struct {
 	conflicts, bundleRoles, notAggregated []string
 	// missingNamespaces are RoleBindings not created: no such namespace.
 	missingNamespaces []string
+	// checked pins the namespaces bound in; replaced are those deleted and
+	// re-created since the spec was checked, not bound in.
+	checked  *apiaccessv1alpha1.CheckedNamespaces
+	replaced []string
 }
 
 // roleFinding is what exists of one generated role's name.
@@ -101,6 +105,13 @@ func (c *controller) plan(ctx context.Context, policy *apiaccessv1alpha1.APIAcce
 		}
 	}
 	var err error
+	p.checked = checkedFor(policy)
+	if bindings, p.replaced, err = inCheckedNamespaces(c.namespaces, p.checked, bindings); err != nil {
+		return nil, err
+	}
+	if len(p.checked.Namespaces) == 0 {
+		p.checked = nil
+	}
 	if p.clusterBindings, err = findAll(ctx, c.clusterBindings, policy, clusterBindings, &p.conflicts); err != nil {
 		return nil, err
 	}
