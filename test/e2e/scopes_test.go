@@ -452,7 +452,9 @@ func TestScopeInstanceDoesNotFollowAReplacedTemplateOrNamespace(t *testing.T) {
 		})
 	}
 	createTarget()
-	t.Cleanup(func() { _ = env.kube.CoreV1().Namespaces().Delete(context.Background(), target, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = env.kube.CoreV1().Namespaces().Delete(context.Background(), target, metav1.DeleteOptions{})
+	})
 	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{Namespaces: []string{target}})
 	expectRoleBindings(t, instance.Name, []string{target}, target)
 	framework.Eventually(t, 30*time.Second, func(context.Context) error {
