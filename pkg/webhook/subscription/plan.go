@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -209,9 +210,8 @@ func (m *Mutator) offerClusterBundles(ctx context.Context, p *plan, namespace, s
 	slices.SortFunc(always, func(a, b *subscriptionv1alpha1.ClusterBundle) int { return strings.Compare(a.Name, b.Name) })
 	// The budget starts with the first access check, not before: bundles
 	// the pod's filter leaves out cost it nothing.
-	var checks context.Context
-	cancel := context.CancelFunc(func() {})
-	defer func() { cancel() }()
+	checks := &startedOnUse{parent: ctx, budget: m.alwaysInjectBudget}
+	defer checks.stop()
 	for _, cb := range always {
 		if slices.Contains(r.clusterBundles, cb.Name) || !r.clusterFilter.admits(cb.Name) {
 			continue
@@ -221,16 +221,35 @@ func (m *Mutator) offerClusterBundles(ctx context.Context, p *plan, namespace, s
 			p.skip(what, "it "+why)
 			continue
 		}
-		if checks == nil {
-			checks, cancel = context.WithTimeout(ctx, m.alwaysInjectBudget)
-		}
-		if why := m.withoutAccess(checks, namespace, serviceAccount, cb.Name); why != "" {
+		if why := m.withoutAccess(checks.context(), namespace, serviceAccount, cb.Name); why != "" {
 			p.skip(what, why)
 			continue
 		}
 		name, generation := cb.Name, cb.Generation
 		p.candidates = append(p.candidates, candidate{sources: clusterBundleSources(cb), what: what,
 			record: func(g *generations) { g.addClusterBundle(name, generation) }})
+	}
+}
+
+// startedOnUse is a deadline budget after parent that starts when its
+// context is first asked for.
+type startedOnUse struct {
+	parent context.Context
+	budget time.Duration
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func (s *startedOnUse) context() context.Context {
+	if s.ctx == nil {
+		s.ctx, s.cancel = context.WithTimeout(s.parent, s.budget)
+	}
+	return s.ctx
+}
+
+func (s *startedOnUse) stop() {
+	if s.cancel != nil {
+		s.cancel()
 	}
 }
 
