@@ -1,7 +1,10 @@
 package issuerpublisher
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -293,8 +296,8 @@ func TestFirstPublishCreatesTheBucketAndUploadsKeysBeforeDiscovery(t *testing.T)
 		"HeadBucket", "CreateBucket",
 		"GetPublicAccessBlock", "PutPublicAccessBlock",
 		"GetBucketPolicy", "PutBucketPolicy",
-		"HeadObject keys.json", "PutObject keys.json",
-		"HeadObject .well-known/openid-configuration", "PutObject .well-known/openid-configuration",
+		"GetObject keys.json", "PutObject keys.json",
+		"GetObject .well-known/openid-configuration", "PutObject .well-known/openid-configuration",
 	}
 	if !slices.Equal(f.s3.calls, wantCalls) {
 		t.Errorf("S3 calls\n%v\nwant\n%v", f.s3.calls, wantCalls)
@@ -466,20 +469,50 @@ func TestResyncRepairsDrift(t *testing.T) {
 	}
 }
 
-func TestSHA256MetadataStandsInForAnETagThatIsNotTheMD5(t *testing.T) {
+// Whoever uploads an object chooses its user metadata: a forged keys.json
+// that carries the legitimate SHA-256 (what the publisher once wrote as
+// x-amz-meta-sha256) is repaired all the same, and so is one with our bytes
+// served gzip-encoded. A resync with nothing changed reads the documents
+// back and writes nothing.
+func TestForgedDocumentsAreRepairedWhateverTheirMetadataSays(t *testing.T) {
 	f := newFixture(t, healthy(t))
 	f.mustSync()
-	// With SSE-KMS the ETag is not the MD5 of the body: the fake's ETag
-	// follows the body, so a different body with our metadata plays it.
 	bucket := f.s3.buckets["mycluster-oidc"]
-	o := bucket.objects["keys.json"]
-	o.body = append([]byte("encrypted:"), o.body...)
-	bucket.objects["keys.json"] = o
+	good := bucket.objects["keys.json"]
+	sum := sha256.Sum256(good.body)
+	forged := fakeObject{body: []byte(`{"keys":[{"kty":"RSA","kid":"attacker","n":"AQAB","e":"AQAB"}]}`), contentType: contentType,
+		metadata: map[string]string{"sha256": hex.EncodeToString(sum[:])}}
+
+	for name, o := range map[string]fakeObject{
+		"other bytes, our checksum in metadata": forged,
+		"our bytes, served gzip-encoded":        {body: good.body, contentType: contentType, contentEncoding: "gzip"},
+		"a large object":                        {body: bytes.Repeat([]byte(" "), 10<<20), contentType: contentType},
+	} {
+		t.Run(name, func(t *testing.T) {
+			bucket.objects["keys.json"] = o
+			f.s3.calls, f.s3.bytesRead = nil, 0
+			f.clock.now = f.clock.now.Add(ResyncInterval)
+			f.mustSync()
+			if w := f.s3.writes(); !slices.Equal(w, []string{"PutObject keys.json"}) {
+				t.Errorf("wrote %v, want keys.json repaired", w)
+			}
+			if got := bucket.objects["keys.json"]; !bytes.Equal(got.body, good.body) || got.contentEncoding != "" {
+				t.Errorf("keys.json is %.80q (encoding %q) after the resync", got.body, got.contentEncoding)
+			}
+			if f.s3.bytesRead > 2*len(good.body)+len(bucket.objects[".well-known/openid-configuration"].body) {
+				t.Errorf("read %d bytes back to check two small documents", f.s3.bytesRead)
+			}
+		})
+	}
+
 	f.s3.calls = nil
 	f.clock.now = f.clock.now.Add(ResyncInterval)
 	f.mustSync()
 	if w := f.s3.writes(); len(w) != 0 {
-		t.Errorf("wrote %v although the object's sha256 metadata matches", w)
+		t.Errorf("a resync with nothing changed wrote %v", w)
+	}
+	if !slices.Contains(f.s3.calls, "GetObject keys.json") {
+		t.Errorf("the resync did not read keys.json back: %v", f.s3.calls)
 	}
 }
 
@@ -559,7 +592,7 @@ func TestFailuresReportTheirReasonWithoutCredentials(t *testing.T) {
 			reason: ReasonAccessDenied, message: []string{"S3 PutBucketPolicy", "BlockPublicPolicy"}},
 		{name: "public access block refused", fail: map[string]error{"PutPublicAccessBlock": apiError("AccessDenied", "Access Denied")},
 			reason: ReasonAccessDenied, message: []string{"S3 PutPublicAccessBlock"}},
-		{name: "server error", fail: map[string]error{"HeadObject .well-known/openid-configuration": apiError("InternalError", "We encountered an internal error.")},
+		{name: "server error", fail: map[string]error{"GetObject .well-known/openid-configuration": apiError("InternalError", "We encountered an internal error.")},
 			reason: ReasonS3Error, message: []string{`key ".well-known/openid-configuration": InternalError`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -608,7 +641,7 @@ func TestBucketInAnotherRegionSaysWhichRegions(t *testing.T) {
 	}{
 		{name: "HeadBucket 301 with the region header", style: redirect, bucketRegion: "eu-west-1", call: "HeadBucket"},
 		{name: "HeadBucket 400 with the region header", style: malformedAuthorization, bucketRegion: "eu-west-1", call: "HeadBucket"},
-		{name: "PermanentRedirect naming no region", fail: map[string]error{"HeadObject keys.json": redirectWithoutRegion}, call: "HeadObject"},
+		{name: "PermanentRedirect naming no region", fail: map[string]error{"GetObject keys.json": redirectWithoutRegion}, call: "GetObject"},
 		{name: "AuthorizationHeaderMalformed naming the expected region", fail: map[string]error{"GetBucketPolicy": httpError("GetBucketPolicy", 400, http.Header{},
 			apiError("AuthorizationHeaderMalformed", "The authorization header is malformed; the region 'us-east-2' is wrong; expecting 'ap-south-1'"))},
 			bucketRegion: "ap-south-1", call: "GetBucketPolicy"},

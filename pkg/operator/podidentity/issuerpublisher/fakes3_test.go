@@ -1,6 +1,7 @@
 package issuerpublisher
 
 import (
+	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
@@ -32,6 +33,8 @@ type fakeS3 struct {
 	// region answers as S3 does, in the style wrongRegion says.
 	region      string
 	wrongRegion wrongRegionStyle
+	// bytesRead counts the object bytes GetObject callers read.
+	bytesRead int
 }
 
 // wrongRegionStyle is how S3 refuses a request sent to another region than
@@ -57,10 +60,10 @@ type fakeBucket struct {
 }
 
 type fakeObject struct {
-	body        []byte
-	contentType string
-	metadata    map[string]string
-	acl         s3types.ObjectCannedACL
+	body                         []byte
+	contentType, contentEncoding string
+	metadata                     map[string]string
+	acl                          s3types.ObjectCannedACL
 }
 
 func newFakeS3() *fakeS3 {
@@ -214,18 +217,33 @@ func etagOf(body []byte) string {
 	return `"` + hex.EncodeToString(sum[:]) + `"`
 }
 
-func (f *fakeS3) HeadObject(_ context.Context, in *s3.HeadObjectInput, _ ...func(*s3.Options)) (*s3.HeadObjectOutput, error) {
-	b, err := f.call("HeadObject", aws.ToString(in.Bucket), aws.ToString(in.Key))
+func (f *fakeS3) GetObject(_ context.Context, in *s3.GetObjectInput, _ ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
+	b, err := f.call("GetObject", aws.ToString(in.Bucket), aws.ToString(in.Key))
 	if err != nil {
 		return nil, err
 	}
 	o, ok := b.objects[aws.ToString(in.Key)]
 	if !ok {
-		return nil, &s3types.NotFound{}
+		return nil, &s3types.NoSuchKey{Message: aws.String("The specified key does not exist.")}
 	}
-	return &s3.HeadObjectOutput{ETag: aws.String(etagOf(o.body)), ContentType: aws.String(o.contentType),
-		ContentLength: aws.Int64(int64(len(o.body))), Metadata: maps.Clone(o.metadata)}, nil
+	body := &countingBody{Reader: bytes.NewReader(o.body), read: &f.bytesRead}
+	return &s3.GetObjectOutput{Body: body, ETag: aws.String(etagOf(o.body)), ContentType: aws.String(o.contentType),
+		ContentEncoding: aws.String(o.contentEncoding), ContentLength: aws.Int64(int64(len(o.body))), Metadata: maps.Clone(o.metadata)}, nil
 }
+
+// countingBody adds what is read from it to read.
+type countingBody struct {
+	io.Reader
+	read *int
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.Reader.Read(p)
+	*b.read += n
+	return n, err
+}
+
+func (b *countingBody) Close() error { return nil }
 
 func (f *fakeS3) PutObject(_ context.Context, in *s3.PutObjectInput, _ ...func(*s3.Options)) (*s3.PutObjectOutput, error) {
 	b, err := f.call("PutObject", aws.ToString(in.Bucket), aws.ToString(in.Key))
@@ -239,6 +257,7 @@ func (f *fakeS3) PutObject(_ context.Context, in *s3.PutObjectInput, _ ...func(*
 	if in.ContentLength != nil && *in.ContentLength != int64(len(body)) {
 		return nil, fmt.Errorf("content length %d for %d bytes", *in.ContentLength, len(body))
 	}
-	b.objects[aws.ToString(in.Key)] = fakeObject{body: body, contentType: aws.ToString(in.ContentType), metadata: maps.Clone(in.Metadata), acl: in.ACL}
+	b.objects[aws.ToString(in.Key)] = fakeObject{body: body, contentType: aws.ToString(in.ContentType), contentEncoding: aws.ToString(in.ContentEncoding),
+		metadata: maps.Clone(in.Metadata), acl: in.ACL}
 	return &s3.PutObjectOutput{ETag: aws.String(etagOf(body))}, nil
 }

@@ -25,7 +25,7 @@ var iamAction = map[string]string{
 	"PutPublicAccessBlock": "s3:PutBucketPublicAccessBlock",
 	"GetBucketPolicy":      "s3:GetBucketPolicy",
 	"PutBucketPolicy":      "s3:PutBucketPolicy",
-	"HeadObject":           "s3:GetObject",
+	"GetObject":            "s3:GetObject",
 	"PutObject":            "s3:PutObject",
 }
 

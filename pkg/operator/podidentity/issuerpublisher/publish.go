@@ -3,12 +3,10 @@ package issuerpublisher
 import (
 	"bytes"
 	"context"
-	"crypto/md5"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -31,17 +29,12 @@ type objectStore interface {
 	PutPublicAccessBlock(context.Context, *s3.PutPublicAccessBlockInput, ...func(*s3.Options)) (*s3.PutPublicAccessBlockOutput, error)
 	GetBucketPolicy(context.Context, *s3.GetBucketPolicyInput, ...func(*s3.Options)) (*s3.GetBucketPolicyOutput, error)
 	PutBucketPolicy(context.Context, *s3.PutBucketPolicyInput, ...func(*s3.Options)) (*s3.PutBucketPolicyOutput, error)
-	HeadObject(context.Context, *s3.HeadObjectInput, ...func(*s3.Options)) (*s3.HeadObjectOutput, error)
+	GetObject(context.Context, *s3.GetObjectInput, ...func(*s3.Options)) (*s3.GetObjectOutput, error)
 	PutObject(context.Context, *s3.PutObjectInput, ...func(*s3.Options)) (*s3.PutObjectOutput, error)
 }
 
 // contentType of both documents.
 const contentType = "application/json"
-
-// sha256MetadataKey carries the SHA-256 of what was uploaded: with SSE-KMS
-// default encryption the ETag is not the MD5 of the body, and without it
-// every resync would upload again.
-const sha256MetadataKey = "sha256"
 
 // readPolicySid names the statement of the bucket policy this publisher
 // owns.
@@ -290,18 +283,9 @@ func stringSet(v any) []string {
 // putIfChanged uploads body unless the object already holds it. No ACL:
 // the bucket policy makes it readable.
 func (p *publisher) putIfChanged(ctx context.Context, key string, body []byte, what string) error {
-	md5Sum := md5.Sum(body)
-	shaSum := sha256.Sum256(body)
-	etag, sha := `"`+hex.EncodeToString(md5Sum[:])+`"`, hex.EncodeToString(shaSum[:])
-	head, err := p.store.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(p.bucket), Key: aws.String(key)})
-	switch {
-	case err == nil:
-		if (aws.ToString(head.ETag) == etag || metadata(head.Metadata, sha256MetadataKey) == sha) && aws.ToString(head.ContentType) == contentType {
-			return nil
-		}
-	case isNotFound(err):
-	default:
-		return p.fail("HeadObject", key, err)
+	holds, err := p.holds(ctx, key, body)
+	if err != nil || holds {
+		return err
 	}
 	_, err = p.store.PutObject(ctx, &s3.PutObjectInput{
 		Bucket:        aws.String(p.bucket),
@@ -309,7 +293,6 @@ func (p *publisher) putIfChanged(ctx context.Context, key string, body []byte, w
 		Body:          bytes.NewReader(body),
 		ContentLength: aws.Int64(int64(len(body))),
 		ContentType:   aws.String(contentType),
-		Metadata:      map[string]string{sha256MetadataKey: sha},
 	})
 	if err != nil {
 		return p.fail("PutObject", key, err)
@@ -322,14 +305,30 @@ func (p *publisher) putIfChanged(ctx context.Context, key string, body []byte, w
 	return nil
 }
 
-// metadata looks key up the way S3 treats user metadata: case-insensitively.
-func metadata(m map[string]string, key string) string {
-	for k, v := range m {
-		if strings.EqualFold(k, key) {
-			return v
-		}
+// holds says whether key serves exactly body to a reader: the same bytes,
+// as JSON, not encoded. It reads the bytes back rather than trust a digest:
+// user metadata says whatever the last uploader wrote, and the ETag is no
+// MD5 of the body under SSE-KMS. The documents are a few KB, and a GET is
+// billed as a HEAD (docs/performance.md). An object of another length is
+// not read at all, so a planted large object costs nothing to detect.
+func (p *publisher) holds(ctx context.Context, key string, body []byte) (bool, error) {
+	out, err := p.store.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(p.bucket), Key: aws.String(key)})
+	if isNotFound(err) {
+		return false, nil
 	}
-	return ""
+	if err != nil {
+		return false, p.fail("GetObject", key, err)
+	}
+	defer out.Body.Close()
+	if aws.ToString(out.ContentType) != contentType || aws.ToString(out.ContentEncoding) != "" ||
+		(out.ContentLength != nil && *out.ContentLength != int64(len(body))) {
+		return false, nil
+	}
+	got, err := io.ReadAll(io.LimitReader(out.Body, int64(len(body))+1))
+	if err != nil {
+		return false, p.fail("GetObject", key, err)
+	}
+	return bytes.Equal(got, body), nil
 }
 
 // errorCode is the S3 error code in err's chain, "" for none (the server
@@ -342,8 +341,8 @@ func errorCode(err error) string {
 	return ""
 }
 
-// isNotFound is HeadBucket's and HeadObject's 404 (no body, so the SDK
-// names it NotFound) or a NoSuchBucket/NoSuchKey from servers that send one.
+// isNotFound is HeadBucket's 404 (no body, so the SDK names it NotFound),
+// GetObject's NoSuchKey, or a NoSuchBucket.
 func isNotFound(err error) bool {
 	var nf *s3types.NotFound
 	if errors.As(err, &nf) {
