@@ -48,7 +48,9 @@ import (
 const (
 	testAccessKeyID = "AKIAEXAMPLEKEYID0001"
 	testSecret      = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
-	awsIssuer       = "https://mycluster-oidc.s3.us-east-2.amazonaws.com"
+	awsIssuer       = "https://mycluster-workload-access-oidc.s3.us-east-2.amazonaws.com"
+	// testAccount owns the credentials, and the buckets they create.
+	testAccount = "111122223333"
 )
 
 func pemFixture(t *testing.T, name string) string {
@@ -103,6 +105,8 @@ type fixture struct {
 	c          *controller
 	s3         *fakeS3
 	stores     []connection
+	// accountLookups counts the STS GetCallerIdentity calls.
+	accountLookups int
 	operator   *countingOperatorClient
 	client     *operatorfake.Clientset
 	was        cache.Indexer
@@ -125,6 +129,7 @@ func healthy(t *testing.T) inputs {
 func newFixture(t *testing.T, in inputs) *fixture {
 	t.Helper()
 	f := &fixture{t: t, s3: newFakeS3(), clock: &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
+	f.s3.account = testAccount
 	index := func(objects ...runtime.Object) cache.Indexer {
 		indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 		for _, o := range objects {
@@ -171,6 +176,13 @@ func newFixture(t *testing.T, in inputs) *fixture {
 			f.stores = append(f.stores, conn)
 			f.s3.region = conn.region
 			return f.s3
+		},
+		lookupAccount: func(_ context.Context, conn connection) (string, error) {
+			f.accountLookups++
+			if conn.endpoint != "" {
+				return "", nil
+			}
+			return testAccount, nil
 		},
 		unsupported: map[string]bool{},
 	}
@@ -306,7 +318,7 @@ func TestFirstPublishCreatesTheBucketAndUploadsKeysBeforeDiscovery(t *testing.T)
 		f.stores[0].accessKeyID != testAccessKeyID || f.stores[0].secret != testSecret {
 		t.Errorf("S3 clients built for %+v", f.stores)
 	}
-	bucket := f.s3.buckets["mycluster-oidc"]
+	bucket := f.s3.buckets["mycluster-workload-access-oidc"]
 	if bucket == nil {
 		t.Fatalf("buckets %v", f.s3.buckets)
 	}
@@ -327,7 +339,7 @@ func TestFirstPublishCreatesTheBucketAndUploadsKeysBeforeDiscovery(t *testing.T)
 	}
 	if len(policy.Statement) != 1 || policy.Statement[0].Principal != "*" || policy.Statement[0].Effect != "Allow" ||
 		!slices.Equal(policy.Statement[0].Action, []string{"s3:GetObject"}) ||
-		!slices.Equal(policy.Statement[0].Resource, []string{"arn:aws:s3:::mycluster-oidc/*"}) {
+		!slices.Equal(policy.Statement[0].Resource, []string{"arn:aws:s3:::mycluster-workload-access-oidc/.well-known/openid-configuration", "arn:aws:s3:::mycluster-workload-access-oidc/keys.json"}) {
 		t.Errorf("bucket policy %s", bucket.policy)
 	}
 
@@ -352,7 +364,7 @@ func TestFirstPublishCreatesTheBucketAndUploadsKeysBeforeDiscovery(t *testing.T)
 		t.Errorf("events %v", got)
 	}
 	uploaded := f.recorder.Events()[3].Message
-	if !strings.Contains(uploaded, "keys.json") || !strings.Contains(uploaded, "mycluster-oidc") || !strings.Contains(uploaded, docs.KeyIDs[0]) {
+	if !strings.Contains(uploaded, "keys.json") || !strings.Contains(uploaded, "mycluster-workload-access-oidc") || !strings.Contains(uploaded, docs.KeyIDs[0]) {
 		t.Errorf("upload event %q names neither the key, the bucket nor the key IDs", uploaded)
 	}
 }
@@ -410,7 +422,7 @@ func TestRotationRepublishesKeysWithBothKeys(t *testing.T) {
 	if len(docs.KeyIDs) != 2 {
 		t.Fatalf("key IDs %v", docs.KeyIDs)
 	}
-	if got := f.s3.buckets["mycluster-oidc"].objects["keys.json"].body; string(got) != string(docs.JWKS) {
+	if got := f.s3.buckets["mycluster-workload-access-oidc"].objects["keys.json"].body; string(got) != string(docs.JWKS) {
 		t.Errorf("keys.json %s", got)
 	}
 	if got := f.workloadAccess().Status.PodIdentity.PublishedKeyIDs; !slices.Equal(got, docs.KeyIDs) {
@@ -439,7 +451,7 @@ func TestRotationRepublishesKeysWithBothKeys(t *testing.T) {
 func TestResyncRepairsDrift(t *testing.T) {
 	f := newFixture(t, healthy(t))
 	f.mustSync()
-	bucket := f.s3.buckets["mycluster-oidc"]
+	bucket := f.s3.buckets["mycluster-workload-access-oidc"]
 	good := bucket.objects[".well-known/openid-configuration"]
 
 	delete(bucket.objects, "keys.json")
@@ -477,7 +489,7 @@ func TestResyncRepairsDrift(t *testing.T) {
 func TestForgedDocumentsAreRepairedWhateverTheirMetadataSays(t *testing.T) {
 	f := newFixture(t, healthy(t))
 	f.mustSync()
-	bucket := f.s3.buckets["mycluster-oidc"]
+	bucket := f.s3.buckets["mycluster-workload-access-oidc"]
 	good := bucket.objects["keys.json"]
 	sum := sha256.Sum256(good.body)
 	forged := fakeObject{body: []byte(`{"keys":[{"kty":"RSA","kid":"attacker","n":"AQAB","e":"AQAB"}]}`), contentType: contentType,
@@ -557,7 +569,7 @@ func TestS3CompatibleServersWithoutPublicAccessBlock(t *testing.T) {
 
 func TestFailuresReportTheirReasonWithoutCredentials(t *testing.T) {
 	unreachable := &smithy.OperationError{ServiceID: "S3", OperationName: "HeadBucket", Err: &smithyhttp.RequestSendError{Err: &url.Error{
-		Op: "Head", URL: "https://" + testAccessKeyID + ":" + testSecret + "@mycluster-oidc.s3.us-east-2.amazonaws.com/",
+		Op: "Head", URL: "https://" + testAccessKeyID + ":" + testSecret + "@mycluster-workload-access-oidc.s3.us-east-2.amazonaws.com/",
 		Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}}}
 	for _, tc := range []struct {
 		name    string
@@ -577,11 +589,11 @@ func TestFailuresReportTheirReasonWithoutCredentials(t *testing.T) {
 			in.keys["service-account-002.pub"] = "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n"
 		}, reason: ReasonInvalidSigningKeys, message: []string{`signing key "service-account-002.pub"`, "only public keys"}},
 		{name: "endpoint unreachable", fail: map[string]error{"HeadBucket": unreachable}, reason: ReasonS3Unreachable,
-			message: []string{`S3 HeadBucket on bucket "mycluster-oidc"`, "connection refused"}},
+			message: []string{`S3 HeadBucket on bucket "mycluster-workload-access-oidc"`, "connection refused"}},
 		{name: "write denied", fail: map[string]error{"PutObject keys.json": apiError("AccessDenied", "Access Denied")}, reason: ReasonAccessDenied,
-			message: []string{`S3 PutObject on bucket "mycluster-oidc" key "keys.json": AccessDenied: Access Denied`}},
+			message: []string{`S3 PutObject on bucket "mycluster-workload-access-oidc" key "keys.json": AccessDenied: Access Denied`}},
 		{name: "HeadBucket 403 without a body", fail: map[string]error{"HeadBucket": apiError("Forbidden", "Forbidden")}, reason: ReasonAccessDenied,
-			message: []string{`S3 HeadBucket on bucket "mycluster-oidc": Forbidden`}},
+			message: []string{`S3 HeadBucket on bucket "mycluster-workload-access-oidc": Forbidden`}},
 		{name: "wrong secret", fail: map[string]error{"HeadBucket": apiError("SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.")},
 			reason: ReasonInvalidCredentials, message: []string{"SignatureDoesNotMatch"}},
 		{name: "unknown access key, echoed by the server", fail: map[string]error{"HeadBucket": apiError("InvalidAccessKeyId", "The AWS Access Key Id "+testAccessKeyID+" does not exist; secret "+testSecret)},
@@ -653,15 +665,15 @@ func TestBucketInAnotherRegionSaysWhichRegions(t *testing.T) {
 			f.s3.wrongRegion = tc.style
 			f.s3.fail = tc.fail
 			if tc.fail == nil {
-				f.s3.buckets["mycluster-oidc"] = &fakeBucket{region: tc.bucketRegion, objects: map[string]fakeObject{}}
+				f.s3.buckets["mycluster-workload-access-oidc"] = &fakeBucket{region: tc.bucketRegion, objects: map[string]fakeObject{}}
 			} else {
-				f.s3.buckets["mycluster-oidc"] = &fakeBucket{objects: map[string]fakeObject{}, publicAccessBlock: &wantPublicAccessBlock}
+				f.s3.buckets["mycluster-workload-access-oidc"] = &fakeBucket{objects: map[string]fakeObject{}, publicAccessBlock: &wantPublicAccessBlock}
 			}
 			err := f.sync()
 			if err == nil {
 				t.Fatal("the sync succeeded")
 			}
-			want := []string{`S3 ` + tc.call + ` on bucket "mycluster-oidc"`, "set spec.podIdentity.region to ", "spec.podIdentity.issuer.bucket to a bucket in us-east-2"}
+			want := []string{`S3 ` + tc.call + ` on bucket "mycluster-workload-access-oidc"`, "set spec.podIdentity.region to ", "spec.podIdentity.issuer.bucket to a bucket in us-east-2"}
 			if tc.bucketRegion != "" {
 				want = append(want, "is in region "+tc.bucketRegion+", not in the configured region us-east-2", "set spec.podIdentity.region to "+tc.bucketRegion)
 			} else {
@@ -689,9 +701,9 @@ func TestBucketInAnotherRegionSaysWhichRegions(t *testing.T) {
 	t.Run("in the configured region once spec.podIdentity.region says so", func(t *testing.T) {
 		in := healthy(t)
 		in.spec.Region = "eu-west-1"
-		in.auth = authentication("https://mycluster-oidc.s3.eu-west-1.amazonaws.com")
+		in.auth = authentication("https://mycluster-workload-access-oidc.s3.eu-west-1.amazonaws.com")
 		f := newFixture(t, in)
-		f.s3.buckets["mycluster-oidc"] = &fakeBucket{region: "eu-west-1", objects: map[string]fakeObject{}}
+		f.s3.buckets["mycluster-workload-access-oidc"] = &fakeBucket{region: "eu-west-1", objects: map[string]fakeObject{}}
 		f.mustSync()
 		f.wantCondition("IssuerPublisherDegraded", operatorv1.ConditionFalse, "AsExpected")
 		f.wantCondition(ServiceAccountIssuerMatches, operatorv1.ConditionTrue, "AsExpected")
@@ -822,7 +834,7 @@ func TestManagementState(t *testing.T) {
 		if len(f.s3.calls) != 0 {
 			t.Errorf("Removed called S3: %v", f.s3.calls)
 		}
-		if len(f.s3.buckets["mycluster-oidc"].objects) != 2 {
+		if len(f.s3.buckets["mycluster-workload-access-oidc"].objects) != 2 {
 			t.Error("the published documents are gone")
 		}
 		f.wantCondition("IssuerPublisherDegraded", operatorv1.ConditionFalse, "AsExpected", "left in place")
@@ -846,6 +858,8 @@ func TestServiceAccountIssuerMatches(t *testing.T) {
 			[]string{`"https://old.example.com"`, `"` + awsIssuer + `"`}},
 		{"trailing slash differs", authentication(awsIssuer + "/"), operatorv1.ConditionFalse, ReasonIssuerDiffers, nil},
 		{"default issuer", authentication(""), operatorv1.ConditionFalse, ReasonIssuerDiffers, []string{"the API server's default issuer", awsIssuer}},
+		{"the bucket named before the credentials were narrowed", authentication("https://mycluster-oidc.s3.us-east-2.amazonaws.com"), operatorv1.ConditionFalse, ReasonIssuerDiffers,
+			[]string{`the default issuer bucket was "mycluster-oidc"`, "no longer reach", "docs/security.md"}},
 		{"no Authentication", nil, operatorv1.ConditionFalse, ReasonAuthenticationAbsent, []string{"Authentication/cluster does not exist", awsIssuer}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -866,11 +880,11 @@ func TestChinaRegionPolicyUsesItsPartition(t *testing.T) {
 	in.auth = nil
 	f := newFixture(t, in)
 	f.mustSync()
-	policy := f.s3.buckets["mycluster-oidc"].policy
-	if !strings.Contains(policy, `"arn:aws-cn:s3:::mycluster-oidc/*"`) {
+	policy := f.s3.buckets["mycluster-workload-access-oidc"].policy
+	if !strings.Contains(policy, `"arn:aws-cn:s3:::mycluster-workload-access-oidc/keys.json"`) {
 		t.Errorf("policy %s", policy)
 	}
-	if got := f.workloadAccess().Status.PodIdentity.IssuerURL; got != "https://mycluster-oidc.s3.cn-north-1.amazonaws.com.cn" {
+	if got := f.workloadAccess().Status.PodIdentity.IssuerURL; got != "https://mycluster-workload-access-oidc.s3.cn-north-1.amazonaws.com.cn" {
 		t.Errorf("issuer %s", got)
 	}
 }
@@ -880,7 +894,7 @@ func TestUSEast1CreatesTheBucketWithoutLocationConstraint(t *testing.T) {
 	in.infra.Status.PlatformStatus.AWS.Region = "us-east-1"
 	f := newFixture(t, in)
 	f.mustSync()
-	if lc := f.s3.buckets["mycluster-oidc"].locationConstraint; lc != "" {
+	if lc := f.s3.buckets["mycluster-workload-access-oidc"].locationConstraint; lc != "" {
 		t.Errorf("location constraint %q in us-east-1", lc)
 	}
 }
@@ -889,7 +903,7 @@ func TestAnExistingBucketIsAdopted(t *testing.T) {
 	f := newFixture(t, healthy(t))
 	// Created between HeadBucket and CreateBucket (or owned already).
 	f.s3.fail = map[string]error{"HeadBucket": &s3types.NotFound{}}
-	f.s3.buckets["mycluster-oidc"] = &fakeBucket{objects: map[string]fakeObject{}, publicAccessBlock: &wantPublicAccessBlock}
+	f.s3.buckets["mycluster-workload-access-oidc"] = &fakeBucket{objects: map[string]fakeObject{}, publicAccessBlock: &wantPublicAccessBlock}
 	f.mustSync()
 	f.wantCondition("IssuerPublisherDegraded", operatorv1.ConditionFalse, "AsExpected")
 	if slices.Contains(f.eventReasons(), "BucketCreated") {
@@ -923,8 +937,9 @@ func TestBucketPolicyKeepsOtherStatements(t *testing.T) {
 		wantSids       []string
 	}{
 		{"none", "", true, []string{readPolicySid}},
-		{"ours, as S3 may give it back", `{"Version":"2012-10-17","Statement":[{"Sid":"AllowReadPublicAccess","Effect":"Allow","Principal":{"AWS":"*"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*"}]}`, false, nil},
-		{"ours among others", `{"Version":"2012-10-17","Statement":[` + denyHTTP + `,{"Effect":"Allow","Principal":"*","Action":["s3:GetObject"],"Resource":["arn:aws:s3:::b/*"]}]}`, false, nil},
+		{"ours, as S3 may give it back", `{"Version":"2012-10-17","Statement":[{"Sid":"AllowReadPublicAccess","Effect":"Allow","Principal":{"AWS":"*"},"Action":"s3:GetObject","Resource":["arn:aws:s3:::b/keys.json","arn:aws:s3:::b/.well-known/openid-configuration"]}]}`, false, nil},
+		{"ours among others", `{"Version":"2012-10-17","Statement":[` + denyHTTP + `,{"Effect":"Allow","Principal":"*","Action":["s3:GetObject"],"Resource":["arn:aws:s3:::b/.well-known/openid-configuration","arn:aws:s3:::b/keys.json"]}]}`, false, nil},
+		{"ours as it was, on every object", `{"Version":"2012-10-17","Statement":[{"Sid":"AllowReadPublicAccess","Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*"}]}`, true, []string{readPolicySid}},
 		{"an admin's statement only", `{"Version":"2012-10-17","Statement":` + denyHTTP + `}`, true, []string{"DenyHTTP", readPolicySid}},
 		{"ours changed", `{"Version":"2012-10-17","Statement":[{"Sid":"AllowReadPublicAccess","Effect":"Allow","Principal":"*","Action":["s3:GetObject","s3:ListBucket"],"Resource":["arn:aws:s3:::b/*","arn:aws:s3:::b"]}]}`, true, []string{readPolicySid}},
 		{"a condition narrows ours", `{"Statement":[{"Sid":"AllowReadPublicAccess","Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*","Condition":{"IpAddress":{"aws:SourceIp":"10.0.0.0/8"}}}]}`, true, []string{readPolicySid}},

@@ -2,6 +2,7 @@ package issuerpublisher
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
@@ -35,6 +36,12 @@ type fakeS3 struct {
 	wrongRegion wrongRegionStyle
 	// bytesRead counts the object bytes GetObject callers read.
 	bytesRead int
+	// account is the caller's account: the owner of the buckets it
+	// creates, and of those whose owner is "". Calls that expect another
+	// owner are refused, as S3 does; those expecting none are listed in
+	// withoutOwner.
+	account      string
+	withoutOwner []string
 }
 
 // wrongRegionStyle is how S3 refuses a request sent to another region than
@@ -52,7 +59,9 @@ const (
 
 type fakeBucket struct {
 	// region is the bucket's region, "" for one that answers in any.
-	region             string
+	region string
+	// owner is the account that owns it, "" for the caller's.
+	owner              string
 	locationConstraint string
 	publicAccessBlock  *s3types.PublicAccessBlockConfiguration
 	policy             string
@@ -74,12 +83,15 @@ func apiError(code, message string) error {
 	return &smithy.GenericAPIError{Code: code, Message: message}
 }
 
-func (f *fakeS3) call(operation, bucket, key string) (*fakeBucket, error) {
+func (f *fakeS3) call(operation, bucket, key string, expectedOwner *string) (*fakeBucket, error) {
 	name := operation
 	if key != "" {
 		name += " " + key
 	}
 	f.calls = append(f.calls, name)
+	if expectedOwner == nil && operation != "CreateBucket" {
+		f.withoutOwner = append(f.withoutOwner, name)
+	}
 	if err, ok := f.fail[name]; ok {
 		return nil, err
 	}
@@ -89,6 +101,12 @@ func (f *fakeS3) call(operation, bucket, key string) (*fakeBucket, error) {
 	b := f.buckets[bucket]
 	if b != nil && b.region != "" && f.region != "" && b.region != f.region {
 		return nil, f.wrongRegionError(operation, b.region)
+	}
+	if b != nil && expectedOwner != nil && *expectedOwner != cmp.Or(b.owner, f.account) {
+		if strings.HasPrefix(operation, "Head") {
+			return nil, httpError(operation, http.StatusForbidden, http.Header{}, apiError("Forbidden", "Forbidden"))
+		}
+		return nil, httpError(operation, http.StatusForbidden, http.Header{}, apiError("AccessDenied", "Access Denied"))
 	}
 	return b, nil
 }
@@ -136,7 +154,7 @@ func (f *fakeS3) writes() []string {
 }
 
 func (f *fakeS3) HeadBucket(_ context.Context, in *s3.HeadBucketInput, _ ...func(*s3.Options)) (*s3.HeadBucketOutput, error) {
-	b, err := f.call("HeadBucket", aws.ToString(in.Bucket), "")
+	b, err := f.call("HeadBucket", aws.ToString(in.Bucket), "", in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -147,14 +165,14 @@ func (f *fakeS3) HeadBucket(_ context.Context, in *s3.HeadBucketInput, _ ...func
 }
 
 func (f *fakeS3) CreateBucket(_ context.Context, in *s3.CreateBucketInput, _ ...func(*s3.Options)) (*s3.CreateBucketOutput, error) {
-	b, err := f.call("CreateBucket", aws.ToString(in.Bucket), "")
+	b, err := f.call("CreateBucket", aws.ToString(in.Bucket), "", nil)
 	if err != nil {
 		return nil, err
 	}
 	if b != nil {
 		return nil, apiError("BucketAlreadyOwnedByYou", "Your previous request to create the named bucket succeeded and you already own it.")
 	}
-	b = &fakeBucket{objects: map[string]fakeObject{}, region: f.region}
+	b = &fakeBucket{objects: map[string]fakeObject{}, region: f.region, owner: f.account}
 	if in.CreateBucketConfiguration != nil {
 		b.locationConstraint = string(in.CreateBucketConfiguration.LocationConstraint)
 	}
@@ -165,7 +183,7 @@ func (f *fakeS3) CreateBucket(_ context.Context, in *s3.CreateBucketInput, _ ...
 }
 
 func (f *fakeS3) GetPublicAccessBlock(_ context.Context, in *s3.GetPublicAccessBlockInput, _ ...func(*s3.Options)) (*s3.GetPublicAccessBlockOutput, error) {
-	b, err := f.call("GetPublicAccessBlock", aws.ToString(in.Bucket), "")
+	b, err := f.call("GetPublicAccessBlock", aws.ToString(in.Bucket), "", in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +198,7 @@ func (f *fakeS3) GetPublicAccessBlock(_ context.Context, in *s3.GetPublicAccessB
 }
 
 func (f *fakeS3) PutPublicAccessBlock(_ context.Context, in *s3.PutPublicAccessBlockInput, _ ...func(*s3.Options)) (*s3.PutPublicAccessBlockOutput, error) {
-	b, err := f.call("PutPublicAccessBlock", aws.ToString(in.Bucket), "")
+	b, err := f.call("PutPublicAccessBlock", aws.ToString(in.Bucket), "", in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +208,7 @@ func (f *fakeS3) PutPublicAccessBlock(_ context.Context, in *s3.PutPublicAccessB
 }
 
 func (f *fakeS3) GetBucketPolicy(_ context.Context, in *s3.GetBucketPolicyInput, _ ...func(*s3.Options)) (*s3.GetBucketPolicyOutput, error) {
-	b, err := f.call("GetBucketPolicy", aws.ToString(in.Bucket), "")
+	b, err := f.call("GetBucketPolicy", aws.ToString(in.Bucket), "", in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +219,7 @@ func (f *fakeS3) GetBucketPolicy(_ context.Context, in *s3.GetBucketPolicyInput,
 }
 
 func (f *fakeS3) PutBucketPolicy(_ context.Context, in *s3.PutBucketPolicyInput, _ ...func(*s3.Options)) (*s3.PutBucketPolicyOutput, error) {
-	b, err := f.call("PutBucketPolicy", aws.ToString(in.Bucket), "")
+	b, err := f.call("PutBucketPolicy", aws.ToString(in.Bucket), "", in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +236,7 @@ func etagOf(body []byte) string {
 }
 
 func (f *fakeS3) GetObject(_ context.Context, in *s3.GetObjectInput, _ ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
-	b, err := f.call("GetObject", aws.ToString(in.Bucket), aws.ToString(in.Key))
+	b, err := f.call("GetObject", aws.ToString(in.Bucket), aws.ToString(in.Key), in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +264,7 @@ func (b *countingBody) Read(p []byte) (int, error) {
 func (b *countingBody) Close() error { return nil }
 
 func (f *fakeS3) PutObject(_ context.Context, in *s3.PutObjectInput, _ ...func(*s3.Options)) (*s3.PutObjectOutput, error) {
-	b, err := f.call("PutObject", aws.ToString(in.Bucket), aws.ToString(in.Key))
+	b, err := f.call("PutObject", aws.ToString(in.Bucket), aws.ToString(in.Key), in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
