@@ -101,19 +101,19 @@ type inputs struct {
 }
 
 type fixture struct {
-	t          *testing.T
-	c          *controller
-	s3         *fakeS3
-	stores     []connection
+	t      *testing.T
+	c      *controller
+	s3     *fakeS3
+	stores []connection
 	// accountLookups counts the STS GetCallerIdentity calls.
 	accountLookups int
-	operator   *countingOperatorClient
-	client     *operatorfake.Clientset
-	was        cache.Indexer
-	configMaps cache.Indexer
-	secrets    cache.Indexer
-	recorder   events.InMemoryRecorder
-	clock      *fakeClock
+	operator       *countingOperatorClient
+	client         *operatorfake.Clientset
+	was            cache.Indexer
+	configMaps     cache.Indexer
+	secrets        cache.Indexer
+	recorder       events.InMemoryRecorder
+	clock          *fakeClock
 }
 
 func healthy(t *testing.T) inputs {
