@@ -69,6 +69,7 @@ bench:
 # with nothing but "context deadline exceeded" (no failing input).
 FUZZTIME ?= 30s
 FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
+	./pkg/webhook:FuzzMetricsGuard \
 	./pkg/webhook/grants:FuzzCheck \
 	./pkg/webhook/subscription:FuzzMutator \
 	./pkg/webhook/subscription:FuzzNameList \

@@ -146,7 +146,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	guard, err := webhook.DelegatedMetricsGuard(kube)
+	guard, err := webhook.DelegatedMetricsGuard(config)
 	if err != nil {
 		return err
 	}
