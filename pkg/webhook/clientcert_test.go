@@ -136,4 +136,3 @@ func withClientCertificate(t *testing.T, client *http.Client, ca *testCA) *http.
 	transport.TLSClientConfig.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &pair, nil }
 	return &http.Client{Timeout: client.Timeout, Transport: transport}
 }
-
