@@ -70,6 +70,7 @@ bench:
 FUZZTIME ?= 30s
 FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/mutation:FuzzApply \
+	./pkg/webhook:FuzzMetricsGuard \
 	./pkg/webhook/grants:FuzzCheck \
 	./pkg/webhook/subscription:FuzzMutator \
 	./pkg/webhook/subscription:FuzzNameList \

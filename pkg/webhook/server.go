@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -76,6 +77,11 @@ type Config struct {
 	// profile; zero and nil mean TLS 1.2 and Go's defaults.
 	MinTLSVersion uint16
 	CipherSuites  []uint16
+	// ClientCAFile, when set, is the PEM bundle of CAs that sign the API
+	// server's client certificate: the admission paths then refuse a
+	// client that presents none (see clientcert.go). Empty accepts reviews
+	// from any client, as OpenShift's kube-apiserver presents none.
+	ClientCAFile string
 
 	// MetricsGuard decides who reads /metrics; required, so metrics are
 	// never served to anyone who asks.
@@ -103,11 +109,13 @@ type Config struct {
 
 // Server is a configured admission server.
 type Server struct {
-	config   Config
-	metrics  *metrics
-	cert     *servingCertificate
-	pods     *podHandler
-	draining atomic.Bool
+	config  Config
+	metrics *metrics
+	cert    *servingCertificate
+	// clientCAs verify client certificates; nil asks for none.
+	clientCAs *x509.CertPool
+	pods      *podHandler
+	draining  atomic.Bool
 }
 
 // New checks the configuration and builds the server.
@@ -135,13 +143,21 @@ func New(config Config) (*Server, error) {
 			return nil, fmt.Errorf("registering a mutator's metrics: %w", err)
 		}
 	}
+	var clientCAs *x509.CertPool
+	if config.ClientCAFile != "" {
+		var err error
+		if clientCAs, err = loadClientCAs(config.ClientCAFile); err != nil {
+			return nil, err
+		}
+	}
 	pods := newPodHandler(config.Mutators, m)
 	pods.intake = newIntake(config.MaxInFlight, config.ReadTimeout, m)
 	return &Server{
-		config:  config,
-		metrics: m,
-		cert:    newServingCertificate(config.CertFile, config.KeyFile, m),
-		pods:    pods,
+		config:    config,
+		metrics:   m,
+		cert:      newServingCertificate(config.CertFile, config.KeyFile, m),
+		pods:      pods,
+		clientCAs: clientCAs,
 	}, nil
 }
 
@@ -150,11 +166,11 @@ func New(config Config) (*Server, error) {
 // the body before it takes one of its path's slots (see intake).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(MutatePodsPath, s.metrics.instrument(MutatePodsPath, s.pods))
+	mux.Handle(MutatePodsPath, s.metrics.instrument(MutatePodsPath, s.admission(s.pods)))
 	if s.config.AccessGrants != nil {
 		grantsHandler := &grantsHandler{checker: s.config.AccessGrants, metrics: s.metrics, timeout: accessGrantsTimeout,
 			intake: newIntake(maxInFlightGrants, s.config.ReadTimeout, s.metrics)}
-		mux.Handle(ValidateAccessGrantsPath, s.metrics.instrument(ValidateAccessGrantsPath, grantsHandler))
+		mux.Handle(ValidateAccessGrantsPath, s.metrics.instrument(ValidateAccessGrantsPath, s.admission(grantsHandler)))
 	}
 	mux.HandleFunc(HealthzPath, func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok"))
@@ -168,6 +184,15 @@ func (s *Server) Handler() http.Handler {
 	})
 	mux.Handle(MetricsPath, s.config.MetricsGuard(s.metrics.handler()))
 	return recoverPanics(s.metrics, mux)
+}
+
+// admission is an admission path's handler: behind a client certificate
+// check when the server has client CAs.
+func (s *Server) admission(h http.Handler) http.Handler {
+	if s.clientCAs == nil {
+		return h
+	}
+	return requireClientCertificate(h)
 }
 
 // httpServer is the server Serve runs, with every limit set.
@@ -193,6 +218,12 @@ func (s *Server) tlsConfig() *tls.Config {
 		CipherSuites:   s.config.CipherSuites,
 		GetCertificate: s.cert.getCertificate,
 		NextProtos:     []string{"h2", "http/1.1"},
+	}
+	if s.clientCAs != nil {
+		// Asked, never required: the kubelet's probes and Prometheus
+		// present none. A certificate presented must verify.
+		config.ClientAuth = tls.VerifyClientCertIfGiven
+		config.ClientCAs = s.clientCAs
 	}
 	// HTTP/2 refuses to start without one of its required suites; a custom
 	// profile may leave them out, and then HTTP/1.1 it is.

@@ -20,8 +20,38 @@ func operandObjectsPresent(ctx context.Context) error {
 	if _, err := env.kube.CoreV1().ServiceAccounts(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{}); err != nil {
 		return err
 	}
-	_, err := env.kube.CoreV1().Services(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{})
-	return err
+	if _, err := env.kube.CoreV1().Services(operandNS).Get(ctx, framework.WebhookName, metav1.GetOptions{}); err != nil {
+		return err
+	}
+	for _, name := range []string{framework.WebhookName, defaultDenyPolicy} {
+		if _, err := env.kube.NetworkingV1().NetworkPolicies(operandNS).Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// defaultDenyPolicy is each namespace's NetworkPolicy that admits nothing.
+const defaultDenyPolicy = "default-deny-ingress"
+
+// Who may reach the operator and the webhook is shipped with them: the
+// operand namespace's policies by the operator, the operator's by the CVO.
+// The local control plane enforces no NetworkPolicy; their selectors and
+// ports are checked against the Deployments in pkg/operator/frame/staticresources.
+func TestNetworkPoliciesExist(t *testing.T) {
+	dumpOnFailure(t)
+	framework.Eventually(t, time.Minute, operandObjectsPresent)
+	ctx := context.Background()
+	for _, name := range []string{framework.OperatorName, defaultDenyPolicy} {
+		if _, err := env.kube.NetworkingV1().NetworkPolicies(operatorNS).Get(ctx, name, metav1.GetOptions{}); err != nil {
+			t.Error(err)
+		}
+	}
+	// The webhook's policy is restored like any static resource.
+	if err := env.kube.NetworkingV1().NetworkPolicies(operandNS).Delete(ctx, framework.WebhookName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, operandObjectsPresent)
 }
 
 func TestStaticResourcesAreAppliedAndRestored(t *testing.T) {

@@ -45,6 +45,10 @@ type Options struct {
 	ShutdownTimeout    time.Duration
 	TLSMinVersion      string
 	TLSCipherSuites    []string
+	// ClientCAFile makes the admission paths require a client certificate
+	// it signs; OpenShift's kube-apiserver presents none, so the operator
+	// leaves it empty.
+	ClientCAFile string
 	// KubeAPIQPS and KubeAPIBurst limit the webhook's own requests to the
 	// API server (SubjectAccessReviews on the admission path); client-go's
 	// default of 5/s would queue pod creations behind each other under churn.
@@ -86,6 +90,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.CertReloadInterval, "cert-reload-interval", o.CertReloadInterval, "How often to check the serving pair for a rotation.")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "How long /readyz fails before the listener closes on SIGTERM.")
 	fs.StringVar(&o.TLSMinVersion, "tls-min-version", o.TLSMinVersion, "Minimum TLS version (VersionTLS12 or VersionTLS13); the operator sets it from the cluster's TLS security profile.")
+	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "PEM bundle of CAs that sign the API server's client certificate for webhooks (its WebhookAdmission kubeconfig); when set, admission reviews from a client without such a certificate are refused with 401. Empty accepts reviews from any client.")
 	fs.StringSliceVar(&o.TLSCipherSuites, "tls-cipher-suites", o.TLSCipherSuites, "TLS 1.2 cipher suites (IANA names); empty uses Go's defaults.")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "How long in-flight admissions may take to finish on SIGTERM.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second to the API server (SubjectAccessReviews, informers).")
@@ -144,7 +149,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	guard, err := webhook.DelegatedMetricsGuard(kube)
+	guard, err := webhook.DelegatedMetricsGuard(config)
 	if err != nil {
 		return err
 	}
@@ -152,6 +157,7 @@ func (o *Options) Run(ctx context.Context) error {
 		MetricsGuard:       guard,
 		MinTLSVersion:      minVersion,
 		CipherSuites:       ciphers,
+		ClientCAFile:       o.ClientCAFile,
 		ListenAddress:      o.ListenAddress,
 		CertFile:           o.CertFile,
 		KeyFile:            o.KeyFile,

@@ -17,6 +17,9 @@ const (
 	issuerCredentialsRequest = "workload-access-issuer-s3"
 	// The alerts, manifests/0000_90_workload-access_02_prometheusrule.yaml.
 	prometheusRule = "workload-access"
+	// Each namespace's default deny (manifests/…05_networkpolicies.yaml,
+	// bindata/operand/default-deny-networkpolicy.yaml).
+	defaultDenyNetworkPolicy = "default-deny-ingress"
 )
 
 // List returns every namespace, configuration object and resource type the
@@ -68,5 +71,11 @@ func List() []configv1.ObjectReference {
 		{Group: "monitoring.coreos.com", Resource: "servicemonitors", Namespace: operatorclient.OperatorNamespace, Name: operatorclient.OperatorName},
 		{Group: "monitoring.coreos.com", Resource: "servicemonitors", Namespace: operatorclient.OperandNamespace, Name: operatorclient.WebhookName},
 		{Group: "monitoring.coreos.com", Resource: "prometheusrules", Namespace: operatorclient.OperatorNamespace, Name: prometheusRule},
+		// Who may reach the operator and the webhook (`oc adm inspect` of a
+		// namespace does not collect NetworkPolicies).
+		{Group: "networking.k8s.io", Resource: "networkpolicies", Namespace: operatorclient.OperatorNamespace, Name: operatorclient.OperatorName},
+		{Group: "networking.k8s.io", Resource: "networkpolicies", Namespace: operatorclient.OperatorNamespace, Name: defaultDenyNetworkPolicy},
+		{Group: "networking.k8s.io", Resource: "networkpolicies", Namespace: operatorclient.OperandNamespace, Name: operatorclient.WebhookName},
+		{Group: "networking.k8s.io", Resource: "networkpolicies", Namespace: operatorclient.OperandNamespace, Name: defaultDenyNetworkPolicy},
 	}
 }

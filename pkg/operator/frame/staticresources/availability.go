@@ -34,6 +34,7 @@ func Informers(kubeInformers v1helpers.KubeInformersForNamespaces) []factory.Inf
 	return []factory.Informer{
 		operand.Core().V1().ServiceAccounts().Informer(),
 		operand.Core().V1().Services().Informer(),
+		operand.Networking().V1().NetworkPolicies().Informer(),
 	}
 }
 

@@ -1,5 +1,6 @@
 // Package staticresources applies the operand's fixed manifests from bindata
-// (the webhook's ServiceAccount, RBAC and Service), restores them when they
+// (the webhook's ServiceAccount and Service, and the operand namespace's
+// NetworkPolicies), restores them when they
 // drift or are deleted, and deletes them when the operator is set to Removed.
 // The operand namespace itself, and the operator's rights in it, come from
 // the CVO.
@@ -18,6 +19,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/staticresourcecontroller"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -35,6 +37,17 @@ const ControllerName = "StaticResources"
 var Files = []string{
 	"operand/webhook-serviceaccount.yaml",
 	"operand/webhook-service.yaml",
+	// The webhook's own policy before the namespace's default deny, so
+	// that applying them never cuts the API server off for a sync.
+	NetworkPolicyFiles[0],
+	NetworkPolicyFiles[1],
+}
+
+// NetworkPolicyFiles are the operand namespace's NetworkPolicies: who may
+// reach the webhook, and nobody else.
+var NetworkPolicyFiles = []string{
+	"operand/webhook-networkpolicy.yaml",
+	"operand/default-deny-networkpolicy.yaml",
 }
 
 // PodDisruptionBudgetFile is applied only where the webhook runs more than
@@ -135,6 +148,8 @@ func (o *Operand) exists(obj runtime.Object) (bool, error) {
 		_, err = o.kubeInformers.InformersFor(t.Namespace).Core().V1().ServiceAccounts().Lister().ServiceAccounts(t.Namespace).Get(t.Name)
 	case *corev1.Service:
 		_, err = o.kubeInformers.InformersFor(t.Namespace).Core().V1().Services().Lister().Services(t.Namespace).Get(t.Name)
+	case *networkingv1.NetworkPolicy:
+		_, err = o.kubeInformers.InformersFor(t.Namespace).Networking().V1().NetworkPolicies().Lister().NetworkPolicies(t.Namespace).Get(t.Name)
 	default:
 		return false, fmt.Errorf("static resource of type %T has no lister here: add one", obj)
 	}
@@ -157,6 +172,8 @@ func describe(obj runtime.Object) string {
 		return "rolebinding/" + t.Namespace + "/" + t.Name
 	case *corev1.Service:
 		return "service/" + t.Namespace + "/" + t.Name
+	case *networkingv1.NetworkPolicy:
+		return "networkpolicy/" + t.Namespace + "/" + t.Name
 	}
 	return fmt.Sprintf("%T", obj)
 }
