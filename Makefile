@@ -75,6 +75,7 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/subscription:FuzzNameList \
 	./pkg/webhook/subscription:FuzzFilter \
 	./pkg/operator/podidentity/issuer:FuzzSigningKeys \
+	./pkg/operator/podidentity/issuerpublisher:FuzzUnsafeStatements \
 	./pkg/webhook/podidentity:FuzzPodIdentityMutator \
 	./pkg/webhook/podidentity:FuzzPodIdentityAnnotations \
 	./pkg/webhook/podidentity:FuzzCachedAnnotations \

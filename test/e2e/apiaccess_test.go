@@ -685,3 +685,108 @@ func TestAPIAccessOperatorIsRefusedWiderRoles(t *testing.T) {
 		}
 	}
 }
+
+// The policy label proves nothing. A user who may create ClusterRoles
+// squats <Kind>.<group>-admin with a narrow rule and the policy's label
+// (and could bind it): the operator must neither widen nor bind it, and
+// says so. A binding someone labels for the policy is not deleted. The
+// operator-writes policy refuses the operator's own identity the adoption
+// and the deletion, and refuses anyone else a forged controller reference.
+func TestAPIAccessSquattedNamesAndLabelledBindingsAreNotAdopted(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
+	ctx := context.Background()
+	crd, gvr := testCRD(t, "squat.e2e.example.com", "Widget", "")
+	ns := testNamespace(t, "apiaccess-squat-")
+	const name = "e2e-squat"
+	const holder = "e2e-squat-admin"
+	narrow := []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{gvr.Group}, Resources: []string{gvr.Resource}}}
+	squatted := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget." + crd.Spec.Group + "-admin",
+		Labels: map[string]string{apiaccessv1alpha1.PolicyLabel: name}}, Rules: narrow}
+	planted := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "e2e-team-binding", Namespace: ns,
+		Labels: map[string]string{apiaccessv1alpha1.PolicyLabel: name}},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "e2e-team"}}}
+	if _, err := env.kube.RbacV1().ClusterRoles().Create(ctx, squatted, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), squatted.Name, metav1.DeleteOptions{})
+	})
+	// The squatter binds their narrow role: what it grants would grow with it.
+	squatterBinding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "e2e-squatter", Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: squatted.Name},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "e2e-squatter"}}}
+	for _, b := range []*rbacv1.RoleBinding{planted, squatterBinding} {
+		if _, err := env.kube.RbacV1().RoleBindings(ns).Create(ctx, b, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := createPolicy(t, name, apiaccessv1alpha1.APIAccessPolicySpec{Mode: apiaccessv1alpha1.ModeBind,
+		CRDs:     apiaccessv1alpha1.CRDSelection{Names: []string{crd.Name}},
+		Bindings: []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{user(holder)}, Namespaces: []string{ns}}}})
+	waitPolicy(t, name, func(p *apiaccessv1alpha1.APIAccessPolicy) error {
+		c := meta.FindStatusCondition(p.Status.Conditions, apiaccessv1alpha1.ConditionConflict)
+		if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, squatted.Name+" (labelled for this policy but not created by it)") {
+			return fmt.Errorf("Conflict %+v", c)
+		}
+		// The three other roles are generated; the squatted one is not bound.
+		if len(p.Status.ManagedObjects) != 3 {
+			return fmt.Errorf("managed %v", p.Status.ManagedObjects)
+		}
+		return nil
+	})
+	got, err := env.kube.RbacV1().ClusterRoles().Get(ctx, squatted.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.OwnerReferences) != 0 || len(got.Rules) != 1 || !slices.Equal(got.Rules[0].Verbs, []string{"get"}) {
+		t.Errorf("the squatted role was taken over: %+v", got)
+	}
+	if _, err := env.kube.RbacV1().RoleBindings(ns).Get(ctx, BindingNameFor(name, 0, squatted.Name), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the squatted role is bound: %v", err)
+	}
+	if _, err := env.kube.RbacV1().RoleBindings(ns).Get(ctx, planted.Name, metav1.GetOptions{}); err != nil {
+		t.Errorf("the labelled binding the policy did not create: %v", err)
+	}
+	expectAccess(t, gvr, []access{{"e2e-squatter", "delete", ns, false}, {holder, "create", ns, false}})
+
+	// The operator's own identity may not adopt or delete them either.
+	operator := asServiceAccount(t, operatorNS, framework.OperatorName)
+	owned := metav1.OwnerReference{APIVersion: apiaccessv1alpha1.SchemeGroupVersion.String(), Kind: "APIAccessPolicy", Name: name, UID: p.UID, Controller: ptr.To(true)}
+	adopted := got.DeepCopy()
+	adopted.OwnerReferences = []metav1.OwnerReference{owned}
+	adopted.Rules = []rbacv1.PolicyRule{{Verbs: []string{"*"}, APIGroups: []string{gvr.Group}, Resources: []string{gvr.Resource}}}
+	_, err = operator.RbacV1().ClusterRoles().Update(ctx, adopted, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err == nil || !strings.Contains(err.Error(), "it never adopts one") {
+		t.Errorf("the operator adopting a role it did not create: want refused, got %v", err)
+	}
+	err = operator.RbacV1().RoleBindings(ns).Delete(ctx, planted.Name, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+	if err == nil || !strings.Contains(err.Error(), "deletes only ClusterRoles and bindings controlled by") {
+		t.Errorf("the operator deleting a labelled binding it does not control: want refused, got %v", err)
+	}
+	// Nor may anyone else forge the controller reference the operator trusts.
+	forged := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget." + crd.Spec.Group + "-edit",
+		Labels: map[string]string{apiaccessv1alpha1.PolicyLabel: name}, OwnerReferences: []metav1.OwnerReference{owned}}, Rules: narrow}
+	_, err = env.kube.RbacV1().ClusterRoles().Create(ctx, forged, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err == nil || !strings.Contains(err.Error(), "no one else may set or add such a controller reference") {
+		t.Errorf("a cluster admin creating a role controlled by the policy: want refused, got %v", err)
+	}
+	planted, err = env.kube.RbacV1().RoleBindings(ns).Get(ctx, planted.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted.OwnerReferences = []metav1.OwnerReference{owned}
+	_, err = env.kube.RbacV1().RoleBindings(ns).Update(ctx, planted, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err == nil || !strings.Contains(err.Error(), "no one else may set or add such a controller reference") {
+		t.Errorf("a cluster admin adding the policy's controller reference to a binding: want refused, got %v", err)
+	}
+	// The squatter's role gone, the policy generates and binds its own.
+	if err := env.kube.RbacV1().ClusterRoles().Delete(ctx, squatted.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitPolicy(t, name, func(p *apiaccessv1alpha1.APIAccessPolicy) error {
+		return conditionIs(p, apiaccessv1alpha1.ConditionConflict, metav1.ConditionFalse, "")
+	})
+	expectAccess(t, gvr, []access{{holder, "create", ns, true}})
+}

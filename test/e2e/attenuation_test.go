@@ -143,17 +143,26 @@ func TestNoOneGrantsMoreThanTheyHold(t *testing.T) {
 	}
 	t.Run("an instance into the user's own namespace, not another", func(t *testing.T) {
 		mine := instance("e2e-mine-"+suffix, own)
-		if _, err := alice.ScopesV1alpha1().ScopeInstances().Create(ctx, mine, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("binding what edit gives her in her namespace: %v", err)
-		}
+		// Holding the rules is half of Kubernetes' rule for a RoleBinding:
+		// edit gives them, not create on rolebindings; admin gives both.
+		_, err := alice.ScopesV1alpha1().ScopeInstances().Create(ctx, mine, metav1.CreateOptions{})
+		wantRefused(t, "the ScopeInstance of an editor", err, fmt.Sprintf(
+			`ScopeInstance %q has bindings written: that needs verb "create" on "rolebindings" (group "rbac.authorization.k8s.io") in namespace %q (to create the bindings), which user %q does not hold`,
+			mine.Name, own, user))
+		bindBuiltin(t, own, "admin", user)
+		framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+			_, err := alice.ScopesV1alpha1().ScopeInstances().Create(ctx, mine, metav1.CreateOptions{})
+			return err
+		})
 		t.Cleanup(func() {
 			_ = env.operator.ScopesV1alpha1().ScopeInstances().Delete(context.Background(), mine.Name, metav1.DeleteOptions{})
 		})
 
 		elsewhere := instance("e2e-elsewhere-"+suffix, other)
-		_, err := alice.ScopesV1alpha1().ScopeInstances().Create(ctx, elsewhere, metav1.CreateOptions{})
+		_, err = alice.ScopesV1alpha1().ScopeInstances().Create(ctx, elsewhere, metav1.CreateOptions{})
 		wantRefused(t, "the ScopeInstance into another namespace", err,
-			fmt.Sprintf(`ScopeInstance %q grants 2 permissions user %q does not hold: verb "get" on "configmaps" (group "") in namespace %q`, elsewhere.Name, user, other))
+			fmt.Sprintf(`ScopeInstance %q grants or needs 3 permissions user %q does not hold: verb "create" on "rolebindings" (group "rbac.authorization.k8s.io") in namespace %q (to create the bindings); verb "get" on "configmaps" (group "") in namespace %q`,
+				elsewhere.Name, user, other, other))
 
 		// Widening her own instance to the other namespace is checked too.
 		// (The operator writes the instance's status meanwhile: a conflict is
@@ -206,6 +215,38 @@ func TestNoOneGrantsMoreThanTheyHold(t *testing.T) {
 		})
 		if _, err := env.operator.APIAccessV1alpha1().APIAccessPolicies().Create(ctx, policy, dryRun); err != nil {
 			t.Fatalf("a cluster admin may create it: %v", err)
+		}
+	})
+
+	// Someone who may write ScopeInstances but not read ScopeTemplates
+	// learns nothing of a template from a refusal: not its rules, not
+	// whether it exists.
+	t.Run("a template the user may not read", func(t *testing.T) {
+		carol := "e2e-carol-" + suffix
+		grantClusterRole(t, carol, "e2e-instance-writer-"+suffix,
+			rbacv1.PolicyRule{APIGroups: []string{scopesv1alpha1.GroupName}, Resources: []string{"scopeinstances"}, Verbs: []string{"create"}})
+		var messages []string
+		for _, name := range []string{reader.Name, "e2e-no-such-template-" + suffix} {
+			probe := &scopesv1alpha1.ScopeInstance{ObjectMeta: metav1.ObjectMeta{Name: "e2e-probe-" + suffix},
+				Spec: scopesv1alpha1.ScopeInstanceSpec{ScopeTemplateName: name, Namespaces: []string{own}}}
+			var err error
+			framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+				_, err = asUser(t, carol).ScopesV1alpha1().ScopeInstances().Create(ctx, probe, dryRun)
+				if err == nil || !strings.Contains(err.Error(), "may not read") {
+					return fmt.Errorf("not refused by the check yet: %v", err)
+				}
+				return nil
+			})
+			wantRefused(t, "an instance of "+name, err, fmt.Sprintf(
+				`ScopeInstance %q names ScopeTemplate %q, which user %q may not read (verb "get" on "scopetemplates" named %q (group "operators.coreos.com") cluster-wide)`,
+				probe.Name, name, carol, name))
+			if strings.Contains(err.Error(), "configmaps") || strings.Contains(err.Error(), "exist") {
+				t.Errorf("the refusal tells of the template: %v", err)
+			}
+			messages = append(messages, strings.ReplaceAll(err.Error(), name, "<template>"))
+		}
+		if messages[0] != messages[1] {
+			t.Errorf("an existing and a missing template are refused differently:\n%s\n%s", messages[0], messages[1])
 		}
 	})
 

@@ -416,3 +416,118 @@ func TestScopeWritesPolicyRefusesTheOperator(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// canListSecrets asks whether the scoped ServiceAccount may list Secrets in ns.
+func canListSecrets(t *testing.T, saNamespace, ns string) bool {
+	t.Helper()
+	review, err := env.kube.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:               "system:serviceaccount:" + saNamespace + ":" + scopeSA,
+		Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + saNamespace, "system:authenticated"},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "list", Resource: "secrets"},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return review.Status.Allowed
+}
+
+// The access-grants check judged the template and the namespace as they
+// were when the instance was written. Someone deletes the template and
+// re-creates it with wider rules: the instance does not bind it (it would
+// grant what its author was never asked for). A listed namespace deleted
+// and re-created (for another team) is not bound in either. Written again,
+// the instance binds both as they are now.
+func TestScopeInstanceDoesNotFollowAReplacedTemplateOrNamespace(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
+	ctx := context.Background()
+	saNS := testNamespace(t, "scope-pin-sa-")
+	template := scopeTemplate(t, saNS)
+	target := "scope-pin-" + rand.String(5)
+	createTarget := func() {
+		t.Helper()
+		framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+			_, err := env.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: target}}, metav1.CreateOptions{})
+			return err // AlreadyExists while the earlier one terminates
+		})
+	}
+	createTarget()
+	t.Cleanup(func() {
+		_ = env.kube.CoreV1().Namespaces().Delete(context.Background(), target, metav1.DeleteOptions{})
+	})
+	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{Namespaces: []string{target}})
+	expectRoleBindings(t, instance.Name, []string{target}, target)
+	framework.Eventually(t, 30*time.Second, func(context.Context) error {
+		if !canListConfigMaps(t, saNS, target) {
+			return fmt.Errorf("not bound yet")
+		}
+		return nil
+	})
+
+	// The template deleted and re-created, wider.
+	if err := env.operator.ScopesV1alpha1().ScopeTemplates().Delete(ctx, template.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		_, err := env.operator.ScopesV1alpha1().ScopeTemplates().Get(ctx, template.Name, metav1.GetOptions{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("template still there: %v", err)
+		}
+		return nil
+	})
+	wider := template.DeepCopy()
+	wider.ObjectMeta = metav1.ObjectMeta{Name: template.Name}
+	wider.Status = scopesv1alpha1.ScopeTemplateStatus{}
+	wider.Spec.ClusterRoles[0].Rules[0].Resources = []string{"configmaps", "secrets"}
+	replacement, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, wider, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionInvalid, metav1.ConditionTrue, scopesv1alpha1.ReasonScopeTemplateReplaced, "written again")
+	framework.Consistently(t, 5*time.Second, func(ctx context.Context) error {
+		if canListSecrets(t, saNS, target) {
+			return fmt.Errorf("the replaced template's wider rules are granted")
+		}
+		list, err := env.kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: scopesv1alpha1.ScopeTemplateLabel + "=" + template.Name})
+		if err != nil || len(list.Items) > 0 {
+			return fmt.Errorf("roles of the re-created template: %d, %v", len(list.Items), err)
+		}
+		return nil
+	})
+	expectRoleBindings(t, instance.Name, []string{target})
+
+	// Written again (deleted and re-created, as the condition says): the
+	// check judges the new template, and it is bound.
+	if err := env.operator.ScopesV1alpha1().ScopeInstances().Delete(ctx, instance.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	again := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{Namespaces: []string{target}})
+	framework.Eventually(t, 30*time.Second, func(context.Context) error {
+		if !canListSecrets(t, saNS, target) {
+			return fmt.Errorf("the new template is not bound yet")
+		}
+		return nil
+	})
+	got, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(ctx, again.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.Checked == nil || got.Status.Checked.ScopeTemplateUID != replacement.UID {
+		t.Errorf("status.checked %+v, want the new template's UID %s", got.Status.Checked, replacement.UID)
+	}
+
+	// The namespace deleted and re-created: not bound in.
+	if err := env.kube.CoreV1().Namespaces().Delete(ctx, target, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expectInstanceCondition(t, again.Name, scopesv1alpha1.ConditionBound, metav1.ConditionFalse, scopesv1alpha1.ReasonNamespacesNotFound, target)
+	createTarget()
+	expectInstanceCondition(t, again.Name, scopesv1alpha1.ConditionBound, metav1.ConditionFalse, scopesv1alpha1.ReasonNamespacesReplaced, "written again")
+	framework.Consistently(t, 5*time.Second, func(context.Context) error {
+		if canListSecrets(t, saNS, target) || canListConfigMaps(t, saNS, target) {
+			return fmt.Errorf("bound in the re-created namespace")
+		}
+		return nil
+	})
+	expectRoleBindings(t, again.Name, []string{target})
+}

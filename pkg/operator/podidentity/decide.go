@@ -38,13 +38,21 @@ const (
 )
 
 // DefaultBucketNameSuffix follows the infrastructure name in the default
-// bucket name, as ccoctl's documentation and CCO's old controller name it.
-const DefaultBucketNameSuffix = "-oidc"
+// bucket name. It names this operator: ccoctl and other OpenShift tooling
+// name their issuer buckets "<name>-oidc", and the operator's S3
+// credentials must not reach those (docs/security.md).
+const DefaultBucketNameSuffix = "-workload-access-oidc"
 
 // CredentialsBucketPattern is the bucket names the CredentialsRequest
 // workload-access-issuer-s3 in manifests/ grants its S3 actions on
-// (resource "arn:*:s3:::*-oidc").
+// (resource "arn:*:s3:::*-workload-access-oidc").
 const CredentialsBucketPattern = "*" + DefaultBucketNameSuffix
+
+// LegacyBucketNameSuffix ended the default bucket name, and the buckets the
+// credentials reached, before the credentials were narrowed to this
+// operator's own buckets; kept to explain the change to a cluster whose
+// issuer still names such a bucket.
+const LegacyBucketNameSuffix = "-oidc"
 
 // Decision is what pod identity runs with.
 type Decision struct {

@@ -30,12 +30,12 @@ func TestDecide(t *testing.T) {
 		name:  "AWS by default",
 		infra: infrastructure(configv1.AWSPlatformType, "eu-west-1"),
 		want: Decision{Enabled: true, Reason: ReasonPlatformAWS, Message: "the Infrastructure platform is AWS", Region: "eu-west-1",
-			Publish: true, Bucket: "mycluster-x7k2p-oidc", IssuerURL: "https://mycluster-x7k2p-oidc.s3.eu-west-1.amazonaws.com"},
+			Publish: true, Bucket: "mycluster-x7k2p-workload-access-oidc", IssuerURL: "https://mycluster-x7k2p-workload-access-oidc.s3.eu-west-1.amazonaws.com"},
 	}, {
 		name:  "China partition",
 		infra: infrastructure(configv1.AWSPlatformType, "cn-north-1"),
 		want: Decision{Enabled: true, Reason: ReasonPlatformAWS, Message: "the Infrastructure platform is AWS", Region: "cn-north-1",
-			Publish: true, Bucket: "mycluster-x7k2p-oidc", IssuerURL: "https://mycluster-x7k2p-oidc.s3.cn-north-1.amazonaws.com.cn"},
+			Publish: true, Bucket: "mycluster-x7k2p-workload-access-oidc", IssuerURL: "https://mycluster-x7k2p-workload-access-oidc.s3.cn-north-1.amazonaws.com.cn"},
 	}, {
 		name:  "not AWS",
 		infra: infrastructure(configv1.NonePlatformType, ""),
@@ -58,13 +58,13 @@ func TestDecide(t *testing.T) {
 		infra: infrastructure(configv1.NonePlatformType, ""),
 		spec:  operatorv1alpha1.PodIdentitySpec{Mode: operatorv1alpha1.PodIdentityEnabled},
 		want: Decision{Enabled: true, Reason: ReasonForcedOn, Message: "spec.podIdentity.mode is Enabled (platform None)",
-			Bucket: "mycluster-x7k2p-oidc", PublishReason: ReasonIssuerNotConfigured, PublishMessage: "no region: the Infrastructure has no AWS region and spec.podIdentity.region is empty"},
+			Bucket: "mycluster-x7k2p-workload-access-oidc", PublishReason: ReasonIssuerNotConfigured, PublishMessage: "no region: the Infrastructure has no AWS region and spec.podIdentity.region is empty"},
 	}, {
 		name:  "an endpoint that is not a URL",
 		infra: infrastructure(configv1.AWSPlatformType, "eu-west-1"),
 		spec:  operatorv1alpha1.PodIdentitySpec{Issuer: operatorv1alpha1.IssuerPublishingSpec{Endpoint: "http://"}},
 		want: Decision{Enabled: true, Reason: ReasonPlatformAWS, Message: "the Infrastructure platform is AWS", Region: "eu-west-1",
-			Bucket: "mycluster-x7k2p-oidc", Endpoint: "http://", PublishReason: ReasonIssuerNotConfigured,
+			Bucket: "mycluster-x7k2p-workload-access-oidc", Endpoint: "http://", PublishReason: ReasonIssuerNotConfigured,
 			PublishMessage: `spec.podIdentity.issuer.endpoint "http://" is not an http:// or https:// URL without query or fragment`},
 	}, {
 		name: "no Infrastructure",
@@ -74,9 +74,9 @@ func TestDecide(t *testing.T) {
 	}, {
 		name:  "a bucket of our own on AWS, covered by the credentials",
 		infra: infrastructure(configv1.AWSPlatformType, "eu-west-1"),
-		spec:  operatorv1alpha1.PodIdentitySpec{Issuer: operatorv1alpha1.IssuerPublishingSpec{Bucket: "prod-issuer-oidc"}},
+		spec:  operatorv1alpha1.PodIdentitySpec{Issuer: operatorv1alpha1.IssuerPublishingSpec{Bucket: "prod-issuer-workload-access-oidc"}},
 		want: Decision{Enabled: true, Reason: ReasonPlatformAWS, Message: "the Infrastructure platform is AWS", Region: "eu-west-1",
-			Publish: true, Bucket: "prod-issuer-oidc", IssuerURL: "https://prod-issuer-oidc.s3.eu-west-1.amazonaws.com"},
+			Publish: true, Bucket: "prod-issuer-workload-access-oidc", IssuerURL: "https://prod-issuer-workload-access-oidc.s3.eu-west-1.amazonaws.com"},
 	}, {
 		name:  "a bucket on AWS the credentials do not reach",
 		infra: infrastructure(configv1.AWSPlatformType, "eu-west-1"),
@@ -84,7 +84,18 @@ func TestDecide(t *testing.T) {
 		want: Decision{Enabled: true, Reason: ReasonPlatformAWS, Message: "the Infrastructure platform is AWS", Region: "eu-west-1",
 			Bucket: "prod-issuer", PublishReason: ReasonBucketNotCoveredByCredentials,
 			PublishMessage: `spec.podIdentity.issuer.bucket "prod-issuer" is not covered by the operator's S3 credentials: ` +
-				`the CredentialsRequest workload-access-issuer-s3 grants them on buckets named "*-oidc" only; choose a bucket name ending in "-oidc", ` +
+				`the CredentialsRequest workload-access-issuer-s3 grants them on buckets named "*-workload-access-oidc" only; choose a bucket name ending in "-workload-access-oidc", ` +
+				`or, with S3 credentials of your own in that Secret, set spec.podIdentity.issuer.endpoint (for example https://s3.<region>.amazonaws.com)`},
+	}, {
+		// ccoctl and other OpenShift tooling name issuer buckets so: the
+		// operator's credentials no longer reach them.
+		name:  "a bucket named as ccoctl names the cluster's own issuer bucket",
+		infra: infrastructure(configv1.AWSPlatformType, "eu-west-1"),
+		spec:  operatorv1alpha1.PodIdentitySpec{Issuer: operatorv1alpha1.IssuerPublishingSpec{Bucket: "mycluster-x7k2p-oidc"}},
+		want: Decision{Enabled: true, Reason: ReasonPlatformAWS, Message: "the Infrastructure platform is AWS", Region: "eu-west-1",
+			Bucket: "mycluster-x7k2p-oidc", PublishReason: ReasonBucketNotCoveredByCredentials,
+			PublishMessage: `spec.podIdentity.issuer.bucket "mycluster-x7k2p-oidc" is not covered by the operator's S3 credentials: ` +
+				`the CredentialsRequest workload-access-issuer-s3 grants them on buckets named "*-workload-access-oidc" only; choose a bucket name ending in "-workload-access-oidc", ` +
 				`or, with S3 credentials of your own in that Secret, set spec.podIdentity.issuer.endpoint (for example https://s3.<region>.amazonaws.com)`},
 	}, {
 		name:  "any valid bucket with an endpoint, dots included",
@@ -96,8 +107,8 @@ func TestDecide(t *testing.T) {
 		name:  "a default bucket name too long for S3",
 		infra: &configv1.Infrastructure{Status: configv1.InfrastructureStatus{InfrastructureName: strings.Repeat("a", 60), PlatformStatus: &configv1.PlatformStatus{Type: configv1.AWSPlatformType, AWS: &configv1.AWSPlatformStatus{Region: "eu-west-1"}}}},
 		want: Decision{Enabled: true, Reason: ReasonPlatformAWS, Message: "the Infrastructure platform is AWS", Region: "eu-west-1",
-			Bucket: strings.Repeat("a", 60) + "-oidc", PublishReason: ReasonInvalidBucketName,
-			PublishMessage: `the default bucket name "` + strings.Repeat("a", 60) + `-oidc" (infrastructureName and "-oidc") is not a usable S3 bucket name: it has 65 characters, S3 allows 3 to 63`},
+			Bucket: strings.Repeat("a", 60) + "-workload-access-oidc", PublishReason: ReasonInvalidBucketName,
+			PublishMessage: `the default bucket name "` + strings.Repeat("a", 60) + `-workload-access-oidc" (infrastructureName and "-workload-access-oidc") is not a usable S3 bucket name: it has 81 characters, S3 allows 3 to 63`},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Decide(tc.infra, tc.spec); got != tc.want {
@@ -112,11 +123,11 @@ func TestBucketNamesFollowS3Rules(t *testing.T) {
 		bucket, endpoint string
 		problem          string // "" when accepted
 	}{
-		{bucket: "abc-oidc"},
-		{bucket: "0123-oidc"},
-		{bucket: strings.Repeat("a", 58) + "-oidc"},
+		{bucket: "abc-workload-access-oidc"},
+		{bucket: "0123-workload-access-oidc"},
+		{bucket: strings.Repeat("a", 42) + "-workload-access-oidc"},
 		{bucket: "ab", endpoint: "http://s3.local", problem: "it has 2 characters, S3 allows 3 to 63"},
-		{bucket: strings.Repeat("a", 59) + "-oidc", problem: "it has 64 characters"},
+		{bucket: strings.Repeat("a", 43) + "-workload-access-oidc", problem: "it has 64 characters"},
 		{bucket: "My-oidc", problem: `'M' is not allowed`},
 		{bucket: "my_bucket-oidc", problem: `'_' is not allowed`},
 		{bucket: "oidc-", endpoint: "http://s3.local", problem: "must begin and end with a lowercase letter or a digit"},

@@ -90,31 +90,89 @@ func (c *Checker) Check(ctx context.Context, req Request) Decision {
 		}
 	}
 	what := fmt.Sprintf("%s %q", obj.kind(), displayName(obj.meta()))
+	asked := 0
+	if si, ok := obj.(*scopeInstance); ok && si.Spec.ScopeTemplateName != "" {
+		// Before the template is read: a denial must not tell its rules, or
+		// whether it exists, to whoever may not read it.
+		d, ok := c.mayReadTemplate(ctx, what, si.Spec.ScopeTemplateName, req.Requester)
+		if !ok {
+			return d
+		}
+		asked = d.Reviews
+	}
+	d := c.spent(asked).checkGrants(ctx, what, obj, req.Requester)
+	d.Reviews += asked
+	return d
+}
+
+// spent is c with asked questions fewer left to ask: the cap is per request.
+func (c *Checker) spent(asked int) *Checker {
+	if asked == 0 {
+		return c
+	}
+	left := *c
+	left.MaxReviews = max(1, c.maxReviews()-asked)
+	return &left
+}
+
+// mayReadTemplate asks whether r may get the template an instance names;
+// ok is false with the refusal when not.
+func (c *Checker) mayReadTemplate(ctx context.Context, what, name string, r Requester) (Decision, bool) {
+	p := readTemplate(name)
+	allowed, err := c.allowed(ctx, r, question{n: &need{p: p}})
+	if err != nil {
+		return failed(what, r, err, 1), false
+	}
+	if !allowed {
+		return Decision{Reason: Escalation, Reviews: 1, Message: fmt.Sprintf(
+			"%s names ScopeTemplate %q, which %s may not read (%s cluster-wide); only a requester who may read a ScopeTemplate may bind it",
+			what, name, describeRequester(r), describePermission(p))}, false
+	}
+	return Decision{Reviews: 1}, true
+}
+
+// checkGrants decides whether r holds what obj grants, where, and what
+// writing it needs.
+func (c *Checker) checkGrants(ctx context.Context, what string, obj object, r Requester) Decision {
 	gs, warnings, err := obj.grants(ctx, c)
 	if err != nil {
-		var r refusal
-		if errors.As(err, &r) {
-			return Decision{Reason: Invalid, Message: fmt.Sprintf("%s cannot be checked: %s", what, r.message)}
+		var ref refusal
+		if errors.As(err, &ref) {
+			return Decision{Reason: Invalid, Message: fmt.Sprintf("%s cannot be checked: %s", what, ref.message)}
 		}
-		return failed(what, req.Requester, err, 0)
+		return failed(what, r, err, 0)
 	}
+	asked := 0
 	if why := unknowable(gs); why != "" {
-		return c.checkBindAny(ctx, what, why, req.Requester, warnings)
+		d := c.checkBindAny(ctx, what, why, r, warnings)
+		if !d.Allowed {
+			return d
+		}
+		// What it grants is settled; what writing it needs is not.
+		asked = d.Reviews
+		gs = slices.DeleteFunc(gs, func(g grant) bool { return g.unknowable != "" })
 	}
+	d := c.spent(asked).checkNeeds(ctx, what, gs, r, warnings)
+	d.Reviews += asked
+	return d
+}
+
+// checkNeeds asks whether r holds every permission gs give or need.
+func (c *Checker) checkNeeds(ctx context.Context, what string, gs []grant, r Requester, warnings []string) Decision {
 	needs, err := expand(gs, c.maxReviews())
 	if err != nil {
 		return Decision{Reason: TooManyPermissions, Message: fmt.Sprintf("%s %v; split it into smaller objects, or ask an administrator who holds all of it cluster-wide to create it", what, err)}
 	}
-	missing, reviews, err := c.ask(ctx, req.Requester, needs)
+	missing, reviews, err := c.ask(ctx, r, needs)
 	if err != nil {
-		var r refusal
-		if errors.As(err, &r) {
-			return Decision{Reason: TooManyPermissions, Reviews: reviews, Message: fmt.Sprintf("%s %s; split it into smaller objects, or ask an administrator who holds all of it cluster-wide to create it", what, r.message)}
+		var ref refusal
+		if errors.As(err, &ref) {
+			return Decision{Reason: TooManyPermissions, Reviews: reviews, Message: fmt.Sprintf("%s %s; split it into smaller objects, or ask an administrator who holds all of it cluster-wide to create it", what, ref.message)}
 		}
-		return failed(what, req.Requester, err, reviews)
+		return failed(what, r, err, reviews)
 	}
 	if len(missing) > 0 {
-		return Decision{Reason: Escalation, Message: denial(what, req.Requester, missing), Warnings: warnings, Reviews: reviews}
+		return Decision{Reason: Escalation, Message: denial(what, r, missing), Warnings: warnings, Reviews: reviews}
 	}
 	return Decision{Allowed: true, Warnings: warnings, Reviews: reviews}
 }
@@ -166,6 +224,8 @@ type need struct {
 	// fromGrant is the last grant whose namespaces were added: the rules of
 	// one grant share them, and a permission repeated there adds them once.
 	fromGrant int
+	// writes: the object does not grant it; writing what it makes needs it.
+	writes bool
 }
 
 // inSeveral says whether n is granted in more than one namespace.
@@ -210,16 +270,21 @@ func (n *need) namespaces(limit int) ([]string, bool) {
 // refused before it is expanded.
 func expand(gs []grant, max int) ([]*need, error) {
 	tooMany := fmt.Errorf("grants more than %d distinct permissions, more than one request may check", max)
-	index := map[Permission]*need{}
+	type key struct {
+		p      Permission
+		writes bool
+	}
+	index := map[key]*need{}
 	var needs []*need
+	var writes bool // the grant being expanded's
 	add := func(p Permission, gi int, namespaces []string) error {
-		n, ok := index[p]
+		n, ok := index[key{p, writes}]
 		if !ok {
 			if len(needs) >= max {
 				return tooMany
 			}
-			n = &need{order: len(needs), p: p, fromGrant: -1}
-			index[p] = n
+			n = &need{order: len(needs), p: p, fromGrant: -1, writes: writes}
+			index[key{p, writes}] = n
 			needs = append(needs, n)
 		}
 		if len(namespaces) == 0 {
@@ -235,6 +300,7 @@ func expand(gs []grant, max int) ([]*need, error) {
 		return nil
 	}
 	for gi, g := range gs {
+		writes = g.writes
 		for _, rule := range g.rules {
 			verbs, urls := distinct(rule.Verbs), distinct(rule.NonResourceURLs)
 			groups, resources := distinct(rule.APIGroups), distinct(rule.Resources)

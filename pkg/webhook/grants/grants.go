@@ -61,6 +61,11 @@ type grant struct {
 	// now (rules is then empty): only a requester who may bind any
 	// ClusterRole may make it.
 	unknowable string
+	// writes marks rules the object does not grant but that its author
+	// must hold to have the operator write what it writes: Kubernetes asks
+	// whoever creates a RoleBinding for create on rolebindings there, as
+	// well as for the rules (or bind).
+	writes bool
 }
 
 // bindAnyClusterRole is what Kubernetes asks of whoever binds a role whose
@@ -69,3 +74,23 @@ type grant struct {
 var bindAnyClusterRole = Permission{Verb: "bind", Group: rbacv1.GroupName, Resource: "clusterroles"}
 
 func clusterWide(rules []rbacv1.PolicyRule) grant { return grant{rules: rules} }
+
+// bindingsIn is what writing RoleBindings in namespaces needs: create on
+// rolebindings in each, or in every namespace when namespaces is empty
+// (a selector that matches namespaces created later).
+func bindingsIn(namespaces []string) grant {
+	return grant{writes: true, namespaces: namespaces, rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"rolebindings"}, Verbs: []string{"create"}}}}
+}
+
+// clusterBindings is what writing ClusterRoleBindings needs.
+func clusterBindings() grant {
+	return grant{writes: true, rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"clusterrolebindings"}, Verbs: []string{"create"}}}}
+}
+
+// readTemplate is what naming a ScopeTemplate needs: its rules and its
+// existence are told only to a requester who may read it.
+func readTemplate(name string) Permission {
+	return Permission{Verb: "get", Group: scopesv1alpha1.GroupName, Resource: "scopetemplates", Name: name}
+}

@@ -132,6 +132,11 @@ func create(t testing.TB, resource string, o any) Request {
 
 var readSecrets = rule([]string{""}, []string{"secrets"}, []string{"get", "list"})
 
+var (
+	createRoleBindings        = res("create", rbacv1.GroupName, "rolebindings")
+	createClusterRoleBindings = res("create", rbacv1.GroupName, "clusterrolebindings")
+)
+
 func TestScopeTemplateNeedsEveryRuleClusterWide(t *testing.T) {
 	tmpl := template("x", readSecrets, rule([]string{""}, []string{"secrets"}, []string{"delete"}))
 	auth := newFake().hold("", res("get", "", "secrets"), res("list", "", "secrets")).hold("shop", res("delete", "", "secrets"))
@@ -186,8 +191,9 @@ func TestRulesExpandLiterally(t *testing.T) {
 func TestScopeInstanceAsksWhereItBinds(t *testing.T) {
 	tmpl := template("t", readSecrets)
 	templates := fakeTemplates{templates: map[string]*scopesv1alpha1.ScopeTemplate{"t": tmpl}}
+	const readT = `|verb "get" on "scopetemplates" named "t" (group "operators.coreos.com")`
 	nsHolder := func() *fakeAuthorizer {
-		return newFake().hold("a", res("get", "", "secrets"), res("list", "", "secrets"))
+		return newFake().hold("", readTemplate("t")).hold("a", res("get", "", "secrets"), res("list", "", "secrets"), createRoleBindings)
 	}
 
 	cases := []struct {
@@ -197,29 +203,33 @@ func TestScopeInstanceAsksWhereItBinds(t *testing.T) {
 		questions []string
 		message   string
 	}{{
-		name:      "one held namespace is asked directly",
-		instance:  instance("i", "t", []string{"a"}, nil),
-		allowed:   true,
-		questions: []string{`a|verb "get" on "secrets" (group "")`, `a|verb "list" on "secrets" (group "")`},
+		name:     "one held namespace is asked directly",
+		instance: instance("i", "t", []string{"a"}, nil),
+		allowed:  true,
+		questions: []string{readT,
+			`a|verb "create" on "rolebindings" (group "rbac.authorization.k8s.io")`, `a|verb "get" on "secrets" (group "")`, `a|verb "list" on "secrets" (group "")`},
 	}, {
 		name:     "two namespaces: cluster-wide first, then each namespace",
 		instance: instance("i", "t", []string{"a", "b"}, nil),
-		questions: []string{
-			`|verb "get" on "secrets" (group "")`, `|verb "list" on "secrets" (group "")`,
+		questions: []string{readT,
+			`|verb "create" on "rolebindings" (group "rbac.authorization.k8s.io")`, `|verb "get" on "secrets" (group "")`, `|verb "list" on "secrets" (group "")`,
+			`a|verb "create" on "rolebindings" (group "rbac.authorization.k8s.io")`, `b|verb "create" on "rolebindings" (group "rbac.authorization.k8s.io")`,
 			`a|verb "get" on "secrets" (group "")`, `b|verb "get" on "secrets" (group "")`,
 			`a|verb "list" on "secrets" (group "")`, `b|verb "list" on "secrets" (group "")`,
 		},
-		message: `ScopeInstance "i" grants 2 permissions user "alice" does not hold: verb "get" on "secrets" (group "") in namespace "b"; verb "list" on "secrets" (group "") in namespace "b"; you can only grant what you hold`,
+		message: `ScopeInstance "i" grants or needs 3 permissions user "alice" does not hold: verb "create" on "rolebindings" (group "rbac.authorization.k8s.io") in namespace "b" (to create the bindings); verb "get" on "secrets" (group "") in namespace "b"; verb "list" on "secrets" (group "") in namespace "b"; you can only grant what you hold`,
 	}, {
-		name:      "no namespaces binds cluster-wide",
-		instance:  instance("i", "t", nil, nil),
-		questions: []string{`|verb "get" on "secrets" (group "")`, `|verb "list" on "secrets" (group "")`},
-		message:   `ScopeInstance "i" grants 2 permissions user "alice" does not hold: verb "get" on "secrets" (group "") cluster-wide; verb "list" on "secrets" (group "") cluster-wide; you can only grant what you hold`,
+		name:     "no namespaces binds cluster-wide",
+		instance: instance("i", "t", nil, nil),
+		questions: []string{readT,
+			`|verb "create" on "clusterrolebindings" (group "rbac.authorization.k8s.io")`, `|verb "get" on "secrets" (group "")`, `|verb "list" on "secrets" (group "")`},
+		message: `ScopeInstance "i" grants or needs 3 permissions user "alice" does not hold: verb "create" on "clusterrolebindings" (group "rbac.authorization.k8s.io") cluster-wide (to create the bindings); verb "get" on "secrets" (group "") cluster-wide; verb "list" on "secrets" (group "") cluster-wide; you can only grant what you hold`,
 	}, {
-		name:      "a selector can match namespaces created later: cluster-wide",
-		instance:  instance("i", "t", []string{"a"}, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "x"}}),
-		questions: []string{`|verb "get" on "secrets" (group "")`, `|verb "list" on "secrets" (group "")`},
-		message:   `cluster-wide`,
+		name:     "a selector can match namespaces created later: cluster-wide",
+		instance: instance("i", "t", []string{"a"}, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "x"}}),
+		questions: []string{readT,
+			`|verb "create" on "rolebindings" (group "rbac.authorization.k8s.io")`, `|verb "get" on "secrets" (group "")`, `|verb "list" on "secrets" (group "")`},
+		message: `cluster-wide`,
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -240,11 +250,11 @@ func TestScopeInstanceAsksWhereItBinds(t *testing.T) {
 
 func TestScopeInstanceHeldClusterWideAsksNoNamespace(t *testing.T) {
 	templates := fakeTemplates{templates: map[string]*scopesv1alpha1.ScopeTemplate{"t": template("t", readSecrets)}}
-	auth := newFake().hold("", res("get", "", "secrets"), res("list", "", "secrets"))
+	auth := newFake().hold("", readTemplate("t"), res("get", "", "secrets"), res("list", "", "secrets"), createRoleBindings)
 	d := (&Checker{Authorizer: auth, Templates: templates}).Check(context.Background(),
 		create(t, ScopeInstances, instance("i", "t", []string{"a", "b", "c"}, nil)))
-	if !d.Allowed || d.Reviews != 2 {
-		t.Errorf("got %+v, want allowed after 2 cluster-wide questions", d)
+	if !d.Allowed || d.Reviews != 4 {
+		t.Errorf("got %+v, want allowed after reading the template and 3 cluster-wide questions", d)
 	}
 }
 
@@ -253,17 +263,23 @@ func TestScopeInstanceHeldClusterWideAsksNoNamespace(t *testing.T) {
 // a RoleBinding to a missing role.
 func TestScopeInstanceOfAMissingTemplateNeedsBindOnEveryClusterRole(t *testing.T) {
 	req := create(t, ScopeInstances, instance("i", "later", []string{"mine"}, nil))
-	holder := newFake().hold("mine", res("get", "", "secrets"), res("list", "", "secrets"))
+	holder := newFake().hold("", readTemplate("later")).hold("mine", res("get", "", "secrets"), res("list", "", "secrets"), createRoleBindings)
 	d := (&Checker{Authorizer: holder, Templates: fakeTemplates{}}).Check(context.Background(), req)
-	if d.Allowed || d.Reason != Escalation || d.Reviews != 1 ||
+	if d.Allowed || d.Reason != Escalation || d.Reviews != 2 ||
 		!strings.Contains(d.Message, `ScopeInstance "i" names ScopeTemplate "later", which does not exist (create it first)`) ||
 		!strings.Contains(d.Message, `verb "bind" on "clusterroles" (group "rbac.authorization.k8s.io") cluster-wide`) {
-		t.Errorf("got %+v, want refused after one question, naming the template and bind", d)
+		t.Errorf("got %+v, want refused after reading the template and one question, naming the template and bind", d)
 	}
-	binder := newFake().hold("", bindAnyClusterRole)
+	// Binding any role settles what it grants, not where it may write.
+	binder := newFake().hold("", readTemplate("later"), bindAnyClusterRole)
 	d = (&Checker{Authorizer: binder, Templates: fakeTemplates{}}).Check(context.Background(), req)
-	if !d.Allowed || d.Reviews != 1 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `ScopeTemplate "later" does not exist`) {
-		t.Errorf("got %+v, want admitted after one question with a warning", d)
+	if d.Allowed || d.Reviews != 3 || !strings.Contains(d.Message, `verb "create" on "rolebindings" (group "rbac.authorization.k8s.io") in namespace "mine" (to create the bindings)`) {
+		t.Errorf("got %+v, want refused for create on rolebindings after 3 questions", d)
+	}
+	binder.hold("mine", createRoleBindings)
+	d = (&Checker{Authorizer: binder, Templates: fakeTemplates{}}).Check(context.Background(), req)
+	if !d.Allowed || d.Reviews != 3 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `ScopeTemplate "later" does not exist`) {
+		t.Errorf("got %+v, want admitted after 3 questions with a warning", d)
 	}
 }
 
@@ -274,7 +290,7 @@ func TestLookupFailuresRefuseRetryably(t *testing.T) {
 		req     Request
 	}{
 		"template lookup": {
-			checker: &Checker{Authorizer: newFake(), Templates: fakeTemplates{err: broken}},
+			checker: &Checker{Authorizer: newFake().hold("", readTemplate("t")), Templates: fakeTemplates{err: broken}},
 			req:     create(t, ScopeInstances, instance("i", "t", nil, nil)),
 		},
 		"bind review for a missing template": {
@@ -343,7 +359,9 @@ func TestAPIAccessPolicy(t *testing.T) {
 		policy: policy(apiaccessv1alpha1.ModeBind,
 			apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{{Kind: "User", Name: "bob"}}, Namespaces: []string{"a"}}),
 		questions: []string{
+			`|verb "create" on "clusterrolebindings" (group "rbac.authorization.k8s.io")`,
 			`|verb "get" on "customresourcedefinitions" named "widgets.example.com" (group "apiextensions.k8s.io")`,
+			`a|verb "create" on "rolebindings" (group "rbac.authorization.k8s.io")`,
 			`a|verb "get" on "widgets" (group "example.com")`,
 			`a|verb "list" on "widgets" (group "example.com")`,
 			`a|verb "watch" on "widgets" (group "example.com")`,
@@ -352,7 +370,7 @@ func TestAPIAccessPolicy(t *testing.T) {
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			auth := newFake().hold("", crdView).hold("a", res("get", "example.com", "widgets"), res("list", "example.com", "widgets"), res("watch", "example.com", "widgets"))
+			auth := newFake().hold("", crdView, createClusterRoleBindings).hold("a", res("get", "example.com", "widgets"), res("list", "example.com", "widgets"), res("watch", "example.com", "widgets"), createRoleBindings)
 			d := (&Checker{Authorizer: auth, Concurrency: 1}).
 				Check(context.Background(), create(t, APIAccessPolicies, tc.policy))
 			if d.Allowed != tc.allowed {
@@ -374,11 +392,13 @@ func TestGrowingCRDSelectionNeedsBindOnEveryClusterRole(t *testing.T) {
 	byLabel := policy(apiaccessv1alpha1.ModeAggregate)
 	byLabel.Spec.CRDs = apiaccessv1alpha1.CRDSelection{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}}
 	for name, tc := range map[string]struct {
-		policy *apiaccessv1alpha1.APIAccessPolicy
-		why    string
+		policy  *apiaccessv1alpha1.APIAccessPolicy
+		why     string
+		reviews int
 	}{
-		"ClusterExtension, Bind": {byExtension, `APIAccessPolicy "p" selects the CRDs of ClusterExtension "widgets-operator", including those it installs later`},
-		"selector, Aggregate":    {byLabel, `APIAccessPolicy "p" selects CRDs by label, including those labelled later`},
+		// Bind also writes a ClusterRoleBinding: create on them is asked.
+		"ClusterExtension, Bind": {byExtension, `APIAccessPolicy "p" selects the CRDs of ClusterExtension "widgets-operator", including those it installs later`, 2},
+		"selector, Aggregate":    {byLabel, `APIAccessPolicy "p" selects CRDs by label, including those labelled later`, 1},
 	} {
 		t.Run(name, func(t *testing.T) {
 			// The fake holds literally: holding * on */* here stands for a
@@ -389,9 +409,9 @@ func TestGrowingCRDSelectionNeedsBindOnEveryClusterRole(t *testing.T) {
 				!strings.Contains(d.Message, "select CRDs by name") || !strings.Contains(d.Message, `verb "bind" on "clusterroles"`) {
 				t.Errorf("got %+v, want refused after one question, saying why and what to do", d)
 			}
-			binder := newFake().hold("", bindAnyClusterRole)
-			if d := (&Checker{Authorizer: binder}).Check(context.Background(), create(t, APIAccessPolicies, tc.policy)); !d.Allowed || d.Reviews != 1 {
-				t.Errorf("a binder of every ClusterRole: got %+v, want allowed after one question", d)
+			binder := newFake().hold("", bindAnyClusterRole, createClusterRoleBindings)
+			if d := (&Checker{Authorizer: binder}).Check(context.Background(), create(t, APIAccessPolicies, tc.policy)); !d.Allowed || d.Reviews != tc.reviews {
+				t.Errorf("a binder of every ClusterRole: got %+v, want allowed after %d questions", d, tc.reviews)
 			}
 		})
 	}
@@ -469,9 +489,9 @@ func TestTooManyPermissionsIsRefusedBeforeAsking(t *testing.T) {
 	for i := range 30 {
 		namespaces = append(namespaces, fmt.Sprintf("ns%d", i))
 	}
-	auth = newFake()
+	auth = newFake().hold("", readTemplate("t"))
 	d = (&Checker{Authorizer: auth, Templates: templates, MaxReviews: 40}).Check(context.Background(), create(t, ScopeInstances, instance("i", "t", namespaces, nil)))
-	if d.Allowed || d.Reason != TooManyPermissions || len(auth.questions()) != 2 {
+	if d.Allowed || d.Reason != TooManyPermissions || len(auth.questions()) != 4 {
 		t.Errorf("got %+v after %d questions", d, len(auth.questions()))
 	}
 }
@@ -597,5 +617,78 @@ func TestHostileRulesAreBounded(t *testing.T) {
 	}
 	if !within(1000, 10, 10, 10) || within(1000, 10, 10, 11) || within(1<<62, 1<<40, 1<<40) || !within(5, 0, 1<<40, 1<<40) {
 		t.Error("within miscounts")
+	}
+}
+
+// Kubernetes asks whoever creates a RoleBinding for create on rolebindings
+// there as well as for the rules: holding the rules is not enough to have
+// the operator write the bindings.
+func TestBindingsNeedCreateWhereTheyAreWritten(t *testing.T) {
+	templates := fakeTemplates{templates: map[string]*scopesv1alpha1.ScopeTemplate{"t": template("t", readSecrets)}}
+	// Alice holds the rules in a (edit, say), but may not create bindings there.
+	auth := newFake().hold("", readTemplate("t")).hold("a", res("get", "", "secrets"), res("list", "", "secrets"))
+	d := (&Checker{Authorizer: auth, Templates: templates}).Check(context.Background(), create(t, ScopeInstances, instance("i", "t", []string{"a"}, nil)))
+	want := `ScopeInstance "i" has bindings written: that needs verb "create" on "rolebindings" (group "rbac.authorization.k8s.io") in namespace "a" (to create the bindings), which user "alice" does not hold`
+	if d.Allowed || d.Reason != Escalation || !strings.Contains(d.Message, want) {
+		t.Errorf("got %+v, want refused with %q", d, want)
+	}
+	auth.hold("a", createRoleBindings)
+	if d := (&Checker{Authorizer: auth, Templates: templates}).Check(context.Background(), create(t, ScopeInstances, instance("i", "t", []string{"a"}, nil))); !d.Allowed {
+		t.Errorf("with create on rolebindings in a: got %+v, want allowed", d)
+	}
+
+	// A view binding in a namespace also has the cluster-wide crdview
+	// ClusterRoleBinding written.
+	view := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{{Kind: "User", Name: "bob"}}, Namespaces: []string{"a"}})
+	crdView := Permission{Verb: "get", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "widgets.example.com"}
+	auth = newFake().hold("", crdView).hold("a", res("get", "example.com", "widgets"), res("list", "example.com", "widgets"), res("watch", "example.com", "widgets"), createRoleBindings)
+	d = (&Checker{Authorizer: auth}).Check(context.Background(), create(t, APIAccessPolicies, view))
+	if d.Allowed || !strings.Contains(d.Message, `verb "create" on "clusterrolebindings" (group "rbac.authorization.k8s.io") cluster-wide (to create the bindings)`) {
+		t.Errorf("got %+v, want refused for create on clusterrolebindings", d)
+	}
+	// Aggregate mode writes no binding.
+	auth = newFake().hold("", crdView, res("*", "example.com", "widgets"))
+	if d := (&Checker{Authorizer: auth}).Check(context.Background(), create(t, APIAccessPolicies, policy(apiaccessv1alpha1.ModeAggregate))); !d.Allowed || d.Reviews != 2 {
+		t.Errorf("Aggregate: got %+v, want allowed after 2 questions", d)
+	}
+}
+
+// countingTemplates counts the reads of templates.
+type countingTemplates struct {
+	fakeTemplates
+	reads *atomic.Int32
+}
+
+func (c countingTemplates) GetScopeTemplate(ctx context.Context, name string) (*scopesv1alpha1.ScopeTemplate, error) {
+	c.reads.Add(1)
+	return c.fakeTemplates.GetScopeTemplate(ctx, name)
+}
+
+// A requester who may not read a template learns nothing of it: not its
+// rules, not whether it exists. It is not even read.
+func TestATemplateIsToldOnlyToItsReaders(t *testing.T) {
+	reads := &atomic.Int32{}
+	templates := countingTemplates{fakeTemplates{templates: map[string]*scopesv1alpha1.ScopeTemplate{"secret-admin": template("secret-admin", readSecrets)}}, reads}
+	var messages []string
+	for _, name := range []string{"secret-admin", "nothing-by-that-name"} {
+		auth := newFake()
+		d := (&Checker{Authorizer: auth, Templates: templates}).Check(context.Background(), create(t, ScopeInstances, instance("i", name, []string{"a"}, nil)))
+		if d.Allowed || d.Reason != Escalation || d.Reviews != 1 || len(d.Warnings) != 0 {
+			t.Errorf("%s: got %+v, want refused after one question", name, d)
+		}
+		if strings.Contains(d.Message, "secrets") || strings.Contains(d.Message, "exist") {
+			t.Errorf("%s: the refusal tells of the template: %s", name, d.Message)
+		}
+		messages = append(messages, strings.ReplaceAll(d.Message, name, "<name>"))
+	}
+	if messages[0] != messages[1] {
+		t.Errorf("an existing and a missing template are refused differently:\n%s\n%s", messages[0], messages[1])
+	}
+	want := `ScopeInstance "i" names ScopeTemplate "<name>", which user "alice" may not read (verb "get" on "scopetemplates" named "<name>" (group "operators.coreos.com") cluster-wide)`
+	if !strings.Contains(messages[0], want) {
+		t.Errorf("got %s, want it to contain %s", messages[0], want)
+	}
+	if reads.Load() != 0 {
+		t.Errorf("the template was read %d times for a requester who may not read it", reads.Load())
 	}
 }

@@ -103,18 +103,31 @@ func (o *scopeInstance) grants(ctx context.Context, c *Checker) ([]grant, []stri
 		return nil, nil, fmt.Errorf("reading ScopeTemplate %q: %w", name, err)
 	}
 	if template == nil {
-		return []grant{{unknowable: fmt.Sprintf("names ScopeTemplate %q, which does not exist (create it first)", name)}},
+		return append(o.bindingWrites(), grant{unknowable: fmt.Sprintf("names ScopeTemplate %q, which does not exist (create it first)", name)}),
 			[]string{fmt.Sprintf("ScopeTemplate %q does not exist: nothing is bound until it does", name)}, nil
 	}
 	var namespaces []string
 	if o.Spec.NamespaceSelector == nil && len(o.Spec.Namespaces) > 0 {
 		namespaces = o.Spec.Namespaces
 	}
-	var gs []grant
+	gs := o.bindingWrites()
 	for _, role := range template.Spec.ClusterRoles {
 		gs = append(gs, grant{rules: role.Rules, namespaces: namespaces})
 	}
 	return gs, nil, nil
+}
+
+// bindingWrites is what writing the instance's bindings needs: a
+// ClusterRoleBinding per role when it binds cluster-wide, RoleBindings in
+// its listed namespaces, or in any namespace with a selector.
+func (o *scopeInstance) bindingWrites() []grant {
+	switch {
+	case o.Spec.NamespaceSelector != nil:
+		return []grant{bindingsIn(nil)}
+	case len(o.Spec.Namespaces) > 0:
+		return []grant{bindingsIn(o.Spec.Namespaces)}
+	}
+	return []grant{clusterBindings()}
 }
 
 type apiAccessPolicy apiaccessv1alpha1.APIAccessPolicy
@@ -140,17 +153,21 @@ func (o *apiAccessPolicy) grants(_ context.Context, _ *Checker) ([]grant, []stri
 		return nil, nil, refusal{fmt.Sprintf("mode %q is not Aggregate, Bind or Unmanaged", o.Spec.Mode)}
 	}
 	selection := o.Spec.CRDs
+	writes := o.bindingWrites()
 	switch {
 	case selection.ClusterExtension != "":
-		return []grant{{unknowable: fmt.Sprintf("selects the CRDs of ClusterExtension %q, including those it installs later (select CRDs by name to have them checked now)",
-			selection.ClusterExtension)}}, nil, nil
+		return append(writes, grant{unknowable: fmt.Sprintf("selects the CRDs of ClusterExtension %q, including those it installs later (select CRDs by name to have them checked now)",
+			selection.ClusterExtension)}), nil, nil
 	case selection.Selector != nil:
 		if _, err := metav1.LabelSelectorAsSelector(selection.Selector); err != nil {
 			return nil, nil, refusal{fmt.Sprintf("spec.crds.selector does not parse: %v", err)}
 		}
-		return []grant{{unknowable: "selects CRDs by label, including those labelled later (select CRDs by name to have them checked now)"}}, nil, nil
+		return append(writes, grant{unknowable: "selects CRDs by label, including those labelled later (select CRDs by name to have them checked now)"}), nil, nil
 	}
-	var gs []grant
+	if len(selection.Names) == 0 {
+		writes = nil // no CRD, no binding
+	}
+	gs := writes
 	for _, name := range selection.Names {
 		plural, group, ok := strings.Cut(name, ".")
 		if !ok || plural == "" || group == "" {
@@ -171,6 +188,28 @@ func (o *apiAccessPolicy) grants(_ context.Context, _ *Checker) ([]grant, []stri
 		}
 	}
 	return gs, nil, nil
+}
+
+// bindingWrites is what writing a Bind-mode policy's bindings needs, per
+// binding: RoleBindings in its namespaces, or a ClusterRoleBinding without;
+// a view binding also gets the cluster-wide crdview ClusterRoleBinding.
+// Aggregate mode writes no binding: aggregation does the granting.
+func (o *apiAccessPolicy) bindingWrites() []grant {
+	if o.Spec.Mode != apiaccessv1alpha1.ModeBind {
+		return nil
+	}
+	var gs []grant
+	cluster := false
+	for _, b := range o.Spec.Bindings {
+		if len(b.Namespaces) > 0 {
+			gs = append(gs, bindingsIn(b.Namespaces))
+		}
+		cluster = cluster || len(b.Namespaces) == 0 || b.Role == apiaccessv1alpha1.RoleView
+	}
+	if cluster {
+		gs = append(gs, clusterBindings())
+	}
+	return gs
 }
 
 // refusal is a decision that needs no permission check: the object cannot

@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Labels of the OLM v1 contract: what a ClusterExtension installs carries
@@ -160,6 +161,39 @@ type APIAccessPolicyStatus struct {
 	// +optional
 	// +listType=atomic
 	ManagedObjects []ManagedObject `json:"managedObjects,omitempty"`
+
+	// checked pins the namespaces of Bind-mode RoleBindings by UID: the
+	// access-grants check judged the namespaces that existed when the spec
+	// was written, so one deleted and re-created later is not bound in
+	// until the spec is written again.
+	// +optional
+	Checked *CheckedNamespaces `json:"checked,omitempty"`
+}
+
+// CheckedNamespaces are the namespaces one generation of a policy's spec
+// first bound in, by UID.
+type CheckedNamespaces struct {
+	// generation is the spec's generation these UIDs were pinned for.
+	// +required
+	Generation int64 `json:"generation"`
+
+	// namespaces are the bindings' namespaces and their UIDs when first
+	// bound in.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=5000
+	Namespaces []NamespaceUID `json:"namespaces,omitempty"`
+}
+
+// NamespaceUID is a namespace as it was when first bound in.
+type NamespaceUID struct {
+	// name of the namespace.
+	// +required
+	Name string `json:"name"`
+	// uid of the namespace.
+	// +required
+	UID types.UID `json:"uid"`
 }
 
 // ManagedObject names a role or binding the operator manages.
@@ -216,4 +250,7 @@ const (
 	ReasonValid           = "Valid"
 	ReasonMissingLabel    = "BundleRoleLacksAggregationLabel"
 	ReasonAggregated      = "Aggregated"
+	// ReasonNamespacesReplaced (RBACManaged False): binding namespaces were
+	// deleted and re-created since the spec was checked; write it again.
+	ReasonNamespacesReplaced = "NamespacesReplaced"
 )

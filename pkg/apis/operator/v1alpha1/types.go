@@ -110,9 +110,9 @@ type PodIdentitySpec struct {
 // IssuerPublishingSpec says where the service account issuer is published.
 type IssuerPublishingSpec struct {
 	// bucket is the S3 bucket holding the two documents. Empty uses
-	// "<infrastructureName>-oidc". Without an endpoint (AWS S3) the name must
-	// end in "-oidc", the buckets the operator's CredentialsRequest grants
-	// access to, and have no dots (the issuer URL is
+	// "<infrastructureName>-workload-access-oidc". Without an endpoint (AWS
+	// S3) the name must end in "-workload-access-oidc", the buckets the
+	// operator's CredentialsRequest grants access to, and have no dots (the issuer URL is
 	// https://<bucket>.s3.<region>.amazonaws.com); the operator refuses
 	// other names in its IssuerPublisherDegraded condition.
 	// +optional

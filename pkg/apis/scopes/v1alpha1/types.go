@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // ScopeTemplate describes ClusterRoles an operator needs and the subjects
@@ -166,6 +167,45 @@ type ScopeInstanceStatus struct {
 	// it binds cluster-wide).
 	// +optional
 	NamespaceCount int32 `json:"namespaceCount,omitempty"`
+
+	// checked pins what the spec was bound against: the access-grants
+	// check judged the template and namespaces that existed when the spec
+	// was written, so one deleted and re-created later (another UID) is not
+	// bound until the spec is written again.
+	// +optional
+	Checked *CheckedScope `json:"checked,omitempty"`
+}
+
+// CheckedScope is what one generation of an instance's spec was first
+// bound against, by UID.
+type CheckedScope struct {
+	// generation is the spec's generation these UIDs were pinned for.
+	// +required
+	Generation int64 `json:"generation"`
+
+	// scopeTemplateUID is the template's UID when the generation was first
+	// bound; empty while the template did not exist (the check then asked
+	// for bind on every ClusterRole).
+	// +optional
+	ScopeTemplateUID types.UID `json:"scopeTemplateUID,omitempty"`
+
+	// namespaces are the listed namespaces (spec.namespaces without a
+	// namespaceSelector) and their UIDs when first bound in.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=1000
+	Namespaces []NamespaceUID `json:"namespaces,omitempty"`
+}
+
+// NamespaceUID is a namespace as it was when first bound in.
+type NamespaceUID struct {
+	// name of the namespace.
+	// +required
+	Name string `json:"name"`
+	// uid of the namespace.
+	// +required
+	UID types.UID `json:"uid"`
 }
 
 // ScopeInstanceList is a list of ScopeInstances.
@@ -208,6 +248,9 @@ const (
 	ReasonValid                    = "Valid"
 	ReasonScopeTemplateNotFound    = "ScopeTemplateNotFound"
 	ReasonInvalidNamespaceSelector = "InvalidNamespaceSelector"
+	// ReasonScopeTemplateReplaced: the template was deleted and re-created
+	// since the spec was checked; write the spec again.
+	ReasonScopeTemplateReplaced = "ScopeTemplateReplaced"
 
 	// ConditionBound (ScopeInstance): every role is bound where it should be.
 	ConditionBound             = "Bound"
@@ -215,4 +258,7 @@ const (
 	ReasonNamespacesNotFound   = "NamespacesNotFound"
 	ReasonBindingFailed        = "BindingFailed"
 	ReasonClusterRolesNotReady = "ClusterRolesNotReady"
+	// ReasonNamespacesReplaced: listed namespaces were deleted and
+	// re-created since the spec was checked; write the spec again.
+	ReasonNamespacesReplaced = "NamespacesReplaced"
 )

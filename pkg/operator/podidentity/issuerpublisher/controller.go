@@ -89,6 +89,11 @@ const (
 	// spec.serviceAccountIssuer is the published issuer: STS accepts the
 	// cluster's tokens only then.
 	ServiceAccountIssuerMatches = "ServiceAccountIssuerMatches"
+	// IssuerBucketPolicySafe says whether the bucket policy, which the
+	// publisher shares with whoever else writes it, leaves the issuer as
+	// the publisher means it: no one but the credentials' account can write
+	// the documents, and anyone can read them.
+	IssuerBucketPolicySafe = "IssuerBucketPolicySafe"
 )
 
 // Reasons of IssuerPublisherDegraded and ServiceAccountIssuerMatches.
@@ -102,6 +107,12 @@ const (
 	ReasonIssuerDiffers        = "ServiceAccountIssuerDiffers"
 	ReasonAuthenticationAbsent = "AuthenticationMissing"
 	ReasonRemoved              = "Removed"
+	// ReasonPolicyGrantsEveryoneMore and ReasonPolicyDeniesAnonymousRead
+	// make IssuerBucketPolicySafe False; ReasonPolicyNotRead leaves it
+	// Unknown.
+	ReasonPolicyGrantsEveryoneMore  = "GrantsEveryoneMoreThanRead"
+	ReasonPolicyDeniesAnonymousRead = "DeniesAnonymousRead"
+	ReasonPolicyNotRead             = "PolicyNotRead"
 	// The S3 reasons are in s3.go.
 )
 
@@ -171,6 +182,15 @@ type controller struct {
 	newStore func(connection) objectStore
 	store    objectStore
 	storeFor connection
+	// lookupAccount names the account of a connection's credentials, the
+	// expected owner of the bucket ("" for none); tests replace it.
+	lookupAccount func(context.Context, connection) (string, error)
+	account       string
+	accountFor    *connection
+	// policySafe is IssuerBucketPolicySafe as the bucket policy last read
+	// says, and unsafeReported the findings last told in an Event.
+	policySafe     conditions.Condition
+	unsafeReported string
 	// verified is the publication last read back from S3 in full: an event
 	// that changes none of its inputs within recheckAfter reads nothing.
 	verified   string
@@ -193,7 +213,10 @@ func New(inputs *Informers, config configv1informers.Interface, workloadAccesses
 		secrets:          inputs.secrets().Lister(),
 		clock:            clock.RealClock{},
 		newStore:         newS3Store,
-		unsupported:      map[string]bool{},
+		lookupAccount: func(ctx context.Context, conn connection) (string, error) {
+			return callerAccount(ctx, conn, "")
+		},
+		unsupported: map[string]bool{},
 	}
 	sources := eventSources{
 		operator:         operatorClient.Informer(),
@@ -312,6 +335,8 @@ func (c *controller) publish(ctx context.Context, syncCtx factory.SyncContext) e
 	report := []conditions.Condition{enabledCondition(d), matches, availableCondition(matches)}
 
 	if !d.Publish {
+		c.policySafe, c.unsafeReported = nil, ""
+		report = append(report, condition(IssuerBucketPolicySafe, operatorv1.ConditionUnknown, ReasonNotPublished, "no issuer is published"))
 		degraded, progressing := conditions.Normal(degradedType, "pod identity is disabled: nothing to publish"), conditions.Normal(progressingType, "")
 		if d.Enabled {
 			message := "pod identity is enabled but the issuer cannot be published: " + d.PublishMessage
@@ -324,6 +349,7 @@ func (c *controller) publish(ctx context.Context, syncCtx factory.SyncContext) e
 	}
 
 	docs, failure := c.publishDocuments(ctx, syncCtx.Recorder(), d)
+	report = append(report, c.policyCondition())
 	status := operatorv1alpha1.PodIdentityStatus{Region: d.Region, IssuerURL: wa.Status.PodIdentity.IssuerURL, PublishedKeyIDs: wa.Status.PodIdentity.PublishedKeyIDs}
 	if failure == nil {
 		status.IssuerURL, status.PublishedKeyIDs = d.IssuerURL, docs.KeyIDs
@@ -394,13 +420,59 @@ func (c *controller) publishDocuments(ctx context.Context, recorder events.Recor
 	}
 	ctx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
-	p := &publisher{store: c.store, bucket: d.Bucket, region: d.Region, recorder: recorder, unsupported: c.noteUnsupported}
-	if err := p.publish(ctx, docs); err != nil {
+	if c.accountFor == nil || *c.accountFor != conn {
+		account, err := c.lookupAccount(ctx, conn.withSecret(creds.secretAccessKey))
+		if err != nil {
+			c.verified = ""
+			return docs, describeCallerAccountError(err, creds)
+		}
+		c.account, c.accountFor = account, &conn
+	}
+	p := &publisher{store: c.store, bucket: d.Bucket, region: d.Region, owner: c.account, recorder: recorder, unsupported: c.noteUnsupported}
+	err = p.publish(ctx, docs)
+	if p.policyRead {
+		c.notePolicy(recorder, d.Bucket, p.unsafe)
+	}
+	if err != nil {
 		c.verified = ""
 		return docs, describe(err, creds)
 	}
 	c.verified, c.verifiedAt = fingerprint, now
 	return docs, nil
+}
+
+// notePolicy sets IssuerBucketPolicySafe from the unsafe statements found,
+// and tells each new finding, or their end, in an Event: once, not at
+// every resync.
+func (c *controller) notePolicy(recorder events.Recorder, bucket string, unsafe []policyFinding) {
+	if len(unsafe) == 0 {
+		c.policySafe = condition(IssuerBucketPolicySafe, operatorv1.ConditionTrue, conditions.AsExpected, fmt.Sprintf(
+			"the policy of S3 bucket %s lets everyone read the issuer documents and nothing more", bucket))
+		if c.unsafeReported != "" {
+			recorder.Eventf("IssuerBucketPolicySafe", "The policy of S3 bucket %s no longer has statements that let anyone change the issuer documents or refuse them to readers", bucket)
+		}
+		c.unsafeReported = ""
+		return
+	}
+	reason := ReasonPolicyGrantsEveryoneMore
+	if unsafe[0].kind == deniesAnonymousRead {
+		reason = ReasonPolicyDeniesAnonymousRead
+	}
+	message := describeFindings(bucket, unsafe)
+	c.policySafe = condition(IssuerBucketPolicySafe, operatorv1.ConditionFalse, reason, message)
+	if message != c.unsafeReported {
+		recorder.Warningf("IssuerBucketPolicyUnsafe", "%s", message)
+	}
+	c.unsafeReported = message
+}
+
+// policyCondition is IssuerBucketPolicySafe as last known: a sync that
+// could not read the policy says what the last reading found.
+func (c *controller) policyCondition() conditions.Condition {
+	if c.policySafe == nil {
+		return condition(IssuerBucketPolicySafe, operatorv1.ConditionUnknown, ReasonPolicyNotRead, "the bucket policy has not been read yet")
+	}
+	return c.policySafe
 }
 
 type credentials struct {
@@ -482,8 +554,23 @@ func (c *controller) issuerMatches(d podidentity.Decision) (conditions.Condition
 			"Authentication/cluster spec.serviceAccountIssuer is the published issuer %q", d.IssuerURL)), nil
 	}
 	return condition(ServiceAccountIssuerMatches, operatorv1.ConditionFalse, ReasonIssuerDiffers, fmt.Sprintf(
-		"Authentication/cluster spec.serviceAccountIssuer is %s but the published issuer is %q: AWS STS accepts the cluster's tokens only when they are equal",
-		describeIssuer(auth), d.IssuerURL)), nil
+		"Authentication/cluster spec.serviceAccountIssuer is %s but the published issuer is %q: AWS STS accepts the cluster's tokens only when they are equal%s",
+		describeIssuer(auth), d.IssuerURL, renamedBucketHint(d, auth.Spec.ServiceAccountIssuer))), nil
+}
+
+// renamedBucketHint explains an issuer that names the default bucket of
+// before the S3 credentials were narrowed to this operator's buckets.
+func renamedBucketHint(d podidentity.Decision, configured string) string {
+	if d.Endpoint != "" || !strings.HasSuffix(d.Bucket, podidentity.DefaultBucketNameSuffix) {
+		return ""
+	}
+	legacy := strings.TrimSuffix(d.Bucket, podidentity.DefaultBucketNameSuffix) + podidentity.LegacyBucketNameSuffix
+	if configured != strings.Replace(d.IssuerURL, "https://"+d.Bucket+".", "https://"+legacy+".", 1) {
+		return ""
+	}
+	return fmt.Sprintf("; the default issuer bucket was %q, which the operator's S3 credentials no longer reach (they are limited to buckets named %q, "+
+		"which no other OpenShift tooling uses): that bucket is no longer updated; move the issuer as docs/security.md says under \"The issuer bucket\"",
+		legacy, podidentity.CredentialsBucketPattern)
 }
 
 func describeIssuer(auth *configv1.Authentication) string {

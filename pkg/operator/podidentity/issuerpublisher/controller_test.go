@@ -1,7 +1,10 @@
 package issuerpublisher
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -45,7 +48,9 @@ import (
 const (
 	testAccessKeyID = "AKIAEXAMPLEKEYID0001"
 	testSecret      = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
-	awsIssuer       = "https://mycluster-oidc.s3.us-east-2.amazonaws.com"
+	awsIssuer       = "https://mycluster-workload-access-oidc.s3.us-east-2.amazonaws.com"
+	// testAccount owns the credentials, and the buckets they create.
+	testAccount = "111122223333"
 )
 
 func pemFixture(t *testing.T, name string) string {
@@ -96,17 +101,19 @@ type inputs struct {
 }
 
 type fixture struct {
-	t          *testing.T
-	c          *controller
-	s3         *fakeS3
-	stores     []connection
-	operator   *countingOperatorClient
-	client     *operatorfake.Clientset
-	was        cache.Indexer
-	configMaps cache.Indexer
-	secrets    cache.Indexer
-	recorder   events.InMemoryRecorder
-	clock      *fakeClock
+	t      *testing.T
+	c      *controller
+	s3     *fakeS3
+	stores []connection
+	// accountLookups counts the STS GetCallerIdentity calls.
+	accountLookups int
+	operator       *countingOperatorClient
+	client         *operatorfake.Clientset
+	was            cache.Indexer
+	configMaps     cache.Indexer
+	secrets        cache.Indexer
+	recorder       events.InMemoryRecorder
+	clock          *fakeClock
 }
 
 func healthy(t *testing.T) inputs {
@@ -122,6 +129,7 @@ func healthy(t *testing.T) inputs {
 func newFixture(t *testing.T, in inputs) *fixture {
 	t.Helper()
 	f := &fixture{t: t, s3: newFakeS3(), clock: &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
+	f.s3.account = testAccount
 	index := func(objects ...runtime.Object) cache.Indexer {
 		indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 		for _, o := range objects {
@@ -168,6 +176,13 @@ func newFixture(t *testing.T, in inputs) *fixture {
 			f.stores = append(f.stores, conn)
 			f.s3.region = conn.region
 			return f.s3
+		},
+		lookupAccount: func(_ context.Context, conn connection) (string, error) {
+			f.accountLookups++
+			if conn.endpoint != "" {
+				return "", nil
+			}
+			return testAccount, nil
 		},
 		unsupported: map[string]bool{},
 	}
@@ -293,8 +308,8 @@ func TestFirstPublishCreatesTheBucketAndUploadsKeysBeforeDiscovery(t *testing.T)
 		"HeadBucket", "CreateBucket",
 		"GetPublicAccessBlock", "PutPublicAccessBlock",
 		"GetBucketPolicy", "PutBucketPolicy",
-		"HeadObject keys.json", "PutObject keys.json",
-		"HeadObject .well-known/openid-configuration", "PutObject .well-known/openid-configuration",
+		"GetObject keys.json", "PutObject keys.json",
+		"GetObject .well-known/openid-configuration", "PutObject .well-known/openid-configuration",
 	}
 	if !slices.Equal(f.s3.calls, wantCalls) {
 		t.Errorf("S3 calls\n%v\nwant\n%v", f.s3.calls, wantCalls)
@@ -303,7 +318,7 @@ func TestFirstPublishCreatesTheBucketAndUploadsKeysBeforeDiscovery(t *testing.T)
 		f.stores[0].accessKeyID != testAccessKeyID || f.stores[0].secret != testSecret {
 		t.Errorf("S3 clients built for %+v", f.stores)
 	}
-	bucket := f.s3.buckets["mycluster-oidc"]
+	bucket := f.s3.buckets["mycluster-workload-access-oidc"]
 	if bucket == nil {
 		t.Fatalf("buckets %v", f.s3.buckets)
 	}
@@ -324,7 +339,7 @@ func TestFirstPublishCreatesTheBucketAndUploadsKeysBeforeDiscovery(t *testing.T)
 	}
 	if len(policy.Statement) != 1 || policy.Statement[0].Principal != "*" || policy.Statement[0].Effect != "Allow" ||
 		!slices.Equal(policy.Statement[0].Action, []string{"s3:GetObject"}) ||
-		!slices.Equal(policy.Statement[0].Resource, []string{"arn:aws:s3:::mycluster-oidc/*"}) {
+		!slices.Equal(policy.Statement[0].Resource, []string{"arn:aws:s3:::mycluster-workload-access-oidc/.well-known/openid-configuration", "arn:aws:s3:::mycluster-workload-access-oidc/keys.json"}) {
 		t.Errorf("bucket policy %s", bucket.policy)
 	}
 
@@ -349,7 +364,7 @@ func TestFirstPublishCreatesTheBucketAndUploadsKeysBeforeDiscovery(t *testing.T)
 		t.Errorf("events %v", got)
 	}
 	uploaded := f.recorder.Events()[3].Message
-	if !strings.Contains(uploaded, "keys.json") || !strings.Contains(uploaded, "mycluster-oidc") || !strings.Contains(uploaded, docs.KeyIDs[0]) {
+	if !strings.Contains(uploaded, "keys.json") || !strings.Contains(uploaded, "mycluster-workload-access-oidc") || !strings.Contains(uploaded, docs.KeyIDs[0]) {
 		t.Errorf("upload event %q names neither the key, the bucket nor the key IDs", uploaded)
 	}
 }
@@ -407,7 +422,7 @@ func TestRotationRepublishesKeysWithBothKeys(t *testing.T) {
 	if len(docs.KeyIDs) != 2 {
 		t.Fatalf("key IDs %v", docs.KeyIDs)
 	}
-	if got := f.s3.buckets["mycluster-oidc"].objects["keys.json"].body; string(got) != string(docs.JWKS) {
+	if got := f.s3.buckets["mycluster-workload-access-oidc"].objects["keys.json"].body; string(got) != string(docs.JWKS) {
 		t.Errorf("keys.json %s", got)
 	}
 	if got := f.workloadAccess().Status.PodIdentity.PublishedKeyIDs; !slices.Equal(got, docs.KeyIDs) {
@@ -436,7 +451,7 @@ func TestRotationRepublishesKeysWithBothKeys(t *testing.T) {
 func TestResyncRepairsDrift(t *testing.T) {
 	f := newFixture(t, healthy(t))
 	f.mustSync()
-	bucket := f.s3.buckets["mycluster-oidc"]
+	bucket := f.s3.buckets["mycluster-workload-access-oidc"]
 	good := bucket.objects[".well-known/openid-configuration"]
 
 	delete(bucket.objects, "keys.json")
@@ -466,20 +481,50 @@ func TestResyncRepairsDrift(t *testing.T) {
 	}
 }
 
-func TestSHA256MetadataStandsInForAnETagThatIsNotTheMD5(t *testing.T) {
+// Whoever uploads an object chooses its user metadata: a forged keys.json
+// that carries the legitimate SHA-256 (what the publisher once wrote as
+// x-amz-meta-sha256) is repaired all the same, and so is one with our bytes
+// served gzip-encoded. A resync with nothing changed reads the documents
+// back and writes nothing.
+func TestForgedDocumentsAreRepairedWhateverTheirMetadataSays(t *testing.T) {
 	f := newFixture(t, healthy(t))
 	f.mustSync()
-	// With SSE-KMS the ETag is not the MD5 of the body: the fake's ETag
-	// follows the body, so a different body with our metadata plays it.
-	bucket := f.s3.buckets["mycluster-oidc"]
-	o := bucket.objects["keys.json"]
-	o.body = append([]byte("encrypted:"), o.body...)
-	bucket.objects["keys.json"] = o
+	bucket := f.s3.buckets["mycluster-workload-access-oidc"]
+	good := bucket.objects["keys.json"]
+	sum := sha256.Sum256(good.body)
+	forged := fakeObject{body: []byte(`{"keys":[{"kty":"RSA","kid":"attacker","n":"AQAB","e":"AQAB"}]}`), contentType: contentType,
+		metadata: map[string]string{"sha256": hex.EncodeToString(sum[:])}}
+
+	for name, o := range map[string]fakeObject{
+		"other bytes, our checksum in metadata": forged,
+		"our bytes, served gzip-encoded":        {body: good.body, contentType: contentType, contentEncoding: "gzip"},
+		"a large object":                        {body: bytes.Repeat([]byte(" "), 10<<20), contentType: contentType},
+	} {
+		t.Run(name, func(t *testing.T) {
+			bucket.objects["keys.json"] = o
+			f.s3.calls, f.s3.bytesRead = nil, 0
+			f.clock.now = f.clock.now.Add(ResyncInterval)
+			f.mustSync()
+			if w := f.s3.writes(); !slices.Equal(w, []string{"PutObject keys.json"}) {
+				t.Errorf("wrote %v, want keys.json repaired", w)
+			}
+			if got := bucket.objects["keys.json"]; !bytes.Equal(got.body, good.body) || got.contentEncoding != "" {
+				t.Errorf("keys.json is %.80q (encoding %q) after the resync", got.body, got.contentEncoding)
+			}
+			if f.s3.bytesRead > 2*len(good.body)+len(bucket.objects[".well-known/openid-configuration"].body) {
+				t.Errorf("read %d bytes back to check two small documents", f.s3.bytesRead)
+			}
+		})
+	}
+
 	f.s3.calls = nil
 	f.clock.now = f.clock.now.Add(ResyncInterval)
 	f.mustSync()
 	if w := f.s3.writes(); len(w) != 0 {
-		t.Errorf("wrote %v although the object's sha256 metadata matches", w)
+		t.Errorf("a resync with nothing changed wrote %v", w)
+	}
+	if !slices.Contains(f.s3.calls, "GetObject keys.json") {
+		t.Errorf("the resync did not read keys.json back: %v", f.s3.calls)
 	}
 }
 
@@ -524,7 +569,7 @@ func TestS3CompatibleServersWithoutPublicAccessBlock(t *testing.T) {
 
 func TestFailuresReportTheirReasonWithoutCredentials(t *testing.T) {
 	unreachable := &smithy.OperationError{ServiceID: "S3", OperationName: "HeadBucket", Err: &smithyhttp.RequestSendError{Err: &url.Error{
-		Op: "Head", URL: "https://" + testAccessKeyID + ":" + testSecret + "@mycluster-oidc.s3.us-east-2.amazonaws.com/",
+		Op: "Head", URL: "https://" + testAccessKeyID + ":" + testSecret + "@mycluster-workload-access-oidc.s3.us-east-2.amazonaws.com/",
 		Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}}}
 	for _, tc := range []struct {
 		name    string
@@ -544,11 +589,11 @@ func TestFailuresReportTheirReasonWithoutCredentials(t *testing.T) {
 			in.keys["service-account-002.pub"] = "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n"
 		}, reason: ReasonInvalidSigningKeys, message: []string{`signing key "service-account-002.pub"`, "only public keys"}},
 		{name: "endpoint unreachable", fail: map[string]error{"HeadBucket": unreachable}, reason: ReasonS3Unreachable,
-			message: []string{`S3 HeadBucket on bucket "mycluster-oidc"`, "connection refused"}},
+			message: []string{`S3 HeadBucket on bucket "mycluster-workload-access-oidc"`, "connection refused"}},
 		{name: "write denied", fail: map[string]error{"PutObject keys.json": apiError("AccessDenied", "Access Denied")}, reason: ReasonAccessDenied,
-			message: []string{`S3 PutObject on bucket "mycluster-oidc" key "keys.json": AccessDenied: Access Denied`}},
+			message: []string{`S3 PutObject on bucket "mycluster-workload-access-oidc" key "keys.json": AccessDenied: Access Denied`}},
 		{name: "HeadBucket 403 without a body", fail: map[string]error{"HeadBucket": apiError("Forbidden", "Forbidden")}, reason: ReasonAccessDenied,
-			message: []string{`S3 HeadBucket on bucket "mycluster-oidc": Forbidden`}},
+			message: []string{`S3 HeadBucket on bucket "mycluster-workload-access-oidc": Forbidden`}},
 		{name: "wrong secret", fail: map[string]error{"HeadBucket": apiError("SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.")},
 			reason: ReasonInvalidCredentials, message: []string{"SignatureDoesNotMatch"}},
 		{name: "unknown access key, echoed by the server", fail: map[string]error{"HeadBucket": apiError("InvalidAccessKeyId", "The AWS Access Key Id "+testAccessKeyID+" does not exist; secret "+testSecret)},
@@ -559,7 +604,7 @@ func TestFailuresReportTheirReasonWithoutCredentials(t *testing.T) {
 			reason: ReasonAccessDenied, message: []string{"S3 PutBucketPolicy", "BlockPublicPolicy"}},
 		{name: "public access block refused", fail: map[string]error{"PutPublicAccessBlock": apiError("AccessDenied", "Access Denied")},
 			reason: ReasonAccessDenied, message: []string{"S3 PutPublicAccessBlock"}},
-		{name: "server error", fail: map[string]error{"HeadObject .well-known/openid-configuration": apiError("InternalError", "We encountered an internal error.")},
+		{name: "server error", fail: map[string]error{"GetObject .well-known/openid-configuration": apiError("InternalError", "We encountered an internal error.")},
 			reason: ReasonS3Error, message: []string{`key ".well-known/openid-configuration": InternalError`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -608,7 +653,7 @@ func TestBucketInAnotherRegionSaysWhichRegions(t *testing.T) {
 	}{
 		{name: "HeadBucket 301 with the region header", style: redirect, bucketRegion: "eu-west-1", call: "HeadBucket"},
 		{name: "HeadBucket 400 with the region header", style: malformedAuthorization, bucketRegion: "eu-west-1", call: "HeadBucket"},
-		{name: "PermanentRedirect naming no region", fail: map[string]error{"HeadObject keys.json": redirectWithoutRegion}, call: "HeadObject"},
+		{name: "PermanentRedirect naming no region", fail: map[string]error{"GetObject keys.json": redirectWithoutRegion}, call: "GetObject"},
 		{name: "AuthorizationHeaderMalformed naming the expected region", fail: map[string]error{"GetBucketPolicy": httpError("GetBucketPolicy", 400, http.Header{},
 			apiError("AuthorizationHeaderMalformed", "The authorization header is malformed; the region 'us-east-2' is wrong; expecting 'ap-south-1'"))},
 			bucketRegion: "ap-south-1", call: "GetBucketPolicy"},
@@ -620,15 +665,15 @@ func TestBucketInAnotherRegionSaysWhichRegions(t *testing.T) {
 			f.s3.wrongRegion = tc.style
 			f.s3.fail = tc.fail
 			if tc.fail == nil {
-				f.s3.buckets["mycluster-oidc"] = &fakeBucket{region: tc.bucketRegion, objects: map[string]fakeObject{}}
+				f.s3.buckets["mycluster-workload-access-oidc"] = &fakeBucket{region: tc.bucketRegion, objects: map[string]fakeObject{}}
 			} else {
-				f.s3.buckets["mycluster-oidc"] = &fakeBucket{objects: map[string]fakeObject{}, publicAccessBlock: &wantPublicAccessBlock}
+				f.s3.buckets["mycluster-workload-access-oidc"] = &fakeBucket{objects: map[string]fakeObject{}, publicAccessBlock: &wantPublicAccessBlock}
 			}
 			err := f.sync()
 			if err == nil {
 				t.Fatal("the sync succeeded")
 			}
-			want := []string{`S3 ` + tc.call + ` on bucket "mycluster-oidc"`, "set spec.podIdentity.region to ", "spec.podIdentity.issuer.bucket to a bucket in us-east-2"}
+			want := []string{`S3 ` + tc.call + ` on bucket "mycluster-workload-access-oidc"`, "set spec.podIdentity.region to ", "spec.podIdentity.issuer.bucket to a bucket in us-east-2"}
 			if tc.bucketRegion != "" {
 				want = append(want, "is in region "+tc.bucketRegion+", not in the configured region us-east-2", "set spec.podIdentity.region to "+tc.bucketRegion)
 			} else {
@@ -656,9 +701,9 @@ func TestBucketInAnotherRegionSaysWhichRegions(t *testing.T) {
 	t.Run("in the configured region once spec.podIdentity.region says so", func(t *testing.T) {
 		in := healthy(t)
 		in.spec.Region = "eu-west-1"
-		in.auth = authentication("https://mycluster-oidc.s3.eu-west-1.amazonaws.com")
+		in.auth = authentication("https://mycluster-workload-access-oidc.s3.eu-west-1.amazonaws.com")
 		f := newFixture(t, in)
-		f.s3.buckets["mycluster-oidc"] = &fakeBucket{region: "eu-west-1", objects: map[string]fakeObject{}}
+		f.s3.buckets["mycluster-workload-access-oidc"] = &fakeBucket{region: "eu-west-1", objects: map[string]fakeObject{}}
 		f.mustSync()
 		f.wantCondition("IssuerPublisherDegraded", operatorv1.ConditionFalse, "AsExpected")
 		f.wantCondition(ServiceAccountIssuerMatches, operatorv1.ConditionTrue, "AsExpected")
@@ -789,7 +834,7 @@ func TestManagementState(t *testing.T) {
 		if len(f.s3.calls) != 0 {
 			t.Errorf("Removed called S3: %v", f.s3.calls)
 		}
-		if len(f.s3.buckets["mycluster-oidc"].objects) != 2 {
+		if len(f.s3.buckets["mycluster-workload-access-oidc"].objects) != 2 {
 			t.Error("the published documents are gone")
 		}
 		f.wantCondition("IssuerPublisherDegraded", operatorv1.ConditionFalse, "AsExpected", "left in place")
@@ -813,6 +858,8 @@ func TestServiceAccountIssuerMatches(t *testing.T) {
 			[]string{`"https://old.example.com"`, `"` + awsIssuer + `"`}},
 		{"trailing slash differs", authentication(awsIssuer + "/"), operatorv1.ConditionFalse, ReasonIssuerDiffers, nil},
 		{"default issuer", authentication(""), operatorv1.ConditionFalse, ReasonIssuerDiffers, []string{"the API server's default issuer", awsIssuer}},
+		{"the bucket named before the credentials were narrowed", authentication("https://mycluster-oidc.s3.us-east-2.amazonaws.com"), operatorv1.ConditionFalse, ReasonIssuerDiffers,
+			[]string{`the default issuer bucket was "mycluster-oidc"`, "no longer reach", "docs/security.md"}},
 		{"no Authentication", nil, operatorv1.ConditionFalse, ReasonAuthenticationAbsent, []string{"Authentication/cluster does not exist", awsIssuer}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -833,11 +880,11 @@ func TestChinaRegionPolicyUsesItsPartition(t *testing.T) {
 	in.auth = nil
 	f := newFixture(t, in)
 	f.mustSync()
-	policy := f.s3.buckets["mycluster-oidc"].policy
-	if !strings.Contains(policy, `"arn:aws-cn:s3:::mycluster-oidc/*"`) {
+	policy := f.s3.buckets["mycluster-workload-access-oidc"].policy
+	if !strings.Contains(policy, `"arn:aws-cn:s3:::mycluster-workload-access-oidc/keys.json"`) {
 		t.Errorf("policy %s", policy)
 	}
-	if got := f.workloadAccess().Status.PodIdentity.IssuerURL; got != "https://mycluster-oidc.s3.cn-north-1.amazonaws.com.cn" {
+	if got := f.workloadAccess().Status.PodIdentity.IssuerURL; got != "https://mycluster-workload-access-oidc.s3.cn-north-1.amazonaws.com.cn" {
 		t.Errorf("issuer %s", got)
 	}
 }
@@ -847,7 +894,7 @@ func TestUSEast1CreatesTheBucketWithoutLocationConstraint(t *testing.T) {
 	in.infra.Status.PlatformStatus.AWS.Region = "us-east-1"
 	f := newFixture(t, in)
 	f.mustSync()
-	if lc := f.s3.buckets["mycluster-oidc"].locationConstraint; lc != "" {
+	if lc := f.s3.buckets["mycluster-workload-access-oidc"].locationConstraint; lc != "" {
 		t.Errorf("location constraint %q in us-east-1", lc)
 	}
 }
@@ -856,7 +903,7 @@ func TestAnExistingBucketIsAdopted(t *testing.T) {
 	f := newFixture(t, healthy(t))
 	// Created between HeadBucket and CreateBucket (or owned already).
 	f.s3.fail = map[string]error{"HeadBucket": &s3types.NotFound{}}
-	f.s3.buckets["mycluster-oidc"] = &fakeBucket{objects: map[string]fakeObject{}, publicAccessBlock: &wantPublicAccessBlock}
+	f.s3.buckets["mycluster-workload-access-oidc"] = &fakeBucket{objects: map[string]fakeObject{}, publicAccessBlock: &wantPublicAccessBlock}
 	f.mustSync()
 	f.wantCondition("IssuerPublisherDegraded", operatorv1.ConditionFalse, "AsExpected")
 	if slices.Contains(f.eventReasons(), "BucketCreated") {
@@ -890,8 +937,9 @@ func TestBucketPolicyKeepsOtherStatements(t *testing.T) {
 		wantSids       []string
 	}{
 		{"none", "", true, []string{readPolicySid}},
-		{"ours, as S3 may give it back", `{"Version":"2012-10-17","Statement":[{"Sid":"AllowReadPublicAccess","Effect":"Allow","Principal":{"AWS":"*"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*"}]}`, false, nil},
-		{"ours among others", `{"Version":"2012-10-17","Statement":[` + denyHTTP + `,{"Effect":"Allow","Principal":"*","Action":["s3:GetObject"],"Resource":["arn:aws:s3:::b/*"]}]}`, false, nil},
+		{"ours, as S3 may give it back", `{"Version":"2012-10-17","Statement":[{"Sid":"AllowReadPublicAccess","Effect":"Allow","Principal":{"AWS":"*"},"Action":"s3:GetObject","Resource":["arn:aws:s3:::b/keys.json","arn:aws:s3:::b/.well-known/openid-configuration"]}]}`, false, nil},
+		{"ours among others", `{"Version":"2012-10-17","Statement":[` + denyHTTP + `,{"Effect":"Allow","Principal":"*","Action":["s3:GetObject"],"Resource":["arn:aws:s3:::b/.well-known/openid-configuration","arn:aws:s3:::b/keys.json"]}]}`, false, nil},
+		{"ours as it was, on every object", `{"Version":"2012-10-17","Statement":[{"Sid":"AllowReadPublicAccess","Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*"}]}`, true, []string{readPolicySid}},
 		{"an admin's statement only", `{"Version":"2012-10-17","Statement":` + denyHTTP + `}`, true, []string{"DenyHTTP", readPolicySid}},
 		{"ours changed", `{"Version":"2012-10-17","Statement":[{"Sid":"AllowReadPublicAccess","Effect":"Allow","Principal":"*","Action":["s3:GetObject","s3:ListBucket"],"Resource":["arn:aws:s3:::b/*","arn:aws:s3:::b"]}]}`, true, []string{readPolicySid}},
 		{"a condition narrows ours", `{"Statement":[{"Sid":"AllowReadPublicAccess","Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*","Condition":{"IpAddress":{"aws:SourceIp":"10.0.0.0/8"}}}]}`, true, []string{readPolicySid}},

@@ -1,6 +1,8 @@
 package issuerpublisher
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
@@ -32,6 +34,14 @@ type fakeS3 struct {
 	// region answers as S3 does, in the style wrongRegion says.
 	region      string
 	wrongRegion wrongRegionStyle
+	// bytesRead counts the object bytes GetObject callers read.
+	bytesRead int
+	// account is the caller's account: the owner of the buckets it
+	// creates, and of those whose owner is "". Calls that expect another
+	// owner are refused, as S3 does; those expecting none are listed in
+	// withoutOwner.
+	account      string
+	withoutOwner []string
 }
 
 // wrongRegionStyle is how S3 refuses a request sent to another region than
@@ -49,7 +59,9 @@ const (
 
 type fakeBucket struct {
 	// region is the bucket's region, "" for one that answers in any.
-	region             string
+	region string
+	// owner is the account that owns it, "" for the caller's.
+	owner              string
 	locationConstraint string
 	publicAccessBlock  *s3types.PublicAccessBlockConfiguration
 	policy             string
@@ -57,10 +69,10 @@ type fakeBucket struct {
 }
 
 type fakeObject struct {
-	body        []byte
-	contentType string
-	metadata    map[string]string
-	acl         s3types.ObjectCannedACL
+	body                         []byte
+	contentType, contentEncoding string
+	metadata                     map[string]string
+	acl                          s3types.ObjectCannedACL
 }
 
 func newFakeS3() *fakeS3 {
@@ -71,12 +83,15 @@ func apiError(code, message string) error {
 	return &smithy.GenericAPIError{Code: code, Message: message}
 }
 
-func (f *fakeS3) call(operation, bucket, key string) (*fakeBucket, error) {
+func (f *fakeS3) call(operation, bucket, key string, expectedOwner *string) (*fakeBucket, error) {
 	name := operation
 	if key != "" {
 		name += " " + key
 	}
 	f.calls = append(f.calls, name)
+	if expectedOwner == nil && operation != "CreateBucket" {
+		f.withoutOwner = append(f.withoutOwner, name)
+	}
 	if err, ok := f.fail[name]; ok {
 		return nil, err
 	}
@@ -86,6 +101,12 @@ func (f *fakeS3) call(operation, bucket, key string) (*fakeBucket, error) {
 	b := f.buckets[bucket]
 	if b != nil && b.region != "" && f.region != "" && b.region != f.region {
 		return nil, f.wrongRegionError(operation, b.region)
+	}
+	if b != nil && expectedOwner != nil && *expectedOwner != cmp.Or(b.owner, f.account) {
+		if strings.HasPrefix(operation, "Head") {
+			return nil, httpError(operation, http.StatusForbidden, http.Header{}, apiError("Forbidden", "Forbidden"))
+		}
+		return nil, httpError(operation, http.StatusForbidden, http.Header{}, apiError("AccessDenied", "Access Denied"))
 	}
 	return b, nil
 }
@@ -133,7 +154,7 @@ func (f *fakeS3) writes() []string {
 }
 
 func (f *fakeS3) HeadBucket(_ context.Context, in *s3.HeadBucketInput, _ ...func(*s3.Options)) (*s3.HeadBucketOutput, error) {
-	b, err := f.call("HeadBucket", aws.ToString(in.Bucket), "")
+	b, err := f.call("HeadBucket", aws.ToString(in.Bucket), "", in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -144,14 +165,14 @@ func (f *fakeS3) HeadBucket(_ context.Context, in *s3.HeadBucketInput, _ ...func
 }
 
 func (f *fakeS3) CreateBucket(_ context.Context, in *s3.CreateBucketInput, _ ...func(*s3.Options)) (*s3.CreateBucketOutput, error) {
-	b, err := f.call("CreateBucket", aws.ToString(in.Bucket), "")
+	b, err := f.call("CreateBucket", aws.ToString(in.Bucket), "", nil)
 	if err != nil {
 		return nil, err
 	}
 	if b != nil {
 		return nil, apiError("BucketAlreadyOwnedByYou", "Your previous request to create the named bucket succeeded and you already own it.")
 	}
-	b = &fakeBucket{objects: map[string]fakeObject{}, region: f.region}
+	b = &fakeBucket{objects: map[string]fakeObject{}, region: f.region, owner: f.account}
 	if in.CreateBucketConfiguration != nil {
 		b.locationConstraint = string(in.CreateBucketConfiguration.LocationConstraint)
 	}
@@ -162,7 +183,7 @@ func (f *fakeS3) CreateBucket(_ context.Context, in *s3.CreateBucketInput, _ ...
 }
 
 func (f *fakeS3) GetPublicAccessBlock(_ context.Context, in *s3.GetPublicAccessBlockInput, _ ...func(*s3.Options)) (*s3.GetPublicAccessBlockOutput, error) {
-	b, err := f.call("GetPublicAccessBlock", aws.ToString(in.Bucket), "")
+	b, err := f.call("GetPublicAccessBlock", aws.ToString(in.Bucket), "", in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +198,7 @@ func (f *fakeS3) GetPublicAccessBlock(_ context.Context, in *s3.GetPublicAccessB
 }
 
 func (f *fakeS3) PutPublicAccessBlock(_ context.Context, in *s3.PutPublicAccessBlockInput, _ ...func(*s3.Options)) (*s3.PutPublicAccessBlockOutput, error) {
-	b, err := f.call("PutPublicAccessBlock", aws.ToString(in.Bucket), "")
+	b, err := f.call("PutPublicAccessBlock", aws.ToString(in.Bucket), "", in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +208,7 @@ func (f *fakeS3) PutPublicAccessBlock(_ context.Context, in *s3.PutPublicAccessB
 }
 
 func (f *fakeS3) GetBucketPolicy(_ context.Context, in *s3.GetBucketPolicyInput, _ ...func(*s3.Options)) (*s3.GetBucketPolicyOutput, error) {
-	b, err := f.call("GetBucketPolicy", aws.ToString(in.Bucket), "")
+	b, err := f.call("GetBucketPolicy", aws.ToString(in.Bucket), "", in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +219,7 @@ func (f *fakeS3) GetBucketPolicy(_ context.Context, in *s3.GetBucketPolicyInput,
 }
 
 func (f *fakeS3) PutBucketPolicy(_ context.Context, in *s3.PutBucketPolicyInput, _ ...func(*s3.Options)) (*s3.PutBucketPolicyOutput, error) {
-	b, err := f.call("PutBucketPolicy", aws.ToString(in.Bucket), "")
+	b, err := f.call("PutBucketPolicy", aws.ToString(in.Bucket), "", in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -214,21 +235,36 @@ func etagOf(body []byte) string {
 	return `"` + hex.EncodeToString(sum[:]) + `"`
 }
 
-func (f *fakeS3) HeadObject(_ context.Context, in *s3.HeadObjectInput, _ ...func(*s3.Options)) (*s3.HeadObjectOutput, error) {
-	b, err := f.call("HeadObject", aws.ToString(in.Bucket), aws.ToString(in.Key))
+func (f *fakeS3) GetObject(_ context.Context, in *s3.GetObjectInput, _ ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
+	b, err := f.call("GetObject", aws.ToString(in.Bucket), aws.ToString(in.Key), in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
 	o, ok := b.objects[aws.ToString(in.Key)]
 	if !ok {
-		return nil, &s3types.NotFound{}
+		return nil, &s3types.NoSuchKey{Message: aws.String("The specified key does not exist.")}
 	}
-	return &s3.HeadObjectOutput{ETag: aws.String(etagOf(o.body)), ContentType: aws.String(o.contentType),
-		ContentLength: aws.Int64(int64(len(o.body))), Metadata: maps.Clone(o.metadata)}, nil
+	body := &countingBody{Reader: bytes.NewReader(o.body), read: &f.bytesRead}
+	return &s3.GetObjectOutput{Body: body, ETag: aws.String(etagOf(o.body)), ContentType: aws.String(o.contentType),
+		ContentEncoding: aws.String(o.contentEncoding), ContentLength: aws.Int64(int64(len(o.body))), Metadata: maps.Clone(o.metadata)}, nil
 }
 
+// countingBody adds what is read from it to read.
+type countingBody struct {
+	io.Reader
+	read *int
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.Reader.Read(p)
+	*b.read += n
+	return n, err
+}
+
+func (b *countingBody) Close() error { return nil }
+
 func (f *fakeS3) PutObject(_ context.Context, in *s3.PutObjectInput, _ ...func(*s3.Options)) (*s3.PutObjectOutput, error) {
-	b, err := f.call("PutObject", aws.ToString(in.Bucket), aws.ToString(in.Key))
+	b, err := f.call("PutObject", aws.ToString(in.Bucket), aws.ToString(in.Key), in.ExpectedBucketOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -239,6 +275,7 @@ func (f *fakeS3) PutObject(_ context.Context, in *s3.PutObjectInput, _ ...func(*
 	if in.ContentLength != nil && *in.ContentLength != int64(len(body)) {
 		return nil, fmt.Errorf("content length %d for %d bytes", *in.ContentLength, len(body))
 	}
-	b.objects[aws.ToString(in.Key)] = fakeObject{body: body, contentType: aws.ToString(in.ContentType), metadata: maps.Clone(in.Metadata), acl: in.ACL}
+	b.objects[aws.ToString(in.Key)] = fakeObject{body: body, contentType: aws.ToString(in.ContentType), contentEncoding: aws.ToString(in.ContentEncoding),
+		metadata: maps.Clone(in.Metadata), acl: in.ACL}
 	return &s3.PutObjectOutput{ETag: aws.String(etagOf(body))}, nil
 }

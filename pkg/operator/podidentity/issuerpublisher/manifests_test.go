@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuer"
 )
 
 // iamAction is the IAM action S3 authorizes each objectStore call with.
@@ -25,7 +27,7 @@ var iamAction = map[string]string{
 	"PutPublicAccessBlock": "s3:PutBucketPublicAccessBlock",
 	"GetBucketPolicy":      "s3:GetBucketPolicy",
 	"PutBucketPolicy":      "s3:PutBucketPolicy",
-	"HeadObject":           "s3:GetObject",
+	"GetObject":            "s3:GetObject",
 	"PutObject":            "s3:PutObject",
 }
 
@@ -42,16 +44,17 @@ type credentialsRequest struct {
 		ProviderSpec        struct {
 			Kind             string
 			StatementEntries []struct {
-				Effect   string
-				Action   []string
-				Resource string
+				Effect          string
+				Action          []string
+				Resource        string
+				PolicyCondition map[string]any `json:"policyCondition"`
 			} `json:"statementEntries"`
 		} `json:"providerSpec"`
 	}
 }
 
-// The CredentialsRequest grants exactly the calls objectStore makes, no more.
-func TestCredentialsRequestGrantsExactlyTheCallsMade(t *testing.T) {
+func readCredentialsRequest(t *testing.T) credentialsRequest {
+	t.Helper()
 	data, err := os.ReadFile("../../../../manifests/0000_50_workload-access_02_credentialsrequest.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +63,17 @@ func TestCredentialsRequestGrantsExactlyTheCallsMade(t *testing.T) {
 	if err := yaml.Unmarshal(data, &cr); err != nil {
 		t.Fatal(err)
 	}
+	return cr
+}
+
+// objectActions are the IAM actions on objects; the others are on buckets.
+var objectActions = map[string]bool{"s3:GetObject": true, "s3:PutObject": true}
+
+// The CredentialsRequest grants exactly the calls objectStore makes, no
+// more: bucket actions on the issuer buckets, object actions on the two
+// documents in them.
+func TestCredentialsRequestGrantsExactlyTheCallsMade(t *testing.T) {
+	cr := readCredentialsRequest(t)
 	if cr.Spec.SecretRef.Name != CredentialsSecret || cr.Spec.SecretRef.Namespace != operatorclient.OperatorNamespace ||
 		cr.Metadata.Name != CredentialsSecret || cr.Metadata.Namespace != "openshift-cloud-credential-operator" ||
 		cr.Spec.ProviderSpec.Kind != "AWSProviderSpec" || cr.Metadata.Annotations["capability.openshift.io/name"] != "CloudCredential" {
@@ -76,18 +90,69 @@ func TestCredentialsRequestGrantsExactlyTheCallsMade(t *testing.T) {
 		want = append(want, action)
 	}
 	slices.Sort(want)
-	var granted []string
-	for _, entry := range cr.Spec.ProviderSpec.StatementEntries {
-		// podidentity.Read refuses, on AWS S3, a bucket these do not cover.
-		bucketsOnly := "arn:*:s3:::" + podidentity.CredentialsBucketPattern
-		if entry.Effect != "Allow" || (entry.Resource != bucketsOnly && entry.Resource != bucketsOnly+"/*") {
-			t.Errorf("statement %+v: only Allow, and only on the issuer buckets %s", entry, bucketsOnly)
-		}
-		granted = append(granted, entry.Action...)
+	// podidentity.Read refuses, on AWS S3, a bucket these do not cover.
+	buckets := "arn:*:s3:::" + podidentity.CredentialsBucketPattern
+	var documents []string
+	for _, key := range []string{issuer.DiscoveryPath, issuer.KeysPath} {
+		documents = append(documents, buckets+"/"+key)
 	}
-	slices.Sort(granted)
-	if !slices.Equal(granted, want) {
-		t.Errorf("granted %v, the publisher calls %v", granted, want)
+	granted := map[string][]string{}
+	for _, entry := range cr.Spec.ProviderSpec.StatementEntries {
+		if entry.Effect != "Allow" || entry.PolicyCondition != nil {
+			t.Errorf("statement %+v: only unconditional Allow", entry)
+		}
+		for _, action := range entry.Action {
+			granted[action] = append(granted[action], entry.Resource)
+		}
+	}
+	for action, resources := range granted {
+		slices.Sort(resources)
+		wantResources := []string{buckets}
+		if objectActions[action] {
+			wantResources = documents
+		}
+		if !slices.Equal(resources, wantResources) {
+			t.Errorf("%s granted on %v, want %v", action, resources, wantResources)
+		}
+	}
+	if got := slices.Sorted(maps.Keys(granted)); !slices.Equal(got, want) {
+		t.Errorf("granted %v, the publisher calls %v", got, want)
+	}
+}
+
+// The grant reaches the buckets named as this operator names them and no
+// bucket named as other OpenShift tooling names issuer buckets (ccoctl's
+// "<name>-oidc", which the grant once covered): credentials taken from one
+// cluster must not rewrite the keys another cluster's STS trusts. Nor any
+// object but the two documents.
+func TestCredentialsRequestReachesOnlyThisOperatorsIssuerDocuments(t *testing.T) {
+	if podidentity.CredentialsBucketPattern != "*-workload-access-oidc" {
+		t.Errorf("the issuer buckets are %q: widening them needs a review of docs/security.md", podidentity.CredentialsBucketPattern)
+	}
+	var resources []string
+	for _, entry := range readCredentialsRequest(t).Spec.ProviderSpec.StatementEntries {
+		resources = append(resources, entry.Resource)
+	}
+	covers := func(name string) bool {
+		return slices.ContainsFunc(resources, func(r string) bool { return wildcardMatch(r, "arn:aws:s3:::"+name) })
+	}
+	for _, bucket := range []string{"mycluster-x7k2p-oidc", "mycluster-oidc", "hypershift-oidc", "rosa-oidc", "oidc", "mycluster-x7k2p-workload-access-oidc-old"} {
+		for _, name := range []string{bucket, bucket + "/keys.json", bucket + "/.well-known/openid-configuration", bucket + "/openid/v1/jwks"} {
+			if covers(name) {
+				t.Errorf("the CredentialsRequest reaches %s, which is not this operator's", name)
+			}
+		}
+	}
+	ours := "mycluster-x7k2p" + podidentity.DefaultBucketNameSuffix
+	for _, name := range []string{ours, ours + "/keys.json", ours + "/.well-known/openid-configuration"} {
+		if !covers(name) {
+			t.Errorf("the CredentialsRequest does not reach %s", name)
+		}
+	}
+	for _, name := range []string{ours + "/index.html", ours + "/keys.json.bak", ours + "/x/keys.json"} {
+		if covers(name) {
+			t.Errorf("the CredentialsRequest reaches %s, which the publisher never writes", name)
+		}
 	}
 }
 

@@ -3,12 +3,10 @@ package issuerpublisher
 import (
 	"bytes"
 	"context"
-	"crypto/md5"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -31,17 +29,12 @@ type objectStore interface {
 	PutPublicAccessBlock(context.Context, *s3.PutPublicAccessBlockInput, ...func(*s3.Options)) (*s3.PutPublicAccessBlockOutput, error)
 	GetBucketPolicy(context.Context, *s3.GetBucketPolicyInput, ...func(*s3.Options)) (*s3.GetBucketPolicyOutput, error)
 	PutBucketPolicy(context.Context, *s3.PutBucketPolicyInput, ...func(*s3.Options)) (*s3.PutBucketPolicyOutput, error)
-	HeadObject(context.Context, *s3.HeadObjectInput, ...func(*s3.Options)) (*s3.HeadObjectOutput, error)
+	GetObject(context.Context, *s3.GetObjectInput, ...func(*s3.Options)) (*s3.GetObjectOutput, error)
 	PutObject(context.Context, *s3.PutObjectInput, ...func(*s3.Options)) (*s3.PutObjectOutput, error)
 }
 
 // contentType of both documents.
 const contentType = "application/json"
-
-// sha256MetadataKey carries the SHA-256 of what was uploaded: with SSE-KMS
-// default encryption the ETag is not the MD5 of the body, and without it
-// every resync would upload again.
-const sha256MetadataKey = "sha256"
 
 // readPolicySid names the statement of the bucket policy this publisher
 // owns.
@@ -51,13 +44,22 @@ const readPolicySid = "AllowReadPublicAccess"
 // policy, then keys.json before the discovery document that points to it,
 // each written only when S3 holds something else.
 type publisher struct {
-	store    objectStore
-	bucket   string
-	region   string
+	store  objectStore
+	bucket string
+	region string
+	// owner is the account the bucket must belong to, sent with every call
+	// on it: S3 refuses a call on a bucket of another account (one named
+	// like ours before we created it) rather than serve it. "" sends none.
+	owner    string
 	recorder events.Recorder
 	// unsupported is told once about each call an S3-compatible server does
 	// not implement.
 	unsupported func(operation, code, where string)
+
+	// policyRead says the bucket policy was read; unsafe then lists its
+	// statements that undo the issuer's protection.
+	policyRead bool
+	unsafe     []policyFinding
 }
 
 // opError is a failed S3 call: what was called on which bucket and key, and
@@ -65,7 +67,9 @@ type publisher struct {
 // without one).
 type opError struct {
 	operation, bucket, key, region string
-	err                            error
+	// owner is the account the bucket was expected to belong to, "" for none.
+	owner string
+	err   error
 }
 
 func (e *opError) Error() string {
@@ -75,7 +79,7 @@ func (e *opError) Error() string {
 func (e *opError) Unwrap() error { return e.err }
 
 func (p *publisher) fail(operation, key string, err error) error {
-	return &opError{operation: operation, bucket: p.bucket, key: key, region: p.region, err: err}
+	return &opError{operation: operation, bucket: p.bucket, key: key, region: p.region, owner: p.owner, err: err}
 }
 
 func (p *publisher) publish(ctx context.Context, docs *issuer.Documents) error {
@@ -97,7 +101,7 @@ func (p *publisher) publish(ctx context.Context, docs *issuer.Documents) error {
 }
 
 func (p *publisher) ensureBucket(ctx context.Context) error {
-	_, err := p.store.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(p.bucket)})
+	_, err := p.store.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(p.bucket), ExpectedBucketOwner: p.expectedOwner()})
 	if err == nil {
 		return nil
 	}
@@ -130,7 +134,7 @@ var wantPublicAccessBlock = s3types.PublicAccessBlockConfiguration{
 }
 
 func (p *publisher) ensurePublicAccessBlock(ctx context.Context) error {
-	out, err := p.store.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: aws.String(p.bucket)})
+	out, err := p.store.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: aws.String(p.bucket), ExpectedBucketOwner: p.expectedOwner()})
 	switch {
 	case err == nil && out.PublicAccessBlockConfiguration != nil && samePublicAccessBlock(*out.PublicAccessBlockConfiguration, wantPublicAccessBlock):
 		return nil
@@ -142,7 +146,8 @@ func (p *publisher) ensurePublicAccessBlock(ctx context.Context) error {
 		return p.fail("GetPublicAccessBlock", "", err)
 	}
 	config := wantPublicAccessBlock
-	_, err = p.store.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{Bucket: aws.String(p.bucket), PublicAccessBlockConfiguration: &config})
+	_, err = p.store.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{Bucket: aws.String(p.bucket), PublicAccessBlockConfiguration: &config,
+		ExpectedBucketOwner: p.expectedOwner()})
 	if isUnsupported(err) {
 		p.unsupported("PutPublicAccessBlock", errorCode(err), p.bucket)
 		return nil
@@ -170,7 +175,7 @@ func isUnsupported(err error) bool {
 
 func (p *publisher) ensureReadPolicy(ctx context.Context) error {
 	existing := ""
-	out, err := p.store.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: aws.String(p.bucket)})
+	out, err := p.store.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: aws.String(p.bucket), ExpectedBucketOwner: p.expectedOwner()})
 	switch {
 	case err == nil:
 		existing = aws.ToString(out.Policy)
@@ -179,26 +184,48 @@ func (p *publisher) ensureReadPolicy(ctx context.Context) error {
 		return p.fail("GetBucketPolicy", "", err)
 	}
 	policy, changed := withReadStatement(existing, readStatement(p.bucket, p.region))
+	// Judged on the policy as it will stand: the statements kept are others'.
+	p.policyRead, p.unsafe = true, unsafeStatements(policy, documentARNs(p.bucket, p.region))
 	if !changed {
 		return nil
 	}
-	if _, err := p.store.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(p.bucket), Policy: aws.String(policy)}); err != nil {
+	if _, err := p.store.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(p.bucket), Policy: aws.String(policy), ExpectedBucketOwner: p.expectedOwner()}); err != nil {
 		return p.fail("PutBucketPolicy", "", err)
 	}
-	p.recorder.Eventf("BucketPolicyUpdated", "Set the policy of S3 bucket %s: anyone may read its objects (the issuer documents)", p.bucket)
+	p.recorder.Eventf("BucketPolicyUpdated", "Set the policy of S3 bucket %s: anyone may read the issuer documents %s and %s, and nothing else", p.bucket, issuer.DiscoveryPath, issuer.KeysPath)
 	return nil
 }
 
-// readStatement lets anyone read the bucket's objects, and nothing else
-// (not even list them).
+func (p *publisher) expectedOwner() *string {
+	if p.owner == "" {
+		return nil
+	}
+	return aws.String(p.owner)
+}
+
+// readStatement lets anyone read the two issuer documents, and nothing
+// else: no other object a writer might plant, no listing.
 func readStatement(bucket, region string) map[string]any {
+	var resources []any
+	for _, arn := range documentARNs(bucket, region) {
+		resources = append(resources, arn)
+	}
 	return map[string]any{
 		"Sid":       readPolicySid,
 		"Effect":    "Allow",
 		"Principal": "*",
 		"Action":    []any{"s3:GetObject"},
-		"Resource":  []any{fmt.Sprintf("arn:%s:s3:::%s/*", partition(region), bucket)},
+		"Resource":  resources,
 	}
+}
+
+// documentARNs are the ARNs of the issuer documents in bucket.
+func documentARNs(bucket, region string) []string {
+	var out []string
+	for _, key := range []string{issuer.DiscoveryPath, issuer.KeysPath} {
+		out = append(out, fmt.Sprintf("arn:%s:s3:::%s/%s", partition(region), bucket, key))
+	}
+	return out
 }
 
 // partition is the AWS partition of region, for ARNs.
@@ -218,7 +245,8 @@ func partition(region string) string {
 func withReadStatement(existing string, statement map[string]any) (string, bool) {
 	doc := map[string]any{}
 	var statements []any
-	if existing != "" && json.Unmarshal([]byte(existing), &doc) == nil {
+	// "null" decodes to a nil map.
+	if existing != "" && json.Unmarshal([]byte(existing), &doc) == nil && doc != nil {
 		switch s := doc["Statement"].(type) {
 		case []any:
 			statements = s
@@ -290,26 +318,17 @@ func stringSet(v any) []string {
 // putIfChanged uploads body unless the object already holds it. No ACL:
 // the bucket policy makes it readable.
 func (p *publisher) putIfChanged(ctx context.Context, key string, body []byte, what string) error {
-	md5Sum := md5.Sum(body)
-	shaSum := sha256.Sum256(body)
-	etag, sha := `"`+hex.EncodeToString(md5Sum[:])+`"`, hex.EncodeToString(shaSum[:])
-	head, err := p.store.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(p.bucket), Key: aws.String(key)})
-	switch {
-	case err == nil:
-		if (aws.ToString(head.ETag) == etag || metadata(head.Metadata, sha256MetadataKey) == sha) && aws.ToString(head.ContentType) == contentType {
-			return nil
-		}
-	case isNotFound(err):
-	default:
-		return p.fail("HeadObject", key, err)
+	holds, err := p.holds(ctx, key, body)
+	if err != nil || holds {
+		return err
 	}
 	_, err = p.store.PutObject(ctx, &s3.PutObjectInput{
-		Bucket:        aws.String(p.bucket),
-		Key:           aws.String(key),
-		Body:          bytes.NewReader(body),
-		ContentLength: aws.Int64(int64(len(body))),
-		ContentType:   aws.String(contentType),
-		Metadata:      map[string]string{sha256MetadataKey: sha},
+		Bucket:              aws.String(p.bucket),
+		Key:                 aws.String(key),
+		Body:                bytes.NewReader(body),
+		ContentLength:       aws.Int64(int64(len(body))),
+		ContentType:         aws.String(contentType),
+		ExpectedBucketOwner: p.expectedOwner(),
 	})
 	if err != nil {
 		return p.fail("PutObject", key, err)
@@ -322,14 +341,30 @@ func (p *publisher) putIfChanged(ctx context.Context, key string, body []byte, w
 	return nil
 }
 
-// metadata looks key up the way S3 treats user metadata: case-insensitively.
-func metadata(m map[string]string, key string) string {
-	for k, v := range m {
-		if strings.EqualFold(k, key) {
-			return v
-		}
+// holds says whether key serves exactly body to a reader: the same bytes,
+// as JSON, not encoded. It reads the bytes back rather than trust a digest:
+// user metadata says whatever the last uploader wrote, and the ETag is no
+// MD5 of the body under SSE-KMS. The documents are a few KB, and a GET is
+// billed as a HEAD (docs/performance.md). An object of another length is
+// not read at all, so a planted large object costs nothing to detect.
+func (p *publisher) holds(ctx context.Context, key string, body []byte) (bool, error) {
+	out, err := p.store.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(p.bucket), Key: aws.String(key), ExpectedBucketOwner: p.expectedOwner()})
+	if isNotFound(err) {
+		return false, nil
 	}
-	return ""
+	if err != nil {
+		return false, p.fail("GetObject", key, err)
+	}
+	defer out.Body.Close()
+	if aws.ToString(out.ContentType) != contentType || aws.ToString(out.ContentEncoding) != "" ||
+		(out.ContentLength != nil && *out.ContentLength != int64(len(body))) {
+		return false, nil
+	}
+	got, err := io.ReadAll(io.LimitReader(out.Body, int64(len(body))+1))
+	if err != nil {
+		return false, p.fail("GetObject", key, err)
+	}
+	return bytes.Equal(got, body), nil
 }
 
 // errorCode is the S3 error code in err's chain, "" for none (the server
@@ -342,8 +377,8 @@ func errorCode(err error) string {
 	return ""
 }
 
-// isNotFound is HeadBucket's and HeadObject's 404 (no body, so the SDK
-// names it NotFound) or a NoSuchBucket/NoSuchKey from servers that send one.
+// isNotFound is HeadBucket's 404 (no body, so the SDK names it NotFound),
+// GetObject's NoSuchKey, or a NoSuchBucket.
 func isNotFound(err error) bool {
 	var nf *s3types.NotFound
 	if errors.As(err, &nf) {

@@ -67,13 +67,7 @@ func newS3Store(conn connection) objectStore {
 		Region:           signingRegion(conn.region),
 		Credentials:      awscredentials.NewStaticCredentialsProvider(conn.accessKeyID, conn.secret, ""),
 		RetryMaxAttempts: 2,
-		HTTPClient: awshttp.NewBuildableClient().
-			WithTimeout(30 * time.Second).
-			WithDialerOptions(func(d *net.Dialer) { d.Timeout = 10 * time.Second }).
-			WithTransportOptions(func(t *http.Transport) {
-				t.TLSHandshakeTimeout = 10 * time.Second
-				t.ResponseHeaderTimeout = 20 * time.Second
-			}),
+		HTTPClient:       newHTTPClient(),
 	}
 	if conn.endpoint != "" {
 		options.BaseEndpoint = aws.String(conn.endpoint)
@@ -82,6 +76,17 @@ func newS3Store(conn connection) objectStore {
 		options.UsePathStyle = true
 	}
 	return s3.New(options)
+}
+
+// newHTTPClient is the S3 and STS clients' transport: short timeouts.
+func newHTTPClient() *awshttp.BuildableClient {
+	return awshttp.NewBuildableClient().
+		WithTimeout(30 * time.Second).
+		WithDialerOptions(func(d *net.Dialer) { d.Timeout = 10 * time.Second }).
+		WithTransportOptions(func(t *http.Transport) {
+			t.TLSHandshakeTimeout = 10 * time.Second
+			t.ResponseHeaderTimeout = 20 * time.Second
+		})
 }
 
 // describe turns a failed publication into a condition reason and a message
@@ -113,6 +118,10 @@ func describe(err error, creds credentials) *failure {
 	switch code {
 	case "AccessDenied", "Forbidden", "AllAccessDisabled", "AccountProblem":
 		reason = ReasonAccessDenied
+		if op.owner != "" {
+			// S3 says nothing more when the owner is not the one expected.
+			text += fmt.Sprintf(" (every call expects the bucket to belong to account %s, the account of the credentials: a bucket of that name in another account is refused)", op.owner)
+		}
 	case "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken", "TokenRefreshRequired":
 		reason = ReasonInvalidCredentials
 	case "BucketAlreadyExists":

@@ -2,7 +2,6 @@ package issuerpublisher
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"net/http"
@@ -74,8 +73,8 @@ func TestRealClientPublishesPathStyleWithoutACLs(t *testing.T) {
 			s3Error(w, http.StatusNotFound, "NoSuchBucketPolicy", "The bucket policy does not exist")
 		case r.URL.Query().Has("policy") && r.Method == http.MethodPut:
 			w.WriteHeader(http.StatusNoContent)
-		case r.Method == http.MethodHead:
-			w.WriteHeader(http.StatusNotFound)
+		case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/oidc/"):
+			s3Error(w, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.")
 		case r.Method == http.MethodPut:
 			w.Header().Set("ETag", `"etag"`)
 			w.WriteHeader(http.StatusOK)
@@ -86,6 +85,7 @@ func TestRealClientPublishesPathStyleWithoutACLs(t *testing.T) {
 	ts := httptest.NewServer(server)
 	defer ts.Close()
 	p, unsupported := realPublisher(t, ts.URL)
+	p.owner = testAccount
 	docs := testDocuments(t)
 	if err := p.publish(context.Background(), docs); err != nil {
 		t.Fatal(describe(err, credentials{testAccessKeyID, testSecret}).Message)
@@ -101,6 +101,9 @@ func TestRealClientPublishesPathStyleWithoutACLs(t *testing.T) {
 		if auth := r.header.Get("Authorization"); !strings.Contains(auth, "Credential="+testAccessKeyID+"/") || !strings.Contains(auth, "/us-east-1/s3/aws4_request") {
 			t.Errorf("%s %s not signed for us-east-1 with the access key: %q", r.method, r.path, auth)
 		}
+		if owner := r.header.Get("X-Amz-Expected-Bucket-Owner"); owner != testAccount {
+			t.Errorf("%s %s?%s expects bucket owner %q", r.method, r.path, r.query, owner)
+		}
 		if r.method == http.MethodPut && !strings.Contains(r.query, "policy") {
 			puts = append(puts, r)
 		}
@@ -108,8 +111,7 @@ func TestRealClientPublishesPathStyleWithoutACLs(t *testing.T) {
 	if len(puts) != 2 || puts[0].path != "/oidc/keys.json" || puts[1].path != "/oidc/.well-known/openid-configuration" {
 		t.Fatalf("object uploads %v", puts)
 	}
-	sum := sha256.Sum256(docs.JWKS)
-	if h := puts[0].header; h.Get("Content-Type") != "application/json" || h.Get("X-Amz-Acl") != "" || h.Get("X-Amz-Meta-Sha256") != fmt.Sprintf("%x", sum) {
+	if h := puts[0].header; h.Get("Content-Type") != "application/json" || h.Get("X-Amz-Acl") != "" || h.Get("X-Amz-Meta-Sha256") != "" {
 		t.Errorf("keys.json headers %v", h)
 	}
 	if puts[0].body != string(docs.JWKS) {
@@ -184,4 +186,40 @@ func TestRealClientErrorsAreDescribedWithoutCredentials(t *testing.T) {
 			t.Errorf("took %s: the retries are not bounded", elapsed)
 		}
 	})
+}
+
+// The account comes from STS GetCallerIdentity, signed with the S3
+// credentials; with an S3-compatible endpoint no call is made.
+func TestCallerAccountAsksSTS(t *testing.T) {
+	server := &wireServer{}
+	account := testAccount
+	server.answer = func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/xml")
+		fmt.Fprintf(w, `<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><GetCallerIdentityResult>`+
+			`<Arn>arn:aws:iam::%[1]s:user/workload-access</Arn><UserId>AIDAEXAMPLE</UserId><Account>%[1]s</Account>`+
+			`</GetCallerIdentityResult><ResponseMetadata><RequestId>1</RequestId></ResponseMetadata></GetCallerIdentityResponse>`, account)
+	}
+	ts := httptest.NewServer(server)
+	defer ts.Close()
+	conn := connection{region: "eu-west-1", accessKeyID: testAccessKeyID}.withSecret(testSecret)
+	got, err := callerAccount(context.Background(), conn, ts.URL)
+	if err != nil || got != testAccount {
+		t.Fatalf("account %q, %v", got, err)
+	}
+	if len(server.requests) != 1 || !strings.Contains(server.requests[0].body, "Action=GetCallerIdentity") ||
+		!strings.Contains(server.requests[0].header.Get("Authorization"), "Credential="+testAccessKeyID+"/") ||
+		!strings.Contains(server.requests[0].header.Get("Authorization"), "/eu-west-1/sts/aws4_request") {
+		t.Errorf("requests %+v", server.requests)
+	}
+
+	account = "12345"
+	if got, err := callerAccount(context.Background(), conn, ts.URL); err == nil {
+		t.Errorf("account %q accepted", got)
+	}
+
+	server.requests = nil
+	conn.endpoint = "http://s3.example"
+	if got, err := callerAccount(context.Background(), conn, ts.URL); err != nil || got != "" || len(server.requests) != 0 {
+		t.Errorf("with an endpoint: account %q, %v, %d requests", got, err, len(server.requests))
+	}
 }

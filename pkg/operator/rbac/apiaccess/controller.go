@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
@@ -71,8 +72,11 @@ func New(in Inputs) factory.Controller {
 	bindings := kubeInformers.Rbac().V1().RoleBindings()
 	crds := NewCRDInformer(in.APIExtensions)
 	roleNames := NewRoleNameInformer(in.Metadata)
+	namespaceInformers := informers.NewSharedInformerFactoryWithOptions(in.Kube, informerResync, informers.WithTransform(SlimNamespace))
+	namespaces := namespaceInformers.Core().V1().Namespaces()
 
 	c := newGenerator(in.PolicyClient, in.Kube, crdLister{crds.GetIndexer()}, roles.Lister(), roleNames.GetStore(), clusterBindings.Lister(), bindings.Lister())
+	c.namespaces = namespaces.Lister()
 	watched := []reconcileloop.Watched{
 		{Informers: []factory.Informer{roles.Informer(), clusterBindings.Informer(), bindings.Informer()}, Key: policyKey},
 		// A role someone else holds under a generated name blocks one of
@@ -80,10 +84,14 @@ func New(in Inputs) factory.Controller {
 		{Informers: []factory.Informer{roleNames}, Key: foreignGeneratedName(in.Policies.Lister())},
 		// A CRD created, relabelled or deleted may concern any policy.
 		{Informers: []factory.Informer{crds}, Key: allPolicies(in.Policies.Lister())},
+		// A namespace a policy binds in came (bind there), or came back
+		// as another (pinned: not bound until the spec is written again).
+		{Informers: []factory.Informer{namespaces.Informer()}, Key: policiesBindingIn(in.Policies.Lister())},
 	}
 	controller := reconcileloop.New(ControllerName, Source(in.Policies), watched, c.syncPolicy, in.OperatorClient, in.Recorder, "apiaccess")
 	return startingInformers{Controller: controller, start: func(stop <-chan struct{}) {
 		kubeInformers.Start(stop)
+		namespaceInformers.Start(stop)
 		go crds.Run(stop)
 		go roleNames.Run(stop)
 	}}
@@ -206,6 +214,8 @@ type controller struct {
 	roles           kind[*rbacv1.ClusterRole]
 	clusterBindings kind[*rbacv1.ClusterRoleBinding]
 	bindings        kind[*rbacv1.RoleBinding]
+	// namespaces pins Bind-mode RoleBindings' namespaces by UID.
+	namespaces corelisters.NamespaceLister
 }
 
 func newGenerator(policyClient apiaccessclient.APIAccessPoliciesGetter, kube kubernetes.Interface, crds crdReader,

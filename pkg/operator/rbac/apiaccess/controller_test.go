@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
@@ -120,8 +121,15 @@ func (c *cluster) trySync(t *testing.T) ([]string, error) {
 		t.Fatal(err)
 	}
 	policy.Spec = c.policy.Spec
+	namespaces := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	nsl, _ := c.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	for i := range nsl.Items {
+		slim, _ := SlimNamespace(&nsl.Items[i])
+		_ = namespaces.Add(slim)
+	}
 	ctrl := newGenerator(c.client.APIAccessV1alpha1(), c.kube, crdLister{crdIndexer},
 		rbacv1listers.NewClusterRoleLister(roles), roleNames, rbacv1listers.NewClusterRoleBindingLister(clusterBindings), rbacv1listers.NewRoleBindingLister(bindings))
+	ctrl.namespaces = corelisters.NewNamespaceLister(namespaces)
 	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
 	syncErr := ctrl.syncPolicy(ctx, factory.NewSyncContext("test", recorder), policy)
 	for _, e := range recorder.Events() {
@@ -360,6 +368,58 @@ func TestAForeignObjectIsAConflictAndNeverOverwritten(t *testing.T) {
 	}
 }
 
+// The policy label proves nothing: anyone who may create a ClusterRole can
+// squat a generated name with it, and anyone who may label a binding can
+// put it there. Only an object the policy controls (its UID) is written or
+// deleted; a squatted name is a Conflict and is never bound.
+func TestALabelIsNoOwnership(t *testing.T) {
+	editor := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "editor"}
+	narrow := []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{"example.com"}, Resources: []string{"widgets"}}}
+	squatted := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget.example.com-admin",
+		Labels: map[string]string{apiaccessv1alpha1.PolicyLabel: "p"}}, Rules: narrow}
+	// A binding labelled for the policy, of a name it no longer wants, and
+	// one controlled by an earlier policy of the same name (another UID).
+	planted := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "team-binding",
+		Labels: map[string]string{apiaccessv1alpha1.PolicyLabel: "p"}},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"}}
+	earlier := planted.DeepCopy()
+	earlier.Name = "p-9-Widget.example.com-edit"
+	earlier.OwnerReferences = ownerRef(&apiaccessv1alpha1.APIAccessPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "uid-earlier"}})
+	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"a"}}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets}, squatted, planted, earlier)
+	writes := c.sync(t)
+	for _, w := range writes {
+		if strings.Contains(w, "Widget.example.com-admin") || strings.Contains(w, "team-binding") || strings.Contains(w, earlier.Name) {
+			t.Errorf("wrote an object the policy does not control: %s", w)
+		}
+	}
+	if got := c.role(t, squatted.Name); !equalRules(got.Rules, narrow) || len(got.OwnerReferences) != 0 {
+		t.Errorf("the squatted role was changed: %+v", got)
+	}
+	for _, name := range []string{planted.Name, earlier.Name} {
+		if _, err := c.kube.RbacV1().RoleBindings("a").Get(context.Background(), name, metav1.GetOptions{}); err != nil {
+			t.Errorf("binding %s: %v", name, err)
+		}
+	}
+	if _, err := c.kube.RbacV1().RoleBindings("a").Get(context.Background(), "p-0-Widget.example.com-admin", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the squatted role is bound: %v", err)
+	}
+	cond := condition(t, c.status(t), apiaccessv1alpha1.ConditionConflict)
+	if cond.Status != metav1.ConditionTrue || !strings.Contains(cond.Message, "ClusterRole Widget.example.com-admin (labelled for this policy but not created by it)") {
+		t.Errorf("Conflict %+v", cond)
+	}
+	if writes := c.sync(t); len(writes) != 0 {
+		t.Errorf("a resync with nothing changed wrote %v", writes)
+	}
+}
+
+func equalRules(a, b []rbacv1.PolicyRule) bool {
+	return slices.EqualFunc(a, b, func(x, y rbacv1.PolicyRule) bool {
+		return slices.Equal(x.Verbs, y.Verbs) && slices.Equal(x.APIGroups, y.APIGroups) && slices.Equal(x.Resources, y.Resources)
+	})
+}
+
 func TestARoleTheBundleProvidesIsUsedNotDuplicated(t *testing.T) {
 	bundleRole := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget.example.com-edit", Labels: ownedByExtension("ext")},
 		Rules: []rbacv1.PolicyRule{
@@ -591,5 +651,55 @@ func TestRuleWithin(t *testing.T) {
 		if got := ruleWithin(tc.r, tc.g); got != tc.want {
 			t.Errorf("%s: ruleWithin = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// The access-grants check judged the namespaces a Bind-mode policy binds in
+// as they were when the spec was written: one deleted and re-created since
+// (another UID, perhaps another team's) is not bound in until the spec is
+// written again, and the policy says so.
+func TestAReplacedNamespaceIsNotBoundInUntilTheSpecIsWrittenAgain(t *testing.T) {
+	ctx := context.Background()
+	ns := func(name, uid string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(uid)}}
+	}
+	alice := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}
+	p := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{alice}, Namespaces: []string{"a", "b"}})
+	c := newCluster(p, []*apiextensionsv1.CustomResourceDefinition{widgets}, ns("a", "a-1"), ns("b", "b-1"))
+	c.sync(t)
+	const binding = "p-0-Widget.example.com-edit"
+	if checked := c.status(t).Checked; checked == nil || checked.Generation != 1 || len(checked.Namespaces) != 2 || checked.Namespaces[1].UID != "b-1" {
+		t.Errorf("checked %+v", checked)
+	}
+	// b is deleted, its bindings with it, and re-created.
+	_ = c.kube.CoreV1().Namespaces().Delete(ctx, "b", metav1.DeleteOptions{})
+	_ = c.kube.RbacV1().RoleBindings("b").Delete(ctx, binding, metav1.DeleteOptions{})
+	_, _ = c.kube.CoreV1().Namespaces().Create(ctx, ns("b", "b-2"), metav1.CreateOptions{})
+	writes := c.sync(t)
+	if slices.Contains(writes, "create rolebindings "+binding) {
+		t.Errorf("bound in the re-created namespace: %v", writes)
+	}
+	if _, err := c.kube.RbacV1().RoleBindings("a").Get(ctx, binding, metav1.GetOptions{}); err != nil {
+		t.Errorf("the binding in a: %v", err)
+	}
+	cond := condition(t, c.status(t), apiaccessv1alpha1.ConditionRBACManaged)
+	if cond.Status != metav1.ConditionFalse || cond.Reason != apiaccessv1alpha1.ReasonNamespacesReplaced ||
+		!strings.Contains(cond.Message, "namespaces b were deleted and re-created") || !strings.Contains(cond.Message, "written again") {
+		t.Errorf("RBACManaged %+v", cond)
+	}
+	if writes := c.sync(t); len(writes) != 0 {
+		t.Errorf("a resync with nothing changed wrote %v", writes)
+	}
+	// The spec written again (a new generation, checked at admission).
+	c.policy.Generation = 2
+	stored, _ := c.client.APIAccessV1alpha1().APIAccessPolicies().Get(ctx, "p", metav1.GetOptions{})
+	stored.Generation = 2
+	_, _ = c.client.APIAccessV1alpha1().APIAccessPolicies().Update(ctx, stored, metav1.UpdateOptions{})
+	if writes := c.sync(t); !slices.Contains(writes, "create rolebindings "+binding) {
+		t.Errorf("not bound in b after the spec was written again: %v", writes)
+	}
+	if checked := c.status(t).Checked; checked == nil || checked.Generation != 2 || checked.Namespaces[1].UID != "b-2" {
+		t.Errorf("checked %+v", checked)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -159,11 +160,32 @@ func bundleProvided(crd *apiextensionsv1.CustomResourceDefinition, role metav1.O
 		role.GetLabels()[apiaccessv1alpha1.OLMOwnerKindLabel] == kind && role.GetLabels()[apiaccessv1alpha1.OLMOwnerNameLabel] == name
 }
 
-// ours says whether obj was generated for policy (its label; the owner
-// reference is set again on the next write if a policy of the same name
-// was re-created).
+// ours says whether obj was generated for policy: its controller is this
+// policy, by UID. The label alone proves nothing (anyone who may create or
+// label a ClusterRole or binding can set it), and an object of a policy
+// deleted and re-created under the same name is the garbage collector's.
 func ours(policy *apiaccessv1alpha1.APIAccessPolicy, obj metav1.Object) bool {
-	return obj.GetLabels()[apiaccessv1alpha1.PolicyLabel] == policy.Name
+	owner := metav1.GetControllerOfNoCopy(obj)
+	return owner != nil && owner.UID == policy.UID && owner.Kind == "APIAccessPolicy" &&
+		strings.HasPrefix(owner.APIVersion, apiaccessv1alpha1.GroupName+"/")
+}
+
+// claim says who holds obj, an object of a name policy would use that is
+// not its own, for the Conflict condition.
+func claim(policy *apiaccessv1alpha1.APIAccessPolicy, obj metav1.Object) string {
+	label := obj.GetLabels()[apiaccessv1alpha1.PolicyLabel]
+	owner := metav1.GetControllerOfNoCopy(obj)
+	switch {
+	case owner != nil && owner.Kind == "APIAccessPolicy" && owner.Name == policy.Name:
+		return "left by an earlier APIAccessPolicy " + policy.Name + ", for the garbage collector to delete"
+	case owner != nil && owner.Kind == "APIAccessPolicy":
+		return "managed by APIAccessPolicy " + owner.Name
+	case label == policy.Name:
+		return "labelled for this policy but not created by it"
+	case label != "":
+		return "labelled for APIAccessPolicy " + label + " but not created by it"
+	}
+	return "not created by the operator"
 }
 
 // ownerInSync says whether obj's owner references are exactly the policy's.

@@ -39,6 +39,10 @@ type plan struct {
 	conflicts, bundleRoles, notAggregated []string
 	// missingNamespaces are RoleBindings not created: no such namespace.
 	missingNamespaces []string
+	// checked pins the namespaces bound in; replaced are those deleted and
+	// re-created since the spec was checked, not bound in.
+	checked  *apiaccessv1alpha1.CheckedNamespaces
+	replaced []string
 }
 
 // roleFinding is what exists of one generated role's name.
@@ -101,6 +105,13 @@ func (c *controller) plan(ctx context.Context, policy *apiaccessv1alpha1.APIAcce
 		}
 	}
 	var err error
+	p.checked = checkedFor(policy)
+	if bindings, p.replaced, err = inCheckedNamespaces(c.namespaces, p.checked, bindings); err != nil {
+		return nil, err
+	}
+	if len(p.checked.Namespaces) == 0 {
+		p.checked = nil
+	}
 	if p.clusterBindings, err = findAll(ctx, c.clusterBindings, policy, clusterBindings, &p.conflicts); err != nil {
 		return nil, err
 	}
@@ -120,12 +131,10 @@ func (c *controller) findRole(ctx context.Context, policy *apiaccessv1alpha1.API
 	f.existing = existing
 	switch {
 	case ours(policy, existing):
-	case existing.Labels[apiaccessv1alpha1.PolicyLabel] != "":
-		f.owner = "managed by APIAccessPolicy " + existing.Labels[apiaccessv1alpha1.PolicyLabel]
-	case bundleProvided(f.crd, existing):
+	case existing.Labels[apiaccessv1alpha1.PolicyLabel] == "" && bundleProvided(f.crd, existing):
 		f.bundle = true
 	default:
-		f.owner = "not created by the operator"
+		f.owner = claim(policy, existing)
 	}
 	return nil
 }
@@ -177,7 +186,7 @@ func findAll[T object](ctx context.Context, k kind[T], policy *apiaccessv1alpha1
 	out := found[:0]
 	for _, f := range found {
 		if f.existing != zero && !ours(policy, f.existing) {
-			*conflicts = append(*conflicts, fmt.Sprintf("%s %s (not created by this policy)", k.name, qualified(f.desired)))
+			*conflicts = append(*conflicts, fmt.Sprintf("%s %s (%s)", k.name, qualified(f.desired), claim(policy, f.existing)))
 			continue
 		}
 		out = append(out, f)
@@ -291,7 +300,8 @@ func ensureAll[T object](ctx context.Context, k kind[T], policy *apiaccessv1alph
 	})
 }
 
-// deleteUnwanted deletes the policy's objects that plan no longer wants.
+// deleteUnwanted deletes the policy's objects that plan no longer wants:
+// those labelled for it and controlled by it.
 // The UID precondition spares one re-created meanwhile.
 func deleteUnwanted[T object](ctx context.Context, k kind[T], policy *apiaccessv1alpha1.APIAccessPolicy, wanted []planned[T], w *writes) error {
 	keep := map[string]bool{}
@@ -304,7 +314,9 @@ func deleteUnwanted[T object](ctx context.Context, k kind[T], policy *apiaccessv
 	}
 	var unwanted []T
 	for _, obj := range existing {
-		if !keep[qualified(obj)] {
+		// The label only says where to look: what this policy does not
+		// control is never deleted, whoever labelled it.
+		if !keep[qualified(obj)] && ours(policy, obj) {
 			unwanted = append(unwanted, obj)
 		}
 	}

@@ -83,6 +83,7 @@ func desiredStatus(policy *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensi
 		objects = objects[:MaxManagedObjects]
 	}
 	status.ManagedObjects = objects
+	status.Checked = p.checked
 	set := func(conditionType string, s metav1.ConditionStatus, reason, message string) {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: conditionType, Status: s, Reason: reason,
 			Message: message, ObservedGeneration: policy.Generation})
@@ -121,6 +122,13 @@ func desiredStatus(policy *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensi
 		if truncated {
 			message += fmt.Sprintf("; status.managedObjects lists the first %d (list them all with -l %s=%s)",
 				MaxManagedObjects, apiaccessv1alpha1.PolicyLabel, policy.Name)
+		}
+		if len(p.replaced) > 0 {
+			set(apiaccessv1alpha1.ConditionRBACManaged, metav1.ConditionFalse, apiaccessv1alpha1.ReasonNamespacesReplaced, fmt.Sprintf(
+				"namespaces %s were deleted and re-created after this spec was checked; nothing is bound there until the spec is written again, "+
+					"which has the access-grants check judge them anew: change the spec, or delete and re-create the policy; %s",
+				named(p.replaced), message))
+			break
 		}
 		set(apiaccessv1alpha1.ConditionRBACManaged, metav1.ConditionTrue, apiaccessv1alpha1.ReasonManaged, message)
 	}

@@ -3,6 +3,7 @@ package scopes
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -58,6 +59,9 @@ type scope struct {
 	// missing are listed namespaces that do not exist (yet): their creation
 	// wakes the instance.
 	missing []string
+	// replaced are listed namespaces deleted and re-created since the spec
+	// was checked: not bound until it is written again.
+	replaced []string
 }
 
 func (c *instances) sync(ctx context.Context, syncCtx factory.SyncContext, instance *scopesv1alpha1.ScopeInstance) error {
@@ -71,6 +75,11 @@ func (c *instances) sync(ctx context.Context, syncCtx factory.SyncContext, insta
 	status := instance.Status.DeepCopy()
 	status.ObservedGeneration = instance.Generation
 
+	// What this generation of the spec was first bound against: the
+	// access-grants check judged it when the spec was written.
+	if status.Checked == nil || status.Checked.Generation != instance.Generation {
+		status.Checked = &scopesv1alpha1.CheckedScope{Generation: instance.Generation}
+	}
 	template, err := c.templates.Get(instance.Spec.ScopeTemplateName)
 	if apierrors.IsNotFound(err) {
 		return c.invalid(ctx, recorder, instance, status, scopesv1alpha1.ReasonScopeTemplateNotFound,
@@ -79,7 +88,16 @@ func (c *instances) sync(ctx context.Context, syncCtx factory.SyncContext, insta
 	if err != nil {
 		return err
 	}
-	where, err := c.scope(instance)
+	switch pinned := status.Checked.ScopeTemplateUID; {
+	case pinned == "":
+		status.Checked.ScopeTemplateUID = template.UID
+	case pinned != template.UID:
+		return c.invalid(ctx, recorder, instance, status, scopesv1alpha1.ReasonScopeTemplateReplaced, fmt.Sprintf(
+			"ScopeTemplate %s was deleted and re-created (UID %s) after this spec was checked against it (UID %s); nothing is bound "+
+				"until the spec is written again, which has the access-grants check judge the new template: delete and re-create the ScopeInstance, or change its spec",
+			template.Name, template.UID, pinned))
+	}
+	where, err := c.scope(instance, status.Checked)
 	if err != nil {
 		return c.invalid(ctx, recorder, instance, status, scopesv1alpha1.ReasonInvalidNamespaceSelector,
 			fmt.Sprintf("spec.namespaceSelector: %v; nothing is bound", err))
@@ -124,13 +142,21 @@ func (c *instances) invalid(ctx context.Context, recorder events.Recorder, insta
 	return updateInstanceStatus(ctx, c.client, instance, status)
 }
 
-// scope resolves the instance's namespaces from the Namespace cache.
-func (c *instances) scope(instance *scopesv1alpha1.ScopeInstance) (scope, error) {
+// scope resolves the instance's namespaces from the Namespace cache. A
+// listed namespace (without a selector, which the check judged
+// cluster-wide) is bound in only as first seen for this generation of the
+// spec: checked pins its UID then, and one of another UID is replaced.
+func (c *instances) scope(instance *scopesv1alpha1.ScopeInstance, checked *scopesv1alpha1.CheckedScope) (scope, error) {
 	if len(instance.Spec.Namespaces) == 0 && instance.Spec.NamespaceSelector == nil {
+		checked.Namespaces = nil
 		return scope{cluster: true}, nil
 	}
+	pin := instance.Spec.NamespaceSelector == nil
+	if !pin {
+		checked.Namespaces = nil
+	}
 	selected := map[string]bool{}
-	var missing []string
+	var missing, replaced []string
 	for _, name := range instance.Spec.Namespaces {
 		ns, err := c.namespaces.Get(name)
 		switch {
@@ -138,7 +164,10 @@ func (c *instances) scope(instance *scopesv1alpha1.ScopeInstance) (scope, error)
 			missing = append(missing, name)
 		case err != nil:
 			return scope{}, err
-		case ns.DeletionTimestamp == nil:
+		case ns.DeletionTimestamp != nil:
+		case pin && !pinNamespace(checked, ns):
+			replaced = append(replaced, name)
+		default:
 			selected[name] = true
 		}
 	}
@@ -157,13 +186,28 @@ func (c *instances) scope(instance *scopesv1alpha1.ScopeInstance) (scope, error)
 			}
 		}
 	}
-	out := scope{missing: missing, namespaces: make([]string, 0, len(selected))}
+	out := scope{missing: missing, replaced: replaced, namespaces: make([]string, 0, len(selected))}
 	for name := range selected {
 		out.namespaces = append(out.namespaces, name)
 	}
 	sort.Strings(out.namespaces)
 	sort.Strings(out.missing)
+	sort.Strings(out.replaced)
 	return out, nil
+}
+
+// pinNamespace says whether ns is the namespace checked pinned under its
+// name, pinning it when none is (kept sorted by name, so a resync writes
+// nothing).
+func pinNamespace(checked *scopesv1alpha1.CheckedScope, ns *corev1.Namespace) bool {
+	i, found := slices.BinarySearchFunc(checked.Namespaces, ns.Name, func(p scopesv1alpha1.NamespaceUID, name string) int {
+		return strings.Compare(p.Name, name)
+	})
+	if found {
+		return checked.Namespaces[i].UID == ns.UID
+	}
+	checked.Namespaces = slices.Insert(checked.Namespaces, i, scopesv1alpha1.NamespaceUID{Name: ns.Name, UID: ns.UID})
+	return true
 }
 
 // readyRoles are the template's entries whose ClusterRole exists and is
@@ -246,6 +290,11 @@ func setBound(recorder events.Recorder, instance *scopesv1alpha1.ScopeInstance, 
 	case len(failures) > 0:
 		condition.Reason = scopesv1alpha1.ReasonBindingFailed
 		condition.Message = fmt.Sprintf("%d bindings failed: %s", len(failures), failureMessage(failures))
+	case len(where.replaced) > 0:
+		condition.Reason = scopesv1alpha1.ReasonNamespacesReplaced
+		condition.Message = fmt.Sprintf("namespaces %s were deleted and re-created after this spec was checked; nothing is bound there "+
+			"until the spec is written again, which has the access-grants check judge them anew: delete and re-create the ScopeInstance, or change its spec",
+			named(where.replaced))
 	case len(where.missing) > 0:
 		condition.Reason = scopesv1alpha1.ReasonNamespacesNotFound
 		condition.Message = fmt.Sprintf("listed namespaces do not exist: %s; they are bound once created", named(where.missing))

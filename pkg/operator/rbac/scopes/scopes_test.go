@@ -707,3 +707,102 @@ func TestSourceAndOwnerKeysOfBothKinds(t *testing.T) {
 		}
 	}
 }
+
+// The access-grants check judged the template and the namespaces that
+// existed when the spec was written. One deleted and re-created by someone
+// else (another UID, perhaps wider rules, perhaps another team) is not
+// bound until the spec is written again, and the instance says so.
+func TestAReplacedTemplateOrNamespaceIsNotBoundUntilTheSpecIsWrittenAgain(t *testing.T) {
+	ctx := context.Background()
+	ns := func(name, uid string) *corev1.Namespace {
+		n := newNamespace(name, nil)
+		n.UID = types.UID(uid)
+		return n
+	}
+	f := newFixture(t, newTemplate("t", "reader-"), newInstance("i", "t", []string{"a", "b"}, nil), ns("a", "a-1"), ns("b", "b-1"))
+	f.syncTemplate("t")
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := f.scopes.ScopesV1alpha1().ScopeInstances().Get(ctx, "i", metav1.GetOptions{})
+	if c := got.Status.Checked; c == nil || c.Generation != 1 || c.ScopeTemplateUID != "template-uid" ||
+		len(c.Namespaces) != 2 || c.Namespaces[0] != (scopesv1alpha1.NamespaceUID{Name: "a", UID: "a-1"}) {
+		t.Errorf("checked %+v", c)
+	}
+	bindingsIn := func(namespace string) int {
+		rbs, _ := f.kube.RbacV1().RoleBindings(namespace).List(ctx, metav1.ListOptions{})
+		return len(rbs.Items)
+	}
+
+	// Namespace b is deleted (its bindings with it) and re-created.
+	_ = f.kube.CoreV1().Namespaces().Delete(ctx, "b", metav1.DeleteOptions{})
+	_ = f.kube.RbacV1().RoleBindings("b").Delete(ctx, BindingName(ClusterRoleName("t", "reader-"), "i"), metav1.DeleteOptions{})
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.kube.CoreV1().Namespaces().Create(ctx, ns("b", "b-2"), metav1.CreateOptions{})
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	if bindingsIn("b") != 0 || bindingsIn("a") != 1 {
+		t.Errorf("bound in the re-created namespace: a %d, b %d", bindingsIn("a"), bindingsIn("b"))
+	}
+	got, _ = f.scopes.ScopesV1alpha1().ScopeInstances().Get(ctx, "i", metav1.GetOptions{})
+	if c := condition(t, got.Status.Conditions, scopesv1alpha1.ConditionBound); c.Status != metav1.ConditionFalse ||
+		c.Reason != scopesv1alpha1.ReasonNamespacesReplaced || !strings.Contains(c.Message, "namespaces b were deleted and re-created") ||
+		!strings.Contains(c.Message, "written again") {
+		t.Errorf("Bound %+v", c)
+	}
+	f.writes()
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.writes(); len(w) != 0 {
+		t.Errorf("a settled instance wrote %v", w)
+	}
+
+	// The template is deleted and re-created with wider rules.
+	_ = f.scopes.ScopesV1alpha1().ScopeTemplates().Delete(ctx, "t", metav1.DeleteOptions{})
+	_ = f.kube.RbacV1().ClusterRoles().Delete(ctx, ClusterRoleName("t", "reader-"), metav1.DeleteOptions{}) // the garbage collector
+	wider := newTemplate("t", "reader-")
+	wider.UID = "template-uid-2"
+	wider.Spec.ClusterRoles[0].Rules[0].Resources = []string{"secrets"}
+	_, _ = f.scopes.ScopesV1alpha1().ScopeTemplates().Create(ctx, wider, metav1.CreateOptions{})
+	f.syncTemplate("t")
+	if roles, _ := f.kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{}); len(roles.Items) != 0 {
+		t.Errorf("the re-created template got roles while its only instance was checked against the earlier one: %+v", roles.Items)
+	}
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	if bindingsIn("a") != 0 {
+		t.Errorf("bindings to the re-created template's roles: %d in a", bindingsIn("a"))
+	}
+	got, _ = f.scopes.ScopesV1alpha1().ScopeInstances().Get(ctx, "i", metav1.GetOptions{})
+	if c := condition(t, got.Status.Conditions, scopesv1alpha1.ConditionInvalid); c.Status != metav1.ConditionTrue ||
+		c.Reason != scopesv1alpha1.ReasonScopeTemplateReplaced || !strings.Contains(c.Message, "template-uid-2") || !strings.Contains(c.Message, "written again") {
+		t.Errorf("Invalid %+v", c)
+	}
+
+	// The spec written again (a new generation, checked at admission):
+	// the new template and both namespaces as they are now are bound.
+	got.Generation = 2
+	_, _ = f.scopes.ScopesV1alpha1().ScopeInstances().Update(ctx, got, metav1.UpdateOptions{})
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	f.syncTemplate("t")
+	if err := f.syncInstance("i"); err != nil {
+		t.Fatal(err)
+	}
+	if bindingsIn("a") != 1 || bindingsIn("b") != 1 {
+		t.Errorf("after the spec was written again: a %d, b %d", bindingsIn("a"), bindingsIn("b"))
+	}
+	got, _ = f.scopes.ScopesV1alpha1().ScopeInstances().Get(ctx, "i", metav1.GetOptions{})
+	if c := got.Status.Checked; c == nil || c.Generation != 2 || c.ScopeTemplateUID != "template-uid-2" || c.Namespaces[1].UID != "b-2" {
+		t.Errorf("checked %+v", c)
+	}
+	if c := condition(t, got.Status.Conditions, scopesv1alpha1.ConditionBound); c.Status != metav1.ConditionTrue {
+		t.Errorf("Bound %+v", c)
+	}
+}

@@ -40,7 +40,7 @@ type templates struct {
 
 func (c *templates) sync(ctx context.Context, syncCtx factory.SyncContext, template *scopesv1alpha1.ScopeTemplate) error {
 	recorder := syncCtx.Recorder()
-	users, err := c.instancesNaming(template.Name)
+	users, err := c.instancesNaming(template)
 	if err != nil {
 		return err
 	}
@@ -74,19 +74,30 @@ func (c *templates) sync(ctx context.Context, syncCtx factory.SyncContext, templ
 	return updateTemplateStatus(ctx, c.client, template, status)
 }
 
-// instancesNaming counts the instances, not being deleted, that name template.
-func (c *templates) instancesNaming(template string) (int, error) {
-	instances, err := ownedBy[*scopesv1alpha1.ScopeInstance](c.instanceIndex, template)
+// instancesNaming counts the instances, not being deleted, that name
+// template and may bind it: not those whose spec was checked against an
+// earlier template of that name. Its roles keep the earlier one's names,
+// so bindings the instance controller has yet to remove would grant them.
+func (c *templates) instancesNaming(template *scopesv1alpha1.ScopeTemplate) (int, error) {
+	instances, err := ownedBy[*scopesv1alpha1.ScopeInstance](c.instanceIndex, template.Name)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, instance := range instances {
-		if instance.DeletionTimestamp == nil {
+		if instance.DeletionTimestamp == nil && !checkedAgainstAnother(instance, template) {
 			n++
 		}
 	}
 	return n, nil
+}
+
+// checkedAgainstAnother says whether instance's current spec was bound
+// against another template of that name (another UID).
+func checkedAgainstAnother(instance *scopesv1alpha1.ScopeInstance, template *scopesv1alpha1.ScopeTemplate) bool {
+	checked := instance.Status.Checked
+	return checked != nil && checked.Generation == instance.Generation &&
+		checked.ScopeTemplateUID != "" && checked.ScopeTemplateUID != template.UID
 }
 
 func desiredRoles(template *scopesv1alpha1.ScopeTemplate) []*rbacv1.ClusterRole {

@@ -1,0 +1,107 @@
+package apiaccess
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	corelisters "k8s.io/client-go/listers/core/v1"
+
+	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	apiaccesslisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/apiaccess/v1alpha1"
+)
+
+// SlimNamespace keeps of a Namespace what pinning it needs: name, UID and
+// deletion, a few hundred bytes each.
+func SlimNamespace(obj any) (any, error) {
+	ns, ok := obj.(*corev1.Namespace)
+	if !ok {
+		return obj, nil
+	}
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name: ns.Name, UID: ns.UID, ResourceVersion: ns.ResourceVersion, DeletionTimestamp: ns.DeletionTimestamp,
+	}}, nil
+}
+
+// checkedFor is what the policy's current generation was first bound
+// against: its status' pins for this generation, or none yet.
+func checkedFor(policy *apiaccessv1alpha1.APIAccessPolicy) *apiaccessv1alpha1.CheckedNamespaces {
+	if c := policy.Status.Checked; c != nil && c.Generation == policy.Generation {
+		return c.DeepCopy()
+	}
+	return &apiaccessv1alpha1.CheckedNamespaces{Generation: policy.Generation}
+}
+
+// inCheckedNamespaces keeps the RoleBindings whose namespace is the one
+// the spec was checked against: the first seen under that name for this
+// generation, pinned in checked by UID then. Those in a namespace deleted
+// and re-created since (another UID) are left out and named in replaced;
+// those in a namespace that does not exist are kept (their create fails
+// and they wait for it).
+func inCheckedNamespaces(namespaces corelisters.NamespaceLister, checked *apiaccessv1alpha1.CheckedNamespaces,
+	bindings []*rbacv1.RoleBinding) (kept []*rbacv1.RoleBinding, replaced []string, err error) {
+	verdict := map[string]bool{}
+	for _, b := range bindings {
+		ok, judged := verdict[b.Namespace]
+		if !judged {
+			ns, err := namespaces.Get(b.Namespace)
+			switch {
+			case apierrors.IsNotFound(err):
+				ok = true
+			case err != nil:
+				return nil, nil, err
+			default:
+				ok = pinNamespace(checked, ns)
+			}
+			verdict[b.Namespace] = ok
+			if !ok {
+				replaced = append(replaced, b.Namespace)
+			}
+		}
+		if ok {
+			kept = append(kept, b)
+		}
+	}
+	slices.Sort(replaced)
+	return kept, replaced, nil
+}
+
+// pinNamespace says whether ns is the namespace pinned under its name,
+// pinning it when none is (sorted by name, so a resync writes nothing).
+func pinNamespace(checked *apiaccessv1alpha1.CheckedNamespaces, ns *corev1.Namespace) bool {
+	i, found := slices.BinarySearchFunc(checked.Namespaces, ns.Name, func(p apiaccessv1alpha1.NamespaceUID, name string) int {
+		return strings.Compare(p.Name, name)
+	})
+	if found {
+		return checked.Namespaces[i].UID == ns.UID
+	}
+	checked.Namespaces = slices.Insert(checked.Namespaces, i, apiaccessv1alpha1.NamespaceUID{Name: ns.Name, UID: ns.UID})
+	return true
+}
+
+// policiesBindingIn wakes the policies with a binding in a namespace that
+// came, went or changed.
+func policiesBindingIn(lister apiaccesslisters.APIAccessPolicyLister) func(runtime.Object) []string {
+	return func(obj runtime.Object) []string {
+		ns, ok := obj.(*corev1.Namespace)
+		if !ok {
+			return nil
+		}
+		policies, err := lister.List(labels.Everything())
+		if err != nil {
+			return nil
+		}
+		var keys []string
+		for _, p := range policies {
+			if slices.ContainsFunc(p.Spec.Bindings, func(b apiaccessv1alpha1.AccessBinding) bool { return slices.Contains(b.Namespaces, ns.Name) }) {
+				keys = append(keys, p.Name)
+			}
+		}
+		return keys
+	}
+}
