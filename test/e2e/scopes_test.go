@@ -531,3 +531,32 @@ func TestScopeInstanceDoesNotFollowAReplacedTemplateOrNamespace(t *testing.T) {
 	})
 	expectRoleBindings(t, again.Name, []string{target})
 }
+
+// The enhancement's own example names its role fooClusterRole-: a
+// ScopeTemplate takes any prefix a ClusterRole's name allows, upper case
+// included, and refuses what it does not ("/").
+func TestScopeTemplateGenerateNameAsKubernetesAllows(t *testing.T) {
+	ctx := context.Background()
+	rules := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}
+	template, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, &scopesv1alpha1.ScopeTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + rand.String(6)},
+		Spec:       scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{GenerateName: "fooClusterRole-", Rules: rules}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("the enhancement's example is refused: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = env.operator.ScopesV1alpha1().ScopeTemplates().Delete(context.Background(), template.Name, metav1.DeleteOptions{})
+	})
+	roles := expectClusterRoles(t, template.Name, 1)
+	if want := scopes.ClusterRoleName(template.Name, "fooClusterRole-"); roles[0].Name != want || !strings.HasPrefix(want, "fooClusterRole-") {
+		t.Errorf("ClusterRole %q, want %q", roles[0].Name, want)
+	}
+	_, err = env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, &scopesv1alpha1.ScopeTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + rand.String(6)},
+		Spec:       scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{GenerateName: "a/b-", Rules: rules}}},
+	}, metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "generateName") {
+		t.Errorf("a prefix no ClusterRole name allows: %v, want Invalid naming generateName", err)
+	}
+}

@@ -47,11 +47,14 @@ type ScopeTemplateSpec struct {
 type ClusterRoleTemplate struct {
 	// generateName is the prefix of the ClusterRole's name; the operator
 	// appends a suffix derived from the template's name, so the name is the
-	// same on every sync and two templates never share a role.
+	// same on every sync and two templates never share a role. Anything a
+	// ClusterRole's name allows (Kubernetes checks RBAC names as path
+	// segments: no "/" or "%"), upper case included, as in the enhancement's
+	// fooClusterRole-.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=200
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9-])?$`
+	// +kubebuilder:validation:Pattern=`^[^/%]+$`
 	GenerateName string `json:"generateName"`
 
 	// rules are the ClusterRole's rules.
