@@ -65,6 +65,10 @@ const (
 type Config struct {
 	// ListenAddress is host:port for HTTPS.
 	ListenAddress string
+	// MetricsListenAddress, when set, is host:port where /metrics is served
+	// instead of ListenAddress, so that network policy can admit
+	// Prometheus to metrics without admitting it to the admission paths.
+	MetricsListenAddress string
 	// CertFile and KeyFile are the serving pair, re-read every CertReloadInterval.
 	CertFile, KeyFile  string
 	CertReloadInterval time.Duration
@@ -182,7 +186,9 @@ func (s *Server) Handler() http.Handler {
 		}
 		_, _ = w.Write([]byte("ok"))
 	})
-	mux.Handle(MetricsPath, s.config.MetricsGuard(s.metrics.handler()))
+	if s.config.MetricsListenAddress == "" {
+		mux.Handle(MetricsPath, s.config.MetricsGuard(s.metrics.handler()))
+	}
 	return recoverPanics(s.metrics, mux)
 }
 
@@ -195,10 +201,17 @@ func (s *Server) admission(h http.Handler) http.Handler {
 	return requireClientCertificate(h)
 }
 
-// httpServer is the server Serve runs, with every limit set.
-func (s *Server) httpServer() *http.Server {
+// MetricsHandler serves /metrics alone, for the metrics listener.
+func (s *Server) MetricsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(MetricsPath, s.config.MetricsGuard(s.metrics.handler()))
+	return recoverPanics(s.metrics, mux)
+}
+
+// httpServer is a server of handler, with every limit set.
+func (s *Server) httpServer(handler http.Handler) *http.Server {
 	server := &http.Server{
-		Handler:           s.Handler(),
+		Handler:           handler,
 		ReadHeaderTimeout: min(defaultReadHeaderTimeout, s.config.ReadTimeout),
 		ReadTimeout:       s.config.ReadTimeout,
 		WriteTimeout:      s.config.WriteTimeout,
@@ -261,11 +274,25 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.Serve(ctx, listener)
+	var metricsListener net.Listener
+	if s.config.MetricsListenAddress != "" {
+		if metricsListener, err = net.Listen("tcp", s.config.MetricsListenAddress); err != nil {
+			listener.Close()
+			return err
+		}
+	}
+	return s.ServeWithMetrics(ctx, listener, metricsListener)
 }
 
-// Serve is Run on a listener the caller opened.
+// Serve is Run on a listener the caller opened, /metrics included unless
+// MetricsListenAddress is set.
 func (s *Server) Serve(ctx context.Context, listener net.Listener) error {
+	return s.ServeWithMetrics(ctx, listener, nil)
+}
+
+// ServeWithMetrics is Serve with /metrics on metricsListener when it is not
+// nil.
+func (s *Server) ServeWithMetrics(ctx context.Context, listener, metricsListener net.Listener) error {
 	if !s.cert.loaded() {
 		if _, err := s.cert.load(); err != nil {
 			return err
@@ -275,12 +302,23 @@ func (s *Server) Serve(ctx context.Context, listener net.Listener) error {
 	defer stopWatching()
 	go s.cert.watch(watchCtx, s.config.CertReloadInterval)
 
-	server := s.httpServer()
+	server := s.httpServer(s.Handler())
 	served := make(chan error, 1)
 	go func() {
 		served <- server.ServeTLS(listener, "", "")
 	}()
 	klog.InfoS("Serving admission reviews", "address", listener.Addr().String(), "mutators", len(s.config.Mutators))
+	if metricsListener != nil {
+		metricsServer := s.httpServer(s.MetricsHandler())
+		go func() {
+			if err := metricsServer.ServeTLS(metricsListener, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				klog.ErrorS(err, "The metrics listener stopped", "address", metricsListener.Addr().String())
+			}
+		}()
+		// Metrics stop with the process: nothing drains a scrape.
+		defer metricsServer.Close()
+		klog.InfoS("Serving metrics", "address", metricsListener.Addr().String())
+	}
 
 	select {
 	case err := <-served:

@@ -368,7 +368,7 @@ func TestServerLimitsAreSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := server.httpServer()
+	hs := server.httpServer(server.Handler())
 	if hs.ReadHeaderTimeout != 10*time.Second || hs.ReadTimeout != 15*time.Second || hs.WriteTimeout != 30*time.Second ||
 		hs.IdleTimeout != 90*time.Second || hs.MaxHeaderBytes != 64<<10 {
 		t.Errorf("limits: read header %v, read %v, write %v, idle %v, header bytes %d",

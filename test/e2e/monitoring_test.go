@@ -280,8 +280,13 @@ func TestPrometheusScrapesTheWebhook(t *testing.T) {
 	}
 	// No kube-proxy here: the webhook process serves the Service's ClusterIP.
 	address := net.JoinHostPort(tc.service.Spec.ClusterIP, strconv.Itoa(int(tc.port.Port)))
-	if address != w.Address {
-		t.Fatalf("the ServiceMonitor leads to %s, the webhook serves %s", address, w.Address)
+	if address != w.MetricsAddress {
+		t.Fatalf("the ServiceMonitor leads to %s, the webhook serves metrics on %s", address, w.MetricsAddress)
+	}
+	// The admission port serves no metrics: network policy admits
+	// Prometheus to the metrics port alone.
+	if w.MetricsAddress == w.Address {
+		t.Fatalf("metrics are served on the admission port %s", w.Address)
 	}
 	cm, err := env.kube.CoreV1().ConfigMaps(operandNS).Get(ctx, tc.caConfigMap, metav1.GetOptions{})
 	if err != nil {
@@ -294,6 +299,18 @@ func TestPrometheusScrapesTheWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := scrape(t, address, &tls.Config{RootCAs: pool, ServerName: tc.serverName, MinVersion: tls.VersionTLS12}, token)
+	admissionPort := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: tc.serverName, MinVersion: tls.VersionTLS12}}}
+	req, err := http.NewRequest(http.MethodGet, "https://"+w.Address+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if resp, err := admissionPort.Do(req); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("/metrics on the admission port %s: %v %v, want 404", w.Address, resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	expiry, ok := seriesValue(body, "workload_access_webhook_serving_certificate_expiration_timestamp_seconds")
 	if !ok || time.Unix(int64(expiry), 0).Before(time.Now()) {
 		t.Errorf("certificate expiry %v (present %v), want a time in the future", expiry, ok)

@@ -534,13 +534,19 @@ func TestScopeInstanceDoesNotFollowAReplacedTemplateOrNamespace(t *testing.T) {
 
 // The enhancement's own example names its role fooClusterRole-: a
 // ScopeTemplate takes any prefix a ClusterRole's name allows, upper case
-// included, and refuses what it does not ("/").
+// included, and refuses what it does not ("/") and Kubernetes' own
+// "system:"; the operator-writes policy lets the operator write and bind
+// the role.
 func TestScopeTemplateGenerateNameAsKubernetesAllows(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
 	ctx := context.Background()
 	rules := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}
+	// The enhancement names it fooServiceAccount, which no ServiceAccount can be called.
+	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "foo-service-account", Namespace: "foo"}}
 	template, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, &scopesv1alpha1.ScopeTemplate{
 		ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + rand.String(6)},
-		Spec:       scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{GenerateName: "fooClusterRole-", Rules: rules}}},
+		Spec:       scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{GenerateName: "fooClusterRole-", Rules: rules, Subjects: subjects}}},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("the enhancement's example is refused: %v", err)
@@ -548,15 +554,21 @@ func TestScopeTemplateGenerateNameAsKubernetesAllows(t *testing.T) {
 	t.Cleanup(func() {
 		_ = env.operator.ScopesV1alpha1().ScopeTemplates().Delete(context.Background(), template.Name, metav1.DeleteOptions{})
 	})
+	// Roles are made while an instance names the template.
+	ns := testNamespace(t, "foo-")
+	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{Namespaces: []string{ns}})
 	roles := expectClusterRoles(t, template.Name, 1)
+	expectRoleBindings(t, instance.Name, []string{ns}, ns)
 	if want := scopes.ClusterRoleName(template.Name, "fooClusterRole-"); roles[0].Name != want || !strings.HasPrefix(want, "fooClusterRole-") {
 		t.Errorf("ClusterRole %q, want %q", roles[0].Name, want)
 	}
-	_, err = env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, &scopesv1alpha1.ScopeTemplate{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + rand.String(6)},
-		Spec:       scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{GenerateName: "a/b-", Rules: rules}}},
-	}, metav1.CreateOptions{})
-	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "generateName") {
-		t.Errorf("a prefix no ClusterRole name allows: %v, want Invalid naming generateName", err)
+	for _, prefix := range []string{"a/b-", "system:foo-"} {
+		_, err = env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, &scopesv1alpha1.ScopeTemplate{
+			ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + rand.String(6)},
+			Spec:       scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{GenerateName: prefix, Rules: rules, Subjects: subjects}}},
+		}, metav1.CreateOptions{})
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "generateName") {
+			t.Errorf("generateName %q: %v, want Invalid naming generateName", prefix, err)
+		}
 	}
 }

@@ -31,8 +31,11 @@ import (
 // which is where the API server dials.
 type WebhookProcess struct {
 	*Process
-	// Address is ClusterIP:port of the webhook Service.
+	// Address is ClusterIP:port of the webhook Service's admission port.
 	Address string
+	// MetricsAddress is ClusterIP:port of its metrics port, where /metrics
+	// is served alone; Address when the Deployment serves metrics there.
+	MetricsAddress string
 	// ServerName is the name the API server verifies.
 	ServerName string
 
@@ -78,6 +81,12 @@ func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*Webho
 		certDir:    filepath.Join(c.Dir, "webhook-"+name, "serving-cert"),
 		ServerName: WebhookName + "." + OperandNamespace + ".svc",
 		Address:    net.JoinHostPort(service.Spec.ClusterIP, strconv.Itoa(int(service.Spec.Ports[0].Port))),
+	}
+	w.MetricsAddress = w.Address
+	for _, port := range service.Spec.Ports {
+		if port.Name == "metrics" {
+			w.MetricsAddress = net.JoinHostPort(service.Spec.ClusterIP, strconv.Itoa(int(port.Port)))
+		}
 	}
 	if err := os.MkdirAll(w.certDir, 0o700); err != nil {
 		return nil, err
@@ -146,6 +155,11 @@ func (w *WebhookProcess) containerArgs(deployment *appsv1.Deployment) ([]string,
 				return nil, fmt.Errorf("the webhook listens on %s, the Service sends to port %s", arg, port)
 			}
 			arg = "--listen=" + w.Address
+		case strings.HasPrefix(arg, "--metrics-listen="):
+			if w.MetricsAddress == w.Address || !strings.HasSuffix(arg, w.MetricsAddress[strings.LastIndex(w.MetricsAddress, ":"):]) {
+				return nil, fmt.Errorf("the webhook serves metrics on %s, the Service's metrics port is %s", arg, w.MetricsAddress)
+			}
+			arg = "--metrics-listen=" + w.MetricsAddress
 		default:
 			arg = strings.ReplaceAll(arg, mountPath, w.certDir)
 		}
@@ -223,7 +237,11 @@ func (w *WebhookProcess) getAs(ctx context.Context, path, token string) (int, st
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: w.ServerName, MinVersion: tls.VersionTLS12},
 	}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+w.Address+path, nil)
+	address := w.Address
+	if path == "/metrics" {
+		address = w.MetricsAddress
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+address+path, nil)
 	if err != nil {
 		return 0, "", err
 	}

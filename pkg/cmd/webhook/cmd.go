@@ -39,6 +39,7 @@ const informerResync = 10 * time.Minute
 type Options struct {
 	Kubeconfig         string
 	ListenAddress      string
+	MetricsListen      string
 	CertFile, KeyFile  string
 	CertReloadInterval time.Duration
 	ShutdownDelay      time.Duration
@@ -84,7 +85,8 @@ func NewOptions() *Options {
 // AddFlags binds the options to flags.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig file; empty uses the pod's service account.")
-	fs.StringVar(&o.ListenAddress, "listen", o.ListenAddress, "host:port to serve HTTPS on (admission, /healthz, /readyz, and /metrics for callers allowed to get it).")
+	fs.StringVar(&o.ListenAddress, "listen", o.ListenAddress, "host:port to serve HTTPS on (admission, /healthz, /readyz, and /metrics unless --metrics-listen is set).")
+	fs.StringVar(&o.MetricsListen, "metrics-listen", o.MetricsListen, "host:port to serve /metrics on, for callers allowed to get it, instead of --listen; a port of its own lets network policy admit Prometheus to metrics alone.")
 	fs.StringVar(&o.CertFile, "tls-cert-file", o.CertFile, "Serving certificate (PEM); re-read when it changes.")
 	fs.StringVar(&o.KeyFile, "tls-private-key-file", o.KeyFile, "Serving key (PEM); re-read when it changes.")
 	fs.DurationVar(&o.CertReloadInterval, "cert-reload-interval", o.CertReloadInterval, "How often to check the serving pair for a rotation.")
@@ -154,21 +156,22 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	server, err := webhook.New(webhook.Config{
-		MetricsGuard:       guard,
-		MinTLSVersion:      minVersion,
-		CipherSuites:       ciphers,
-		ClientCAFile:       o.ClientCAFile,
-		ListenAddress:      o.ListenAddress,
-		CertFile:           o.CertFile,
-		KeyFile:            o.KeyFile,
-		CertReloadInterval: o.CertReloadInterval,
-		ShutdownDelay:      o.ShutdownDelay,
-		ShutdownTimeout:    o.ShutdownTimeout,
-		MaxInFlight:        o.MaxInFlight,
-		Mutators:           mutators,
-		AccessGrants:       accessGrants,
-		Collectors:         collectors,
-		CachesSynced:       synced,
+		MetricsGuard:         guard,
+		MinTLSVersion:        minVersion,
+		CipherSuites:         ciphers,
+		ClientCAFile:         o.ClientCAFile,
+		ListenAddress:        o.ListenAddress,
+		MetricsListenAddress: o.MetricsListen,
+		CertFile:             o.CertFile,
+		KeyFile:              o.KeyFile,
+		CertReloadInterval:   o.CertReloadInterval,
+		ShutdownDelay:        o.ShutdownDelay,
+		ShutdownTimeout:      o.ShutdownTimeout,
+		MaxInFlight:          o.MaxInFlight,
+		Mutators:             mutators,
+		AccessGrants:         accessGrants,
+		Collectors:           collectors,
+		CachesSynced:         synced,
 	})
 	if err != nil {
 		return err

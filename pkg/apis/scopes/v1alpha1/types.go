@@ -50,11 +50,13 @@ type ClusterRoleTemplate struct {
 	// same on every sync and two templates never share a role. Anything a
 	// ClusterRole's name allows (Kubernetes checks RBAC names as path
 	// segments: no "/" or "%"), upper case included, as in the enhancement's
-	// fooClusterRole-.
+	// fooClusterRole-; but not "system:", which Kubernetes keeps for its own
+	// roles and the operator never binds.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=200
 	// +kubebuilder:validation:Pattern=`^[^/%]+$`
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('system:')",message="generateName may not start with system:, which Kubernetes keeps for its own roles"
 	GenerateName string `json:"generateName"`
 
 	// rules are the ClusterRole's rules.

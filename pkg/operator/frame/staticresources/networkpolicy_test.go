@@ -41,7 +41,7 @@ func TestNetworkPoliciesAdmitOnlyTheirCallers(t *testing.T) {
 		// want is, per container port name, the sources it admits.
 		want map[string][]map[string]string
 	}{
-		{"webhook", operandDocs, map[string][]map[string]string{"https": {fromHostNetwork, fromMonitoring}}},
+		{"webhook", operandDocs, map[string][]map[string]string{"https": {fromHostNetwork}, "metrics": {fromMonitoring}}},
 		{"operator", operatorManifests, map[string][]map[string]string{"metrics": {fromMonitoring}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
