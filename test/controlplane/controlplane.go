@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,6 +98,11 @@ type ControlPlane struct {
 	pki     *pki
 	procs   []*process
 	tempDir bool
+	// apiArgs is kube-apiserver's command line, for a restart with another
+	// signing key (RotateServiceAccountSigningKey).
+	apiArgs []string
+	// signingKeys counts the service account key pairs written so far.
+	signingKeys int
 }
 
 // Start brings the control plane up. On error, everything started is stopped.
@@ -179,15 +185,8 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		apiArgs = append(apiArgs, "--audit-policy-file="+policy, "--audit-log-path="+cp.AuditLogPath,
 			"--audit-log-format=json", "--audit-log-mode=blocking", "--audit-log-maxsize=0")
 	}
-	apiserver, err := cp.start("kube-apiserver", "kube-apiserver", apiArgs...)
-	if err != nil {
-		return nil, err
-	}
-	adminHTTP, err := cp.clientFor("admin")
-	if err != nil {
-		return nil, err
-	}
-	if err := apiserver.waitHealthy(ctx, adminHTTP, cp.APIServerURL+"/readyz", 90*time.Second); err != nil {
+	cp.apiArgs = apiArgs
+	if err := cp.startAPIServer(ctx, "kube-apiserver"); err != nil {
 		return nil, err
 	}
 
@@ -234,6 +233,62 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		}
 	}
 	return cp, nil
+}
+
+// startAPIServer runs kube-apiserver with cp.apiArgs, its log in
+// logs/<name>.log, and waits until it is ready.
+func (cp *ControlPlane) startAPIServer(ctx context.Context, name string) error {
+	apiserver, err := cp.start(name, "kube-apiserver", cp.apiArgs...)
+	if err != nil {
+		return err
+	}
+	adminHTTP, err := cp.clientFor("admin")
+	if err != nil {
+		return err
+	}
+	return apiserver.waitHealthy(ctx, adminHTTP, cp.APIServerURL+"/readyz", 90*time.Second)
+}
+
+// RotateServiceAccountSigningKey writes a new token signing key pair and
+// restarts kube-apiserver signing with it, still accepting tokens of every
+// earlier key (its --service-account-key-file lists them all), as a cluster
+// keeps trusting the old key until the tokens it signed expire. It returns
+// the new public key's file. kube-controller-manager keeps the first key,
+// which only signs legacy token Secrets.
+func (cp *ControlPlane) RotateServiceAccountSigningKey(ctx context.Context) (string, error) {
+	cp.signingKeys++
+	name := fmt.Sprintf("sa-%d", cp.signingKeys+1)
+	if err := cp.pki.serviceAccountKeys(name); err != nil {
+		return "", err
+	}
+	args := make([]string, 0, len(cp.apiArgs)+1)
+	for _, arg := range cp.apiArgs {
+		if strings.HasPrefix(arg, "--service-account-signing-key-file=") {
+			arg = "--service-account-signing-key-file=" + cp.pki.path(name+".key")
+		}
+		args = append(args, arg)
+	}
+	cp.apiArgs = append(args, "--service-account-key-file="+cp.pki.path(name+".pub"))
+
+	// The new process takes the old one's place, so Stop keeps its order.
+	i := slices.IndexFunc(cp.procs, func(p *process) bool { return strings.HasPrefix(p.name, "kube-apiserver") })
+	if i < 0 {
+		return "", fmt.Errorf("kube-apiserver is not running")
+	}
+	// A few seconds to drain, then SIGKILL: with watches open it would take
+	// the whole grace period, and how it shuts down is not what is tested.
+	cp.procs[i].stop(5 * time.Second)
+	cp.procs = slices.Delete(cp.procs, i, i+1)
+	started := len(cp.procs)
+	err := cp.startAPIServer(ctx, "kube-apiserver-"+name)
+	if len(cp.procs) > started { // started (even if never ready): back to i
+		last := cp.procs[started]
+		cp.procs = slices.Insert(cp.procs[:started], i, last)
+	}
+	if err != nil {
+		return "", err
+	}
+	return cp.pki.path(name + ".pub"), nil
 }
 
 // start runs a binary from BinDir with its log in Dir/logs.
@@ -283,7 +338,7 @@ func (cp *ControlPlane) writePKI() (*pki, error) {
 	if err := writePEM(p.path("ca.key"), "PRIVATE KEY", keyDER); err != nil {
 		return nil, err
 	}
-	return p, p.serviceAccountKeys()
+	return p, p.serviceAccountKeys("sa")
 }
 
 // clientFor is an HTTP client authenticating with the named client cert.

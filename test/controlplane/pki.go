@@ -95,8 +95,8 @@ func (p *pki) issue(name, commonName string, orgs []string, dnsNames []string, i
 	return writePEM(p.path(name+".key"), "PRIVATE KEY", keyDER)
 }
 
-// serviceAccountKeys writes sa.key and sa.pub, the token signing pair.
-func (p *pki) serviceAccountKeys() error {
+// serviceAccountKeys writes <name>.key and <name>.pub, a token signing pair.
+func (p *pki) serviceAccountKeys(name string) error {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return err
@@ -105,10 +105,10 @@ func (p *pki) serviceAccountKeys() error {
 	if err != nil {
 		return err
 	}
-	if err := writePEM(p.path("sa.key"), "RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(key)); err != nil {
+	if err := writePEM(p.path(name+".key"), "RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(key)); err != nil {
 		return err
 	}
-	return writePEM(p.path("sa.pub"), "PUBLIC KEY", pub)
+	return writePEM(p.path(name+".pub"), "PUBLIC KEY", pub)
 }
 
 func writePEM(path, blockType string, der []byte) error {

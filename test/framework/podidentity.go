@@ -28,6 +28,12 @@ import (
 //   - Authentication/cluster naming the issuer;
 //   - WorkloadAccess spec.podIdentity Enabled with that bucket and endpoint.
 func (c *Cluster) EnablePodIdentity(ctx context.Context, s3 *s3server.Server, bucket string) error {
+	return c.EnablePodIdentityThrough(ctx, s3, s3.Endpoint, bucket)
+}
+
+// EnablePodIdentityThrough is EnablePodIdentity with the operator reaching
+// s3 at endpoint (a TLS front, say), so the issuer URL is <endpoint>/<bucket>.
+func (c *Cluster) EnablePodIdentityThrough(ctx context.Context, s3 *s3server.Server, endpoint, bucket string) error {
 	kube, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		return err
@@ -59,7 +65,7 @@ func (c *Cluster) EnablePodIdentity(ctx context.Context, s3 *s3server.Server, bu
 		return fmt.Errorf("creating the signing keys ConfigMap: %w", err)
 	}
 
-	issuerURL := s3.Endpoint + "/" + bucket
+	issuerURL := endpoint + "/" + bucket
 	config, err := configclient.NewForConfig(c.Config)
 	if err != nil {
 		return err
@@ -83,7 +89,7 @@ func (c *Cluster) EnablePodIdentity(ctx context.Context, s3 *s3server.Server, bu
 	wa.Spec.PodIdentity = operatorv1alpha1.PodIdentitySpec{
 		Mode:   operatorv1alpha1.PodIdentityEnabled,
 		Region: s3.Region,
-		Issuer: operatorv1alpha1.IssuerPublishingSpec{Bucket: bucket, Endpoint: s3.Endpoint},
+		Issuer: operatorv1alpha1.IssuerPublishingSpec{Bucket: bucket, Endpoint: endpoint},
 	}
 	if _, err := operator.OperatorV1alpha1().WorkloadAccesses().Update(ctx, wa, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("setting WorkloadAccess cluster spec.podIdentity: %w", err)

@@ -48,6 +48,10 @@ type Options struct {
 	AccessKeyID, SecretAccessKey string
 	// Region defaults to DefaultRegion.
 	Region string
+	// IAM runs versitygw's IAM and STS service as a second process (Dir/iam,
+	// on its own loopback port) and points the gateway at it over a unix
+	// socket, so roles and their sessions authorize S3 requests as on AWS.
+	IAM bool
 }
 
 // Server is one versitygw process and the port and data it keeps across
@@ -62,12 +66,22 @@ type Server struct {
 	// DataDir holds one directory per bucket, one file per object.
 	DataDir string
 	LogPath string
+	// IAMEndpoint is http://127.0.0.1:PORT of the IAM and STS service (Query
+	// protocol, signed with the root credentials; AssumeRoleWithWebIdentity
+	// is anonymous), with Options.IAM; empty otherwise.
+	IAMEndpoint string
 
 	binary string
+	// iamDir holds the IAM service's data (iamDir/data) and its socket.
+	iamDir string
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	exited chan struct{}
-	starts int
+	// iamCmd and iamExited are the IAM process, started before the gateway
+	// and stopped after it.
+	iamCmd    *exec.Cmd
+	iamExited chan struct{}
+	starts    int
 }
 
 // ResolveBinary finds versitygw: $S3SERVER_BINARY, or whatever
@@ -135,6 +149,18 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	s.Address = l.Addr().String()
 	l.Close()
 	s.Endpoint = "http://" + s.Address
+	if opts.IAM {
+		s.iamDir = filepath.Join(dir, "iam")
+		if err := os.MkdirAll(filepath.Join(s.iamDir, "data"), 0o700); err != nil {
+			return nil, err
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		s.IAMEndpoint = "http://" + l.Addr().String()
+		l.Close()
+	}
 	if err := s.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -197,14 +223,49 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	defer logFile.Close() // each process holds its own descriptor
 	s.starts++
 	fmt.Fprintf(logFile, "===== s3server start %d at %s: %s on %s =====\n",
 		s.starts, time.Now().Format(time.RFC3339), s.binary, s.Address)
-	cmd := exec.Command(s.binary,
+	var gatewayIAM []string
+	if s.iamDir != "" {
+		socket := filepath.Join(s.iamDir, "iam.sock")
+		_ = os.Remove(socket) // left by a killed process, it would keep the service from listening
+		s.iamCmd, s.iamExited, err = s.launch(logFile,
+			"--port", strings.TrimPrefix(s.IAMEndpoint, "http://"),
+			"--region", s.Region,
+			"--health", "/health",
+			"iam", "--dir", filepath.Join(s.iamDir, "data"), "--private-ports", socket)
+		if err != nil {
+			return err
+		}
+		if err := waitHealthy(ctx, s.IAMEndpoint, s.iamCmd, s.iamExited, s.LogPath, 30*time.Second); err != nil {
+			s.stopLocked()
+			return fmt.Errorf("the IAM service: %w\n%s", err, s.Tail(30))
+		}
+		gatewayIAM = []string{"--iam-standalone-endpoint", socket}
+	}
+	args := append([]string{
 		"--port", s.Address,
 		"--region", s.Region,
-		"--health", "/health",
-		"posix", s.DataDir)
+		"--health", "/health"},
+		gatewayIAM...)
+	s.cmd, s.exited, err = s.launch(logFile, append(args, "posix", s.DataDir)...)
+	if err != nil {
+		s.stopLocked()
+		return err
+	}
+	if err := waitHealthy(ctx, s.Endpoint, s.cmd, s.exited, s.LogPath, 30*time.Second); err != nil {
+		s.stopLocked()
+		return fmt.Errorf("%w\n%s", err, s.Tail(30))
+	}
+	return nil
+}
+
+// launch starts one versitygw process with the root credentials, its output
+// appended to logFile; exited is closed when it has ended.
+func (s *Server) launch(logFile *os.File, args ...string) (*exec.Cmd, chan struct{}, error) {
+	cmd := exec.Command(s.binary, args...)
 	// The credentials go through the environment, not the command line.
 	cmd.Env = append(os.Environ(),
 		"ROOT_ACCESS_KEY_ID="+s.AccessKeyID,
@@ -213,21 +274,14 @@ func (s *Server) Start(ctx context.Context) error {
 	// Die with the test or run-local: no server left holding the port.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return fmt.Errorf("starting %s: %w", s.binary, err)
+		return nil, nil, fmt.Errorf("starting %s: %w", s.binary, err)
 	}
 	exited := make(chan struct{})
-	s.cmd, s.exited = cmd, exited
 	go func() {
 		_ = cmd.Wait() // the exit status is in cmd.ProcessState
-		logFile.Close()
 		close(exited)
 	}()
-	if err := s.waitHealthy(ctx, exited, 30*time.Second); err != nil {
-		s.stopLocked()
-		return fmt.Errorf("%w\n%s", err, s.Tail(30))
-	}
-	return nil
+	return cmd, exited, nil
 }
 
 func (s *Server) exitedLocked() bool {
@@ -239,29 +293,31 @@ func (s *Server) exitedLocked() bool {
 	}
 }
 
-func (s *Server) waitHealthy(ctx context.Context, exited <-chan struct{}, timeout time.Duration) error {
+func waitHealthy(ctx context.Context, endpoint string, cmd *exec.Cmd, exited <-chan struct{}, logPath string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var last error
 	for {
-		if last = s.Healthy(ctx); last == nil {
+		if last = healthy(ctx, endpoint); last == nil {
 			return nil
 		}
 		select {
 		case <-exited:
-			return fmt.Errorf("versitygw exited before becoming healthy (%v); see %s", s.cmd.ProcessState, s.LogPath)
+			return fmt.Errorf("versitygw exited before becoming healthy (%v); see %s", cmd.ProcessState, logPath)
 		case <-ctx.Done():
-			return fmt.Errorf("versitygw not healthy on %s: %v; see %s", s.Endpoint, last, s.LogPath)
+			return fmt.Errorf("versitygw not healthy on %s: %v; see %s", endpoint, last, logPath)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }
 
 // Healthy asks the server's health endpoint once.
-func (s *Server) Healthy(ctx context.Context) error {
+func (s *Server) Healthy(ctx context.Context) error { return healthy(ctx, s.Endpoint) }
+
+func healthy(ctx context.Context, endpoint string) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.Endpoint+"/health", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+"/health", nil)
 	if err != nil {
 		return err
 	}
@@ -272,7 +328,7 @@ func (s *Server) Healthy(ctx context.Context) error {
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, resp.Body)
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s/health: HTTP %d", s.Endpoint, resp.StatusCode)
+		return fmt.Errorf("GET %s/health: HTTP %d", endpoint, resp.StatusCode)
 	}
 	return nil
 }
@@ -287,16 +343,26 @@ func (s *Server) Stop() {
 }
 
 func (s *Server) stopLocked() {
-	if s.cmd == nil || s.exitedLocked() {
+	// The gateway first: it asks the IAM service about every request.
+	s.stopProcessLocked(s.cmd, s.exited)
+	s.stopProcessLocked(s.iamCmd, s.iamExited)
+}
+
+func (s *Server) stopProcessLocked(cmd *exec.Cmd, exited chan struct{}) {
+	if cmd == nil {
 		return
 	}
-	exited := s.exited
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+		return
+	default:
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
 	s.mu.Unlock()
 	select {
 	case <-exited:
 	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
+		_ = cmd.Process.Kill()
 		<-exited
 	}
 	s.mu.Lock()

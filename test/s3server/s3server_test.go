@@ -123,6 +123,37 @@ func TestS3Server(t *testing.T) {
 	}
 }
 
+// With IAM, the IAM and STS service runs beside the gateway, stops with it
+// and comes back with it on the same port.
+func TestS3ServerWithIAM(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := Start(ctx, Options{Dir: t.TempDir(), IAM: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	if !strings.HasPrefix(s.IAMEndpoint, "http://127.0.0.1:") || s.IAMEndpoint == s.Endpoint {
+		t.Fatalf("IAM endpoint %q beside %q: want another http://127.0.0.1:PORT", s.IAMEndpoint, s.Endpoint)
+	}
+	for round := range 2 {
+		for _, endpoint := range []string{s.Endpoint, s.IAMEndpoint} {
+			if err := healthy(ctx, endpoint); err != nil {
+				t.Fatalf("start %d: %s: %v\n%s", round+1, endpoint, err, s.Tail(20))
+			}
+		}
+		s.Stop()
+		if err := healthy(ctx, s.IAMEndpoint); err == nil {
+			t.Fatalf("the IAM service still answers after Stop")
+		}
+		if round == 0 {
+			if err := s.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 func TestCheckXattrs(t *testing.T) {
 	if err := CheckXattrs(t.TempDir()); err != nil {
 		t.Fatalf("the test's temporary directory: %v", err)
