@@ -33,6 +33,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/versioncontroller"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess/unmanagednotice"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/scopes"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundlemetrics"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundles"
@@ -149,9 +150,15 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	if err != nil {
 		return err
 	}
-	rbac := append([]factory.Controller{apiaccess.New(apiaccess.Inputs{Policies: subscriptionInformers.APIAccess().V1alpha1().APIAccessPolicies(),
-		PolicyClient: c.subscription.APIAccessV1alpha1(), Kube: c.apiAccess, Metadata: c.metadata, APIExtensions: c.apiExtensions,
-		OperatorClient: c.operator, Recorder: recorder})}, scopeControllers...)
+	crds := apiaccess.NewCRDInformer(c.apiExtensions)
+	rbac := append([]factory.Controller{
+		apiaccess.New(apiaccess.Inputs{Policies: subscriptionInformers.APIAccess().V1alpha1().APIAccessPolicies(),
+			PolicyClient: c.subscription.APIAccessV1alpha1(), Kube: c.apiAccess, Metadata: c.metadata, CRDs: crds,
+			OperatorClient: c.operator, Recorder: recorder}),
+		// Events on OLM v1 ClusterExtensions whose APIs no policy manages.
+		unmanagednotice.New(unmanagednotice.Inputs{CRDs: crds, Policies: subscriptionInformers.APIAccess().V1alpha1().APIAccessPolicies(),
+			Metadata: c.metadata, Kube: c.kube, Events: objectEvents, OperatorClient: c.operator, Recorder: recorder}),
+	}, scopeControllers...)
 
 	// The frame's status controllers, last: they report on everything above.
 	versions := status.NewVersionGetter()

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -789,4 +790,91 @@ func TestAPIAccessSquattedNamesAndLabelledBindingsAreNotAdopted(t *testing.T) {
 		return conditionIs(p, apiaccessv1alpha1.ConditionConflict, metav1.ConditionFalse, "")
 	})
 	expectAccess(t, gvr, []access{{holder, "create", ns, true}})
+}
+
+// An upgrade that brings the bundle's own role after the policy generated
+// one of that name (the reverse order of TestAPIAccessConflictsBundleRolesAndCRDDeletion):
+// OLM v1 adopts no object it did not create, so the generated role must go
+// first, and the bundle's takes its name, as OLM retrying the upgrade would
+// create it. The policy hands the name over while it runs: the same
+// RoleBinding now grants the bundle's role, which is neither edited nor
+// deleted, and the generated role is not re-created.
+func TestAPIAccessAnUpgradeThatBringsTheBundlesRole(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
+	ctx := context.Background()
+	const extension = "e2e-upgrade"
+	_, gvr := testCRD(t, "upgrade.e2e.example.com", "Doohickey", extension)
+	ns := testNamespace(t, "apiaccess-upgrade-")
+	const editor = "e2e-upgrade-editor"
+	const name = "e2e-upgrade"
+	createPolicy(t, name, apiaccessv1alpha1.APIAccessPolicySpec{Mode: apiaccessv1alpha1.ModeBind,
+		CRDs:     apiaccessv1alpha1.CRDSelection{ClusterExtension: extension},
+		Bindings: []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{user(editor)}, Namespaces: []string{ns}}}})
+	roleName := "Doohickey." + gvr.Group + "-edit"
+	waitPolicy(t, name, func(p *apiaccessv1alpha1.APIAccessPolicy) error {
+		return conditionIs(p, apiaccessv1alpha1.ConditionRBACManaged, metav1.ConditionTrue, "")
+	})
+	binding, err := env.kube.RbacV1().RoleBindings(ns).Get(ctx, BindingNameFor(name, 0, roleName), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expectAccess(t, gvr, []access{{editor, "delete", ns, true}})
+
+	// The upgrade: the generated role goes, the bundle's (create and read
+	// only) takes its name. The policy may re-create its role first, as it
+	// would before OLM's retry: then go again.
+	bundleRole := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: roleName, Labels: map[string]string{
+		apiaccessv1alpha1.OLMOwnerKindLabel: apiaccessv1alpha1.OLMOwnerKindClusterExtension, apiaccessv1alpha1.OLMOwnerNameLabel: extension}},
+		Rules: []rbacv1.PolicyRule{{Verbs: []string{"get", "list", "create"}, APIGroups: []string{gvr.Group}, Resources: []string{gvr.Resource}}}}
+	var bundleUID types.UID
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		existing, err := env.kube.RbacV1().ClusterRoles().Get(ctx, roleName, metav1.GetOptions{})
+		if err == nil && existing.Labels[apiaccessv1alpha1.PolicyLabel] == "" {
+			bundleUID = existing.UID
+			return nil
+		}
+		if err == nil {
+			if err := env.kube.RbacV1().ClusterRoles().Delete(ctx, roleName, metav1.DeleteOptions{
+				Preconditions: metav1.NewUIDPreconditions(string(existing.UID))}); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+		}
+		created, err := env.kube.RbacV1().ClusterRoles().Create(ctx, bundleRole, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		bundleUID = created.UID
+		return nil
+	})
+	t.Cleanup(func() {
+		_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), roleName, metav1.DeleteOptions{})
+	})
+
+	waitPolicy(t, name, func(p *apiaccessv1alpha1.APIAccessPolicy) error {
+		c := meta.FindStatusCondition(p.Status.Conditions, apiaccessv1alpha1.ConditionRBACManaged)
+		if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "roles the bundles provide are used: "+roleName) {
+			return fmt.Errorf("RBACManaged %+v", c)
+		}
+		for _, m := range p.Status.ManagedObjects {
+			if m.Kind == "ClusterRole" && m.Name == roleName {
+				return fmt.Errorf("the bundle's role is listed as managed")
+			}
+		}
+		return nil
+	})
+	// The bundle's rules now decide: create yes, delete no.
+	expectAccess(t, gvr, []access{{editor, "create", ns, true}, {editor, "delete", ns, false}})
+	time.Sleep(3 * time.Second)
+	got, err := env.kube.RbacV1().ClusterRoles().Get(ctx, roleName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.UID != bundleUID || got.Labels[apiaccessv1alpha1.PolicyLabel] != "" || len(got.OwnerReferences) != 0 || len(got.Rules) != 1 {
+		t.Errorf("the bundle's role was replaced or edited: %+v", got)
+	}
+	after, err := env.kube.RbacV1().RoleBindings(ns).Get(ctx, binding.Name, metav1.GetOptions{})
+	if err != nil || after.UID != binding.UID || after.RoleRef.Name != roleName {
+		t.Errorf("the binding should be the same, naming the bundle's role: %+v %v", after, err)
+	}
 }

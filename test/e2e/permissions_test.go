@@ -34,7 +34,7 @@ func TestEffectivePermissions(t *testing.T) {
 	// Whatever the operator applies in the operand namespace is in place.
 	framework.Eventually(t, time.Minute, operandObjectsPresent)
 	anywhere := testNamespace(t, "permissions-")
-	namespaces := []string{framework.OperatorNamespace, framework.OperandNamespace, "kube-system"}
+	namespaces := []string{framework.OperatorNamespace, framework.OperandNamespace, "kube-system", "default"}
 	var got []string
 	for _, subject := range []struct{ namespace, name string }{
 		{framework.OperatorNamespace, framework.OperatorName},

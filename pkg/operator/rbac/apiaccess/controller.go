@@ -18,7 +18,6 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -54,8 +53,10 @@ type Inputs struct {
 	Kube kubernetes.Interface
 	// Metadata caches the name of every ClusterRole, so that only names
 	// in use are read before a create.
-	Metadata       metadata.Interface
-	APIExtensions  apiextensionsclient.Interface
+	Metadata metadata.Interface
+	// CRDs is NewCRDInformer's informer; this controller runs it, and the
+	// unmanagednotice controller reads it too.
+	CRDs           cache.SharedIndexInformer
 	OperatorClient v1helpers.OperatorClient
 	Recorder       events.Recorder
 }
@@ -70,7 +71,7 @@ func New(in Inputs) factory.Controller {
 	roles := kubeInformers.Rbac().V1().ClusterRoles()
 	clusterBindings := kubeInformers.Rbac().V1().ClusterRoleBindings()
 	bindings := kubeInformers.Rbac().V1().RoleBindings()
-	crds := NewCRDInformer(in.APIExtensions)
+	crds := in.CRDs
 	roleNames := NewRoleNameInformer(in.Metadata)
 	namespaceInformers := informers.NewSharedInformerFactoryWithOptions(in.Kube, informerResync, informers.WithTransform(SlimNamespace))
 	namespaces := namespaceInformers.Core().V1().Namespaces()

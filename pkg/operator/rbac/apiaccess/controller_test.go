@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,6 +62,9 @@ type cluster struct {
 	unseen bool
 	// roleReads are the ClusterRoles the last sync read from the API server.
 	roleReads []string
+	// staleRoles are in the caches in place of what the API server holds,
+	// as informers that have yet to see a deletion.
+	staleRoles []*rbacv1.ClusterRole
 }
 
 func newCluster(p *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensionsv1.CustomResourceDefinition, objects ...runtime.Object) *cluster {
@@ -103,6 +107,10 @@ func (c *cluster) trySync(t *testing.T) ([]string, error) {
 		if labelled(&rl.Items[i]) {
 			_ = roles.Add(&rl.Items[i])
 		}
+	}
+	for _, r := range c.staleRoles {
+		_ = roleNames.Add(r)
+		_ = roles.Add(r)
 	}
 	cbl, _ := c.kube.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{})
 	for i := range cbl.Items {
@@ -476,6 +484,75 @@ func TestARoleTheBundleProvidesIsUsedNotDuplicated(t *testing.T) {
 			!strings.Contains(got.Message, "ClusterRole Widget.example.com-edit (the bundle's, granting more than the generated role would)") {
 			t.Errorf("with %v: Conflict %+v", wider, got)
 		}
+	}
+}
+
+// An upgrade that brings the bundle's own role after the policy generated
+// one of that name (the reverse order of the test above): OLM v1 does not
+// adopt an object it did not create, so the generated role goes first
+// (docs/apiaccess.md "Troubleshooting"), and the bundle's takes its name.
+// The policy hands the name over: it binds the bundle's role through the
+// same binding, neither edits nor deletes it (nor writes anything while
+// its caches still hold the generated role), and re-creates nothing.
+func TestAnUpgradeThatBringsTheBundlesRoleTakesTheGeneratedRolesPlace(t *testing.T) {
+	editor := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "editor"}
+	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"team"}}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team", UID: "uid-team"}})
+	c.sync(t)
+	const name = "Widget.example.com-edit"
+	generated := c.role(t, name)
+	generated.UID = "uid-generated"
+	binding, err := c.kube.RbacV1().RoleBindings("team").Get(context.Background(), "p-0-"+name, metav1.GetOptions{})
+	if err != nil || binding.RoleRef.Name != name {
+		t.Fatalf("the generated role is not bound: %+v %v", binding, err)
+	}
+
+	// The upgrade: the generated role is gone, the bundle's is there.
+	if err := c.kube.RbacV1().ClusterRoles().Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	bundleRole := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name, UID: "uid-bundle", Labels: ownedByExtension("ext")},
+		Rules: []rbacv1.PolicyRule{{Verbs: []string{"get", "list", "watch", "create"}, APIGroups: []string{"example.com"}, Resources: []string{"widgets"}}}}
+	if _, err := c.kube.RbacV1().ClusterRoles().Create(context.Background(), bundleRole, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.staleRoles = []*rbacv1.ClusterRole{generated}
+	writes, err := c.trySync(t)
+	if err != nil {
+		t.Fatalf("a sync whose caches still hold the generated role: %v", err)
+	}
+	for _, w := range writes {
+		if strings.Contains(w, name) {
+			t.Errorf("a sync whose caches still hold the generated role wrote %q", w)
+		}
+	}
+	c.staleRoles = nil
+	for range 2 {
+		for _, w := range c.sync(t) {
+			if strings.Contains(w, name) {
+				t.Errorf("wrote %q", w)
+			}
+		}
+	}
+	got := c.role(t, name)
+	if got.UID != "uid-bundle" || got.Labels[apiaccessv1alpha1.PolicyLabel] != "" || len(got.OwnerReferences) != 0 ||
+		!equality.Semantic.DeepEqual(got.Rules, bundleRole.Rules) {
+		t.Errorf("the bundle's role was replaced or edited: %+v", got)
+	}
+	after, err := c.kube.RbacV1().RoleBindings("team").Get(context.Background(), "p-0-"+name, metav1.GetOptions{})
+	if err != nil || after.RoleRef.Name != name || after.ResourceVersion != binding.ResourceVersion {
+		t.Errorf("the binding should name the bundle's role, untouched: %+v %v", after, err)
+	}
+	status := c.status(t)
+	for _, m := range status.ManagedObjects {
+		if m.Name == name && m.Kind == "ClusterRole" {
+			t.Errorf("the bundle's role is listed as managed: %v", status.ManagedObjects)
+		}
+	}
+	if got := condition(t, status, apiaccessv1alpha1.ConditionRBACManaged); got.Status != metav1.ConditionTrue ||
+		!strings.Contains(got.Message, "roles the bundles provide are used: "+name) {
+		t.Errorf("RBACManaged %+v", got)
 	}
 }
 
