@@ -14,6 +14,7 @@ import (
 	"path"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -189,7 +190,12 @@ func (m *Mutator) SetClusterDefaults(cluster ClusterDefaults) (problems []string
 		regionalSTS: m.config.DefaultRegionalSTS,
 	}
 	if cluster.Audience != "" {
-		if err := parseAudience(cluster.Audience); err != nil {
+		err := parseAudience(cluster.Audience)
+		if err == nil && !utf8.ValidString(cluster.Audience) {
+			// A patch is JSON: the pod would get U+FFFD instead.
+			err = errors.New("it is not valid UTF-8")
+		}
+		if err != nil {
 			problems = append(problems, fmt.Sprintf("default audience %s ignored: %v", quote(cluster.Audience), err))
 		} else {
 			d.audience = cluster.Audience
