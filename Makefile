@@ -82,6 +82,7 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/podidentity:FuzzPodIdentityMutator \
 	./pkg/webhook/podidentity:FuzzPodIdentityAnnotations \
 	./pkg/webhook/podidentity:FuzzCachedAnnotations \
+	./pkg/webhook/podidentity:FuzzClusterDefaults \
 	./pkg/operator/rbac/apiaccess:FuzzSelector \
 	./pkg/operator/rbac/apiaccess:FuzzBindingName \
 	./pkg/operator/rbac/apiaccess/unmanagednotice:FuzzNotice

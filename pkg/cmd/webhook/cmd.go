@@ -20,6 +20,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
 	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
@@ -60,8 +62,9 @@ type Options struct {
 	// PodIdentity turns on AWS IAM role injection; the operator sets it
 	// when podidentity.Read (pkg/operator/podidentity) says pod identity runs.
 	PodIdentity bool
-	// PodIdentityConfig is what every pod gets unless its ServiceAccount or
-	// its own annotations say otherwise.
+	// PodIdentityConfig is what every pod gets unless WorkloadAccess
+	// cluster's spec.podIdentity, its ServiceAccount or its own annotations
+	// say otherwise.
 	PodIdentityConfig podidentity.Config
 }
 
@@ -100,9 +103,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxInFlight, "max-in-flight-admissions", o.MaxInFlight, "Admissions answered at once; more are refused with 429 (a pod that asked for an injection is then refused, others are admitted without automatic injections).")
 	fs.BoolVar(&o.PodIdentity, "pod-identity", o.PodIdentity, "Inject AWS IAM role credentials into pods whose ServiceAccount is annotated "+podidentity.RoleARNAnnotation+" (watches every ServiceAccount's "+podidentity.AnnotationPrefix+" annotations).")
 	fs.StringVar(&o.PodIdentityConfig.Region, "aws-default-region", o.PodIdentityConfig.Region, "AWS_REGION and AWS_DEFAULT_REGION given to pods with pod identity; empty gives none.")
-	fs.StringVar(&o.PodIdentityConfig.DefaultAudience, "token-audience", o.PodIdentityConfig.DefaultAudience, "Audience of the injected token unless the ServiceAccount sets "+podidentity.AudienceAnnotation+".")
-	fs.BoolVar(&o.PodIdentityConfig.DefaultRegionalSTS, "sts-regional-endpoint", o.PodIdentityConfig.DefaultRegionalSTS, "Set AWS_STS_REGIONAL_ENDPOINTS=regional unless the ServiceAccount sets "+podidentity.RegionalSTSAnnotation+".")
-	fs.Int64Var(&o.PodIdentityConfig.DefaultTokenExpiration, "token-expiration", o.PodIdentityConfig.DefaultTokenExpiration, "Lifetime in seconds of the injected token unless an annotation sets one (at least 600).")
+	fs.StringVar(&o.PodIdentityConfig.DefaultAudience, "token-audience", o.PodIdentityConfig.DefaultAudience, "Audience of the injected token unless WorkloadAccess cluster spec.podIdentity.defaultAudience or the ServiceAccount's "+podidentity.AudienceAnnotation+" sets one.")
+	fs.BoolVar(&o.PodIdentityConfig.DefaultRegionalSTS, "sts-regional-endpoint", o.PodIdentityConfig.DefaultRegionalSTS, "Set AWS_STS_REGIONAL_ENDPOINTS=regional unless WorkloadAccess cluster spec.podIdentity.defaultSTSEndpoints or the ServiceAccount's "+podidentity.RegionalSTSAnnotation+" says otherwise.")
+	fs.Int64Var(&o.PodIdentityConfig.DefaultTokenExpiration, "token-expiration", o.PodIdentityConfig.DefaultTokenExpiration, "Lifetime in seconds of the injected token unless WorkloadAccess cluster spec.podIdentity.defaultTokenExpirationSeconds or an annotation sets one (at least 600).")
 }
 
 // NewCommand returns `webhook`.
@@ -229,8 +232,8 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 	bundles := informers.Subscription().V1alpha1().Bundles()
 	clusterBundles := informers.Subscription().V1alpha1().ClusterBundles()
 	synced := []cache.InformerSynced{bundles.Informer().HasSynced, clusterBundles.Informer().HasSynced}
-	// The operator's configuration, only to explain why a bundle is not
-	// validated; readiness does not wait for it.
+	// The operator's configuration: it explains why a bundle is not
+	// validated, and holds pod identity's cluster-wide defaults.
 	configInformers := externalversions.NewSharedInformerFactoryWithOptions(client, informerResync,
 		externalversions.WithTweakListOptions(func(options *metav1.ListOptions) {
 			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", operatorv1alpha1.WorkloadAccessName).String()
@@ -249,8 +252,6 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 			}),
 	}
 	var collectors []prometheus.Collector
-	informers.Start(ctx.Done())
-	configInformers.Start(ctx.Done())
 
 	if o.PodIdentity {
 		// ServiceAccounts come as protobuf: the initial list of every one in
@@ -263,9 +264,59 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 		}
 		serviceAccounts := webhook.NewServiceAccountAnnotations(protoKube, podidentity.CachedAnnotations)
 		go serviceAccounts.Run(ctx)
-		mutators = append(mutators, podidentity.New(o.PodIdentityConfig, serviceAccounts))
-		synced = append(synced, serviceAccounts.HasSynced)
+		podIdentity := podidentity.New(o.PodIdentityConfig, serviceAccounts)
+		// Readiness waits for the defaults, or the first pods would get the
+		// flags' defaults where the WorkloadAccess sets others.
+		defaultsSynced, err := followClusterDefaults(operatorConfig.Informer(), podIdentity)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		mutators = append(mutators, podIdentity)
+		synced = append(synced, serviceAccounts.HasSynced, defaultsSynced)
 		collectors = append(collectors, serviceAccounts.Collector())
 	}
+	informers.Start(ctx.Done())
+	configInformers.Start(ctx.Done())
 	return mutators, synced, collectors, nil
+}
+
+// followClusterDefaults hands pod identity the defaults of WorkloadAccess
+// cluster's spec.podIdentity whenever it changes, so that the webhook
+// follows them without a restart; without a WorkloadAccess the flags'
+// defaults apply. The result reports when the handler has seen the
+// informer's initial list.
+func followClusterDefaults(informer cache.SharedIndexInformer, podIdentity *podidentity.Mutator) (cache.InformerSynced, error) {
+	apply := func(obj any) {
+		wa, ok := obj.(*operatorv1alpha1.WorkloadAccess)
+		if !ok || wa.Name != operatorv1alpha1.WorkloadAccessName {
+			return
+		}
+		defaults := clusterDefaults(wa.Spec.PodIdentity)
+		for _, problem := range podIdentity.SetClusterDefaults(defaults) {
+			klog.Warningf("WorkloadAccess %s spec.podIdentity: %s", wa.Name, problem)
+		}
+		klog.V(2).Infof("pod identity defaults from WorkloadAccess %s: audience %q, token expiration %d s, STS endpoints %q (empty: the webhook's flag)",
+			wa.Name, defaults.Audience, defaults.TokenExpiration, wa.Spec.PodIdentity.DefaultSTSEndpoints)
+	}
+	registration, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    apply,
+		UpdateFunc: func(_, obj any) { apply(obj) },
+		DeleteFunc: func(any) { podIdentity.SetClusterDefaults(podidentity.ClusterDefaults{}) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return registration.HasSynced, nil
+}
+
+// clusterDefaults are the pod identity defaults spec sets.
+func clusterDefaults(spec operatorv1alpha1.PodIdentitySpec) podidentity.ClusterDefaults {
+	out := podidentity.ClusterDefaults{Audience: spec.DefaultAudience, TokenExpiration: spec.DefaultTokenExpirationSeconds}
+	switch spec.DefaultSTSEndpoints {
+	case operatorv1alpha1.STSEndpointsRegional:
+		out.RegionalSTS = ptr.To(true)
+	case operatorv1alpha1.STSEndpointsSDKDefault:
+		out.RegionalSTS = ptr.To(false)
+	}
+	return out
 }

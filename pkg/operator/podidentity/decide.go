@@ -206,12 +206,33 @@ func platformOf(infra *configv1.Infrastructure) configv1.PlatformType {
 	return configv1.NonePlatformType
 }
 
+// Partition is the AWS partition of region: its name, for ARNs, and its
+// DNS suffix, for S3's virtual-hosted bucket URLs. The prefixes follow the
+// AWS SDK's partition table; ccoctl takes the suffix from the same table,
+// and an issuer URL with the wrong one names a host STS cannot reach.
+func Partition(region string) (name, dnsSuffix string) {
+	for _, p := range partitions {
+		if strings.HasPrefix(region, p.regionPrefix) {
+			return p.name, p.dnsSuffix
+		}
+	}
+	return "aws", "amazonaws.com"
+}
+
+var partitions = []struct{ regionPrefix, name, dnsSuffix string }{
+	{"cn-", "aws-cn", "amazonaws.com.cn"},
+	{"us-gov-", "aws-us-gov", "amazonaws.com"},
+	{"us-iso-", "aws-iso", "c2s.ic.gov"},
+	{"us-isob-", "aws-iso-b", "sc2s.sgov.gov"},
+	{"us-isof-", "aws-iso-f", "csp.hci.ic.gov"},
+	{"eu-isoe-", "aws-iso-e", "cloud.adc-e.uk"},
+	{"eusc-", "aws-eusc", "amazonaws.eu"},
+}
+
 // dnsSuffix is S3's domain in the region's partition.
 func dnsSuffix(region string) string {
-	if strings.HasPrefix(region, "cn-") {
-		return "amazonaws.com.cn"
-	}
-	return "amazonaws.com"
+	_, suffix := Partition(region)
+	return suffix
 }
 
 // Read decides from the listers' Infrastructure "cluster" (absent is

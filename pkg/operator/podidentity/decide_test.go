@@ -157,3 +157,29 @@ func TestBucketNamesFollowS3Rules(t *testing.T) {
 		})
 	}
 }
+
+// The issuer URL on AWS S3 is virtual-hosted, as ccoctl writes it: the
+// bucket's host under S3's domain in the region's partition. Every
+// partition of the AWS SDK's table; a wrong suffix names a host STS cannot
+// reach.
+func TestIssuerURLInEveryPartition(t *testing.T) {
+	for _, tc := range []struct{ region, partition, host string }{
+		{"us-east-1", "aws", "s3.us-east-1.amazonaws.com"},
+		{"eu-west-1", "aws", "s3.eu-west-1.amazonaws.com"},
+		{"cn-northwest-1", "aws-cn", "s3.cn-northwest-1.amazonaws.com.cn"},
+		{"us-gov-west-1", "aws-us-gov", "s3.us-gov-west-1.amazonaws.com"},
+		{"us-iso-east-1", "aws-iso", "s3.us-iso-east-1.c2s.ic.gov"},
+		{"us-isob-east-1", "aws-iso-b", "s3.us-isob-east-1.sc2s.sgov.gov"},
+		{"us-isof-south-1", "aws-iso-f", "s3.us-isof-south-1.csp.hci.ic.gov"},
+		{"eu-isoe-west-1", "aws-iso-e", "s3.eu-isoe-west-1.cloud.adc-e.uk"},
+		{"eusc-de-east-1", "aws-eusc", "s3.eusc-de-east-1.amazonaws.eu"},
+	} {
+		d := Decide(infrastructure(configv1.AWSPlatformType, tc.region), operatorv1alpha1.PodIdentitySpec{})
+		if want := "https://mycluster-x7k2p-workload-access-oidc." + tc.host; d.IssuerURL != want {
+			t.Errorf("%s: issuer %q, want %q", tc.region, d.IssuerURL, want)
+		}
+		if name, _ := Partition(tc.region); name != tc.partition {
+			t.Errorf("%s: partition %q, want %q", tc.region, name, tc.partition)
+		}
+	}
+}

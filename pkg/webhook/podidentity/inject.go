@@ -15,7 +15,7 @@ import (
 // every container and init container not skipped. The patch only adds, so
 // nothing of the pod's own is replaced, and it is empty for a pod injected
 // already (the API server's reinvocation).
-func (m *mutator) mutateCreate(pod *mutation.PodOutline, s *settings) mutation.Result {
+func (m *Mutator) mutateCreate(pod *mutation.PodOutline, s *settings) mutation.Result {
 	// A volume, and for each container a few variables and a mount.
 	result := mutation.Result{Patch: make([]mutation.PatchOperation, 0, 1+4*(len(pod.Spec.InitContainers)+len(pod.Spec.Containers)))}
 	if v := findVolume(pod.Spec.Volumes); v != nil {
@@ -54,7 +54,7 @@ func (m *mutator) mutateCreate(pod *mutation.PodOutline, s *settings) mutation.R
 // mutateEphemeral gives a debug container added to an injected pod the
 // same credentials: on this subresource only ephemeral containers may
 // change, and those already in the pod may not.
-func (m *mutator) mutateEphemeral(req *mutation.Request, s *settings) mutation.Result {
+func (m *Mutator) mutateEphemeral(req *mutation.Request, s *settings) mutation.Result {
 	pod := req.Outline
 	if why := notOurs(findVolume(pod.Spec.Volumes)); why != "" {
 		// The pod runs already; refusing would only stop its debugging.
@@ -84,7 +84,7 @@ func (m *mutator) mutateEphemeral(req *mutation.Request, s *settings) mutation.R
 	return result
 }
 
-func (m *mutator) volume(s *settings) corev1.Volume {
+func (m *Mutator) volume(s *settings) corev1.Volume {
 	return corev1.Volume{Name: VolumeName, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
 		Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{
 			Audience: s.audience, ExpirationSeconds: ptr.To(s.expiration), Path: TokenFile,
@@ -123,7 +123,7 @@ func notOurs(v *corev1.Volume) string {
 // As upstream, the environment comes in three groups, each added only when
 // the container sets none of its variables, so nothing the container sets
 // is overridden; a container that sets all three is left as it is.
-func (m *mutator) inject(ops []mutation.PatchOperation, at, kind string, c *mutation.ContainerOutline, s *settings) ([]mutation.PatchOperation, *denial) {
+func (m *Mutator) inject(ops []mutation.PatchOperation, at, kind string, c *mutation.ContainerOutline, s *settings) ([]mutation.PatchOperation, *denial) {
 	name, env, mounts := c.Name, c.Env, c.VolumeMounts
 	if s.skip[name] {
 		return ops, nil

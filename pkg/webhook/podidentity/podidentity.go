@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync/atomic"
+	"unicode/utf8"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -87,8 +89,9 @@ type ServiceAccounts interface {
 	Annotations(ctx context.Context, namespace, name string) (annotations map[string]string, found bool, err error)
 }
 
-// Config is what the cluster sets for every pod; ServiceAccount and pod
-// annotations override parts of it.
+// Config is what the webhook's flags set for every pod. ClusterDefaults
+// override its defaults, and ServiceAccount and pod annotations override
+// both.
 type Config struct {
 	// Region, when set, becomes AWS_REGION and AWS_DEFAULT_REGION.
 	Region string
@@ -113,7 +116,29 @@ func DefaultConfig() Config {
 	}
 }
 
-type mutator struct {
+// ClusterDefaults are the defaults the cluster's WorkloadAccess sets
+// (spec.podIdentity), which the webhook follows while it runs. A zero field
+// leaves the webhook's own default (Config, from its flags) in force.
+type ClusterDefaults struct {
+	// Audience replaces Config.DefaultAudience.
+	Audience string
+	// TokenExpiration, in seconds, replaces Config.DefaultTokenExpiration.
+	TokenExpiration int64
+	// RegionalSTS, when set, replaces Config.DefaultRegionalSTS.
+	RegionalSTS *bool
+}
+
+// defaults is what a pod gets unless annotations say otherwise: the
+// webhook's Config overlaid with the ClusterDefaults. A snapshot, never
+// changed once stored, so a request reads it with one atomic load.
+type defaults struct {
+	audience    string
+	expiration  int64
+	regionalSTS bool
+}
+
+// Mutator is the pod identity mutator.
+type Mutator struct {
 	config          Config
 	tokenPath       string
 	windowsPath     string
@@ -121,25 +146,27 @@ type mutator struct {
 	// The token mount as patch values, built once: patches are only
 	// encoded, never changed.
 	mountItem, mountList any
+	defaults             atomic.Pointer[defaults]
 }
 
 // New returns the mutator. Fields of config left empty take DefaultConfig's
 // values; a default expiration under MinTokenExpiration is raised to it.
-func New(config Config, serviceAccounts ServiceAccounts) mutation.Mutator {
-	defaults := DefaultConfig()
+// Until SetClusterDefaults is called, pods get config's defaults.
+func New(config Config, serviceAccounts ServiceAccounts) *Mutator {
+	defaultConfig := DefaultConfig()
 	if config.DefaultAudience == "" {
-		config.DefaultAudience = defaults.DefaultAudience
+		config.DefaultAudience = defaultConfig.DefaultAudience
 	}
 	if config.DefaultTokenExpiration == 0 {
-		config.DefaultTokenExpiration = defaults.DefaultTokenExpiration
+		config.DefaultTokenExpiration = defaultConfig.DefaultTokenExpiration
 	}
-	config.DefaultTokenExpiration = min(max(config.DefaultTokenExpiration, MinTokenExpiration), MaxTokenExpiration)
+	config.DefaultTokenExpiration = clampExpiration(config.DefaultTokenExpiration)
 	if config.MountPath == "" {
-		config.MountPath = defaults.MountPath
+		config.MountPath = defaultConfig.MountPath
 	}
 	tokenPath := path.Join(config.MountPath, TokenFile)
 	mount := corev1.VolumeMount{Name: VolumeName, MountPath: config.MountPath, ReadOnly: true}
-	return &mutator{
+	m := &Mutator{
 		config:    config,
 		tokenPath: tokenPath,
 		// Windows nodes mount the volume at the same path on drive C:.
@@ -148,19 +175,62 @@ func New(config Config, serviceAccounts ServiceAccounts) mutation.Mutator {
 		mountItem:       &mount,
 		mountList:       []corev1.VolumeMount{mount},
 	}
+	m.SetClusterDefaults(ClusterDefaults{})
+	return m
+}
+
+// SetClusterDefaults replaces the cluster's defaults for pods admitted from
+// now on; requests in flight keep the snapshot they read. A value the CRD
+// would refuse is not used: its field keeps the webhook's own default, and
+// the returned problems say why (for the log).
+func (m *Mutator) SetClusterDefaults(cluster ClusterDefaults) (problems []string) {
+	d := &defaults{
+		audience:    m.config.DefaultAudience,
+		expiration:  m.config.DefaultTokenExpiration,
+		regionalSTS: m.config.DefaultRegionalSTS,
+	}
+	if cluster.Audience != "" {
+		err := parseAudience(cluster.Audience)
+		if err == nil && !utf8.ValidString(cluster.Audience) {
+			// A patch is JSON: the pod would get U+FFFD instead.
+			err = errors.New("it is not valid UTF-8")
+		}
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("default audience %s ignored: %v", quote(cluster.Audience), err))
+		} else {
+			d.audience = cluster.Audience
+		}
+	}
+	if cluster.TokenExpiration != 0 {
+		if cluster.TokenExpiration < MinTokenExpiration || cluster.TokenExpiration > MaxTokenExpiration {
+			problems = append(problems, fmt.Sprintf("default token expiration %d s ignored: it is not between %d and %d",
+				cluster.TokenExpiration, MinTokenExpiration, MaxTokenExpiration))
+		} else {
+			d.expiration = cluster.TokenExpiration
+		}
+	}
+	if cluster.RegionalSTS != nil {
+		d.regionalSTS = *cluster.RegionalSTS
+	}
+	m.defaults.Store(d)
+	return problems
+}
+
+func clampExpiration(seconds int64) int64 {
+	return min(max(seconds, MinTokenExpiration), MaxTokenExpiration)
 }
 
 // Name implements mutation.Mutator.
-func (m *mutator) Name() string { return "pod-identity" }
+func (m *Mutator) Name() string { return "pod-identity" }
 
 // RequestAnnotations implements mutation.Mutator: a pod never asks for pod
 // identity, its ServiceAccount grants it, so every pod is sent through the
 // fail-open webhook.
-func (m *mutator) RequestAnnotations() []string { return nil }
+func (m *Mutator) RequestAnnotations() []string { return nil }
 
 // Mutate implements mutation.Mutator. The pod's outline holds all it reads,
 // so it never decodes the whole pod.
-func (m *mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Result {
+func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Result {
 	ephemeral := req.SubResource == "ephemeralcontainers"
 	pod := req.Outline
 	switch {
@@ -221,7 +291,7 @@ func deny(reason, format string, args ...any) *denial {
 
 // settings reads the pod's ServiceAccount and the annotations of both. It
 // returns nil settings for a pod that gets no role.
-func (m *mutator) settings(ctx context.Context, req *mutation.Request) (*settings, *denial) {
+func (m *Mutator) settings(ctx context.Context, req *mutation.Request) (*settings, *denial) {
 	pod := req.Outline
 	namespace := req.Namespace
 	if namespace == "" {
@@ -261,11 +331,12 @@ func (m *mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 		return deny(reasonMalformedAnnotation, "annotation %s on %s: %s is malformed: %v", annotation, podRef(), quote(value), err)
 	}
 
+	d := m.defaults.Load()
 	s := &settings{
 		serviceAccount: serviceAccount,
-		audience:       m.config.DefaultAudience,
-		regionalSTS:    m.config.DefaultRegionalSTS,
-		expiration:     m.config.DefaultTokenExpiration,
+		audience:       d.audience,
+		regionalSTS:    d.regionalSTS,
+		expiration:     d.expiration,
 	}
 	if err := parseRoleARN(roleARN); err != nil {
 		return nil, onSA(RoleARNAnnotation, roleARN, err)

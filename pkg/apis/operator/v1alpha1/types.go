@@ -105,7 +105,48 @@ type PodIdentitySpec struct {
 	// published.
 	// +optional
 	Issuer IssuerPublishingSpec `json:"issuer,omitempty"`
+
+	// defaultAudience is the audience of the token injected into a pod whose
+	// ServiceAccount has no eks.amazonaws.com/audience annotation. It must be
+	// an audience of the IAM OIDC provider. Omitted keeps the webhook's
+	// default, sts.amazonaws.com. The webhook follows a change without a
+	// restart; pods created before keep their token's audience.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self == self.trim()",message="defaultAudience must not have leading or trailing spaces"
+	DefaultAudience string `json:"defaultAudience,omitempty"`
+
+	// defaultTokenExpirationSeconds is the lifetime of the injected token
+	// unless the ServiceAccount's or the pod's eks.amazonaws.com/token-expiration
+	// annotation sets one: 600 (the shortest token Kubernetes issues) to
+	// 4294967296. The kubelet refreshes the token at 80% of it. Omitted keeps
+	// the webhook's default, 86400.
+	// +optional
+	// +kubebuilder:validation:Minimum=600
+	// +kubebuilder:validation:Maximum=4294967296
+	DefaultTokenExpirationSeconds int64 `json:"defaultTokenExpirationSeconds,omitempty"`
+
+	// defaultSTSEndpoints says which AWS STS endpoint pods' SDKs call unless
+	// the ServiceAccount's eks.amazonaws.com/sts-regional-endpoints annotation
+	// says: Regional sets AWS_STS_REGIONAL_ENDPOINTS=regional (the STS
+	// endpoint of the pod's region); SDKDefault sets nothing, leaving the
+	// SDK's own default (the global endpoint in older SDKs). Omitted keeps
+	// the webhook's default, SDKDefault.
+	// +optional
+	DefaultSTSEndpoints STSEndpoints `json:"defaultSTSEndpoints,omitempty"`
 }
+
+// STSEndpoints says which AWS STS endpoint pods' SDKs call.
+// +kubebuilder:validation:Enum="";Regional;SDKDefault
+type STSEndpoints string
+
+const (
+	// STSEndpointsRegional sets AWS_STS_REGIONAL_ENDPOINTS=regional.
+	STSEndpointsRegional STSEndpoints = "Regional"
+	// STSEndpointsSDKDefault leaves AWS_STS_REGIONAL_ENDPOINTS unset.
+	STSEndpointsSDKDefault STSEndpoints = "SDKDefault"
+)
 
 // IssuerPublishingSpec says where the service account issuer is published.
 type IssuerPublishingSpec struct {

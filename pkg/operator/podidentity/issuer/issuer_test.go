@@ -252,3 +252,43 @@ func TestBuildRefusesNothingToPublish(t *testing.T) {
 		t.Error("built an empty key set: STS would refuse every token")
 	}
 }
+
+// Where the documents deliberately differ from the enhancement's script
+// (docs/admission.md, "The issuer documents"): the discovery document has
+// exactly the fields kube-apiserver and ccoctl publish, no
+// authorization_endpoint; keys.json has each key once, under the key ID
+// kube-apiserver signs with, and no copy with an empty kid.
+func TestDocumentsDifferFromTheEnhancementsScript(t *testing.T) {
+	docs, err := BuildFromConfigMap(issuerURL, map[string]string{
+		"service-account-001.pub": fixture(t, "rsa2048.pub.pem"), "service-account-002.pub": fixture(t, "rsa2048b.pub.pem"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var discovery map[string]json.RawMessage
+	if err := json.Unmarshal(docs.Discovery, &discovery); err != nil {
+		t.Fatal(err)
+	}
+	var fields []string
+	for field := range discovery {
+		fields = append(fields, field)
+	}
+	slices.Sort(fields)
+	if want := []string{"claims_supported", "id_token_signing_alg_values_supported", "issuer", "jwks_uri", "response_types_supported", "subject_types_supported"}; !slices.Equal(fields, want) {
+		t.Errorf("discovery fields %v, want %v", fields, want)
+	}
+	var set parsedJWKS
+	if err := json.Unmarshal(docs.JWKS, &set); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, key := range set.Keys {
+		if key["kid"] == "" || seen[key["kid"]] || seen[key["n"]] {
+			t.Errorf("keys.json has a key with an empty or repeated kid, or a key twice: %s", docs.JWKS)
+		}
+		seen[key["kid"]], seen[key["n"]] = true, true
+	}
+	if len(set.Keys) != 2 {
+		t.Errorf("%d keys, want 2", len(set.Keys))
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/openshift/library-go/pkg/operator/events"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuer"
 )
 
@@ -230,13 +231,8 @@ func documentARNs(bucket, region string) []string {
 
 // partition is the AWS partition of region, for ARNs.
 func partition(region string) string {
-	switch {
-	case strings.HasPrefix(region, "cn-"):
-		return "aws-cn"
-	case strings.HasPrefix(region, "us-gov-"):
-		return "aws-us-gov"
-	}
-	return "aws"
+	name, _ := podidentity.Partition(region)
+	return name
 }
 
 // withReadStatement returns existing with statement in it, and whether
