@@ -242,6 +242,15 @@ const (
 	ReasonConflict    = "Conflict"
 	ReasonNoConflict  = "NoConflict"
 
+	// ConditionRolesReady (ScopeTemplate): every ClusterRole the template
+	// needs exists as the template says. False with ReasonWriteFailed (the
+	// message carries the API server's error, cut to a bounded length),
+	// ReasonConflict (another owner's role holds a name) or
+	// ReasonNoInstances (no instance names it, so it needs none).
+	ConditionRolesReady = "RolesReady"
+	ReasonRolesWritten  = "RolesWritten"
+	ReasonWriteFailed   = "WriteFailed"
+
 	// ConditionInUse (ScopeTemplate): a ScopeInstance names the template, so
 	// its ClusterRoles exist.
 	ConditionInUse      = "InUse"
