@@ -33,7 +33,7 @@ func scopeTemplate(t *testing.T, saNamespace string) *scopesv1alpha1.ScopeTempla
 		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
 			GenerateName: "configmap-reader-",
 			Rules:        []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scopeSA, Namespace: saNamespace},
+			Subjects: []scopesv1alpha1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scopeSA, Namespace: saNamespace},
 				{Kind: rbacv1.GroupKind, Name: "e2e-configmap-readers"}},
 		}}},
 	}, metav1.CreateOptions{})
@@ -332,7 +332,7 @@ func TestScopeTemplateConflictLeavesForeignRoleAlone(t *testing.T) {
 		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
 			GenerateName: "configmap-reader-",
 			Rules:        []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}},
-			Subjects:     []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scopeSA, Namespace: saNS}},
+			Subjects:     []scopesv1alpha1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scopeSA, Namespace: saNS}},
 		}}},
 	}, metav1.CreateOptions{})
 	if err != nil {
@@ -543,7 +543,7 @@ func TestScopeTemplateGenerateNameAsKubernetesAllows(t *testing.T) {
 	ctx := context.Background()
 	rules := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}
 	// The enhancement names it fooServiceAccount, which no ServiceAccount can be called.
-	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "foo-service-account", Namespace: "foo"}}
+	subjects := []scopesv1alpha1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "foo-service-account", Namespace: "foo"}}
 	template, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, &scopesv1alpha1.ScopeTemplate{
 		ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + rand.String(6)},
 		Spec:       scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{GenerateName: "fooClusterRole-", Rules: rules, Subjects: subjects}}},
@@ -569,6 +569,50 @@ func TestScopeTemplateGenerateNameAsKubernetesAllows(t *testing.T) {
 		}, metav1.CreateOptions{})
 		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "generateName") {
 			t.Errorf("generateName %q: %v, want Invalid naming generateName", prefix, err)
+		}
+	}
+}
+
+// A ServiceAccount subject whose name no ServiceAccount can have (the
+// enhancement's fooServiceAccount) is refused when the template is
+// written, not by every binding later; a User or Group name is not a
+// ServiceAccount's and keeps its upper case; a kind RBAC does not know is
+// refused too.
+func TestScopeTemplateRefusesAnInvalidServiceAccountName(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
+	ctx := context.Background()
+	create := func(subject scopesv1alpha1.Subject) error {
+		template, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, &scopesv1alpha1.ScopeTemplate{
+			ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + rand.String(6)},
+			Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{GenerateName: "reader-",
+				Rules:    []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}},
+				Subjects: []scopesv1alpha1.Subject{{Kind: rbacv1.GroupKind, Name: "e2e-readers"}, subject}}}},
+		}, metav1.CreateOptions{})
+		if err == nil {
+			t.Cleanup(func() {
+				_ = env.operator.ScopesV1alpha1().ScopeTemplates().Delete(context.Background(), template.Name, metav1.DeleteOptions{})
+			})
+		}
+		return err
+	}
+	for _, name := range []string{"fooServiceAccount", "foo_sa", "-foo", strings.Repeat("a", 254)} {
+		err := create(scopesv1alpha1.Subject{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: "foo"})
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "valid ServiceAccount name") {
+			t.Errorf("ServiceAccount %.20q: %v, want Invalid saying it is no valid ServiceAccount name", name, err)
+		}
+	}
+	if err := create(scopesv1alpha1.Subject{Kind: "Robot", Name: "foo"}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "kind") {
+		t.Errorf("kind Robot: %v, want Invalid naming kind", err)
+	}
+	for _, subject := range []scopesv1alpha1.Subject{
+		{Kind: rbacv1.ServiceAccountKind, Name: "foo-service-account.v2", Namespace: "foo"},
+		{Kind: rbacv1.ServiceAccountKind, Name: strings.Repeat("a", 253)},
+		{Kind: rbacv1.UserKind, Name: "fooUser@Example.com"},
+		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "system:serviceaccounts:Foo"},
+	} {
+		if err := create(subject); err != nil {
+			t.Errorf("%+v refused: %v", subject, err)
 		}
 	}
 }

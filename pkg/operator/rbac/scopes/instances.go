@@ -217,7 +217,7 @@ func (c *instances) readyRoles(template *scopesv1alpha1.ScopeTemplate) (ready []
 			pending = append(pending, name)
 			continue
 		}
-		ready = append(ready, boundRole{name: name, subjects: rbacsubjects.Defaulted(entry.Subjects)})
+		ready = append(ready, boundRole{name: name, subjects: rbacsubjects.Defaulted(rbacSubjects(entry.Subjects))})
 	}
 	return ready, pending
 }
@@ -234,6 +234,15 @@ func rolesTrouble(template *scopesv1alpha1.ScopeTemplate) string {
 		return ""
 	}
 	return c.Reason + ": " + c.Message
+}
+
+// rbacSubjects are a template entry's subjects as a binding holds them.
+func rbacSubjects(in []scopesv1alpha1.Subject) []rbacv1.Subject {
+	out := make([]rbacv1.Subject, len(in))
+	for i, s := range in {
+		out[i] = rbacv1.Subject{Kind: s.Kind, APIGroup: s.APIGroup, Name: s.Name, Namespace: s.Namespace}
+	}
+	return out
 }
 
 type boundRole struct {

@@ -171,7 +171,7 @@ func newTemplate(name string, generateNames ...string) *scopesv1alpha1.ScopeTemp
 		t.Spec.ClusterRoles = append(t.Spec.ClusterRoles, scopesv1alpha1.ClusterRoleTemplate{
 			GenerateName: g,
 			Rules:        []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}},
-			Subjects:     []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "op"}},
+			Subjects:     []scopesv1alpha1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "op"}},
 		})
 	}
 	return t
