@@ -83,7 +83,8 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/podidentity:FuzzPodIdentityAnnotations \
 	./pkg/webhook/podidentity:FuzzCachedAnnotations \
 	./pkg/operator/rbac/apiaccess:FuzzSelector \
-	./pkg/operator/rbac/apiaccess:FuzzBindingName
+	./pkg/operator/rbac/apiaccess:FuzzBindingName \
+	./pkg/operator/rbac/scopes:FuzzErrorText
 
 fuzz:
 	for target in $(FUZZ_TARGETS); do \

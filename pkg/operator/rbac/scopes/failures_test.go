@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -180,4 +181,28 @@ func TestErrorTextIsCutOnACharacterBoundary(t *testing.T) {
 	if got := errorText(odd); !strings.Contains(got, "(cut: 1023 of 2049 bytes)") {
 		t.Errorf("cut mid-character: %q", got[len(got)-40:])
 	}
+}
+
+// errorText quotes any API server's text: a prefix of it, cut on a
+// character boundary, never longer than the bound and its note.
+func FuzzErrorText(f *testing.F) {
+	f.Add("forbidden")
+	f.Add(strings.Repeat("é", maxErrorText))
+	f.Add("a" + strings.Repeat("€", maxErrorText))
+	f.Fuzz(func(t *testing.T, text string) {
+		got := errorText(errors.New(text))
+		if len(text) <= maxErrorText {
+			if got != text {
+				t.Fatalf("a short text changed: %q", got)
+			}
+			return
+		}
+		cut, note, found := strings.Cut(got, "... (cut: ")
+		if !found || !strings.HasPrefix(text, cut) || len(cut) > maxErrorText || len(cut) < maxErrorText-utf8.UTFMax || len(note) > 40 {
+			t.Fatalf("cut %d bytes of %d: %q", len(cut), len(text), note)
+		}
+		if utf8.ValidString(text) && !utf8.ValidString(cut) {
+			t.Fatalf("cut inside a character: %q", cut[len(cut)-4:])
+		}
+	})
 }
