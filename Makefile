@@ -85,7 +85,8 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/podidentity:FuzzClusterDefaults \
 	./pkg/operator/rbac/apiaccess:FuzzSelector \
 	./pkg/operator/rbac/apiaccess:FuzzBindingName \
-	./pkg/operator/rbac/apiaccess/unmanagednotice:FuzzNotice
+	./pkg/operator/rbac/apiaccess/unmanagednotice:FuzzNotice \
+	./pkg/operator/rbac/scopes:FuzzErrorText
 
 fuzz:
 	for target in $(FUZZ_TARGETS); do \

@@ -79,7 +79,7 @@ func grantingTemplate(name string, rules ...rbacv1.PolicyRule) *scopesv1alpha1.S
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
 			GenerateName: "e2e", Rules: rules,
-			Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "e2e-nobody"}},
+			Subjects: []scopesv1alpha1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "e2e-nobody"}},
 		}}},
 	}
 }

@@ -33,7 +33,7 @@ func scopeTemplate(t *testing.T, saNamespace string) *scopesv1alpha1.ScopeTempla
 		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
 			GenerateName: "configmap-reader-",
 			Rules:        []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scopeSA, Namespace: saNamespace},
+			Subjects: []scopesv1alpha1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scopeSA, Namespace: saNamespace},
 				{Kind: rbacv1.GroupKind, Name: "e2e-configmap-readers"}},
 		}}},
 	}, metav1.CreateOptions{})
@@ -332,7 +332,7 @@ func TestScopeTemplateConflictLeavesForeignRoleAlone(t *testing.T) {
 		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
 			GenerateName: "configmap-reader-",
 			Rules:        []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}},
-			Subjects:     []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scopeSA, Namespace: saNS}},
+			Subjects:     []scopesv1alpha1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scopeSA, Namespace: saNS}},
 		}}},
 	}, metav1.CreateOptions{})
 	if err != nil {
@@ -543,7 +543,7 @@ func TestScopeTemplateGenerateNameAsKubernetesAllows(t *testing.T) {
 	ctx := context.Background()
 	rules := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}
 	// The enhancement names it fooServiceAccount, which no ServiceAccount can be called.
-	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "foo-service-account", Namespace: "foo"}}
+	subjects := []scopesv1alpha1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "foo-service-account", Namespace: "foo"}}
 	template, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, &scopesv1alpha1.ScopeTemplate{
 		ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + rand.String(6)},
 		Spec:       scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{GenerateName: "fooClusterRole-", Rules: rules, Subjects: subjects}}},
@@ -569,6 +569,246 @@ func TestScopeTemplateGenerateNameAsKubernetesAllows(t *testing.T) {
 		}, metav1.CreateOptions{})
 		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "generateName") {
 			t.Errorf("generateName %q: %v, want Invalid naming generateName", prefix, err)
+		}
+	}
+}
+
+func expectTemplateCondition(t *testing.T, template, conditionType string, status metav1.ConditionStatus, reason string, messageParts ...string) {
+	t.Helper()
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		got, err := env.operator.ScopesV1alpha1().ScopeTemplates().Get(ctx, template, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(got.Status.Conditions, conditionType)
+		if c == nil || c.Status != status || c.Reason != reason || c.ObservedGeneration != got.Generation {
+			return fmt.Errorf("%s is %+v, want %s/%s of generation %d", conditionType, c, status, reason, got.Generation)
+		}
+		for _, part := range messageParts {
+			if !strings.Contains(c.Message, part) {
+				return fmt.Errorf("%s message %q does not contain %q", conditionType, c.Message, part)
+			}
+		}
+		return nil
+	})
+}
+
+// A rule the CRD accepts and the API server refuses in a ClusterRole (a
+// resource rule without apiGroups): the template's RolesReady says
+// WriteFailed with the API server's error, and the instance's Bound
+// condition quotes it; fixed, the role is written and bound.
+func TestScopeTemplateReportsARefusedRole(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
+	ctx := context.Background()
+	ns := testNamespace(t, "scope-refused-")
+	template := scopeTemplate(t, ns)
+	expectTemplateCondition(t, template.Name, scopesv1alpha1.ConditionRolesReady, metav1.ConditionFalse, scopesv1alpha1.ReasonNoInstances)
+	broken, err := env.operator.ScopesV1alpha1().ScopeTemplates().Get(ctx, template.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken.Spec.ClusterRoles[0].Rules[0].APIGroups = nil
+	if _, err := env.operator.ScopesV1alpha1().ScopeTemplates().Update(ctx, broken, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{Namespaces: []string{ns}})
+	roleName := scopes.ClusterRoleName(template.Name, "configmap-reader-")
+	expectTemplateCondition(t, template.Name, scopesv1alpha1.ConditionRolesReady, metav1.ConditionFalse, scopesv1alpha1.ReasonWriteFailed,
+		roleName, "apiGroups: Required value")
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionFalse, scopesv1alpha1.ReasonClusterRolesNotReady,
+		"RolesReady condition says WriteFailed")
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionFalse, scopesv1alpha1.ReasonClusterRolesNotReady,
+		"apiGroups: Required value")
+
+	fixed, err := env.operator.ScopesV1alpha1().ScopeTemplates().Get(ctx, template.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed.Spec.ClusterRoles[0].Rules[0].APIGroups = []string{""}
+	if _, err := env.operator.ScopesV1alpha1().ScopeTemplates().Update(ctx, fixed, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expectTemplateCondition(t, template.Name, scopesv1alpha1.ConditionRolesReady, metav1.ConditionTrue, scopesv1alpha1.ReasonRolesWritten, roleName)
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionTrue, scopesv1alpha1.ReasonAllBound, "bound in 1 namespaces")
+}
+
+// A binding the API server refuses (a ServiceAccount subject without a
+// namespace in a ClusterRoleBinding, where "the ServiceAccount of that
+// name in each bound namespace" means nothing): Bound says BindingFailed
+// with the API server's error; bound in a namespace instead, it binds.
+func TestScopeInstanceReportsARefusedBinding(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
+	ctx := context.Background()
+	ns := testNamespace(t, "scope-binding-")
+	template, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, &scopesv1alpha1.ScopeTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + rand.String(6)},
+		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
+			GenerateName: "configmap-reader-",
+			Rules:        []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}},
+			Subjects:     []scopesv1alpha1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: scopeSA}},
+		}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.operator.ScopesV1alpha1().ScopeTemplates().Delete(context.Background(), template.Name, metav1.DeleteOptions{})
+	})
+	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{})
+	bindingName := scopes.BindingName(scopes.ClusterRoleName(template.Name, "configmap-reader-"), instance.Name)
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionFalse, scopesv1alpha1.ReasonBindingFailed, bindingName)
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionFalse, scopesv1alpha1.ReasonBindingFailed, "subjects[0].namespace: Required value")
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		c, err := operatorCondition(ctx, "ScopeInstanceDegraded")
+		if err != nil {
+			return err
+		}
+		if c == nil || !strings.Contains(c.Message, instance.Name) {
+			return fmt.Errorf("ScopeInstanceDegraded %+v does not name %s", c, instance.Name)
+		}
+		return nil
+	})
+
+	got, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(ctx, instance.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Spec.Namespaces = []string{ns}
+	if _, err := env.operator.ScopesV1alpha1().ScopeInstances().Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionTrue, scopesv1alpha1.ReasonAllBound, "bound in 1 namespaces")
+	if !canListConfigMaps(t, ns, ns) {
+		t.Error("the ServiceAccount of the bound namespace cannot list ConfigMaps there")
+	}
+}
+
+// An edit of the template's spec reaches its instances: changed rules
+// change the ClusterRole, whose bindings stay as they are (same role, same
+// binding); an added entry is bound where the instance binds, and a
+// removed one is unbound.
+func TestScopeTemplateEditReachesItsInstances(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
+	ctx := context.Background()
+	saNS := testNamespace(t, "scope-edit-sa-")
+	target := testNamespace(t, "scope-edit-")
+	template := scopeTemplate(t, saNS)
+	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{Namespaces: []string{target}})
+	expectRoleBindings(t, instance.Name, []string{target}, target)
+	roleName := scopes.ClusterRoleName(template.Name, "configmap-reader-")
+	bindingName := scopes.BindingName(roleName, instance.Name)
+	before, err := env.kube.RbacV1().RoleBindings(target).Get(ctx, bindingName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if canListSecrets(t, saNS, target) {
+		t.Fatal("the subject lists Secrets before the edit")
+	}
+
+	edit := func(change func(*scopesv1alpha1.ScopeTemplate)) {
+		t.Helper()
+		got, err := env.operator.ScopesV1alpha1().ScopeTemplates().Get(ctx, template.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		change(got)
+		if _, err := env.operator.ScopesV1alpha1().ScopeTemplates().Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit(func(tm *scopesv1alpha1.ScopeTemplate) {
+		tm.Spec.ClusterRoles[0].Rules[0].Resources = []string{"configmaps", "secrets"}
+	})
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		role, err := env.kube.RbacV1().ClusterRoles().Get(ctx, roleName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if got := strings.Join(role.Rules[0].Resources, ","); got != "configmaps,secrets" {
+			return fmt.Errorf("ClusterRole resources %s", got)
+		}
+		return nil
+	})
+	if !canListSecrets(t, saNS, target) {
+		t.Error("the edited rules are not granted where the instance binds")
+	}
+	after, err := env.kube.RbacV1().RoleBindings(target).Get(ctx, bindingName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.UID != before.UID || after.RoleRef.Name != roleName {
+		t.Errorf("the binding was replaced (UID %s, was %s) or points at %s", after.UID, before.UID, after.RoleRef.Name)
+	}
+	expectTemplateCondition(t, template.Name, scopesv1alpha1.ConditionRolesReady, metav1.ConditionTrue, scopesv1alpha1.ReasonRolesWritten, roleName)
+
+	// An added entry is bound; removed, it is unbound and its role goes.
+	subjects := template.Spec.ClusterRoles[0].Subjects
+	edit(func(tm *scopesv1alpha1.ScopeTemplate) {
+		tm.Spec.ClusterRoles = append(tm.Spec.ClusterRoles, scopesv1alpha1.ClusterRoleTemplate{GenerateName: "pod-reader-",
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list"}}}, Subjects: subjects})
+	})
+	podReader := scopes.BindingName(scopes.ClusterRoleName(template.Name, "pod-reader-"), instance.Name)
+	expectBinding := func(want bool) {
+		t.Helper()
+		framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+			_, err := env.kube.RbacV1().RoleBindings(target).Get(ctx, podReader, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) == want || (err != nil && !apierrors.IsNotFound(err)) {
+				return fmt.Errorf("RoleBinding %s/%s: %v, want it: %v", target, podReader, err, want)
+			}
+			return nil
+		})
+	}
+	expectBinding(true)
+	expectClusterRoles(t, template.Name, 2)
+	edit(func(tm *scopesv1alpha1.ScopeTemplate) { tm.Spec.ClusterRoles = tm.Spec.ClusterRoles[:1] })
+	expectBinding(false)
+	expectClusterRoles(t, template.Name, 1)
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionTrue, scopesv1alpha1.ReasonAllBound, "bound in 1 namespaces")
+}
+
+// A ServiceAccount subject whose name no ServiceAccount can have (the
+// enhancement's fooServiceAccount) is refused when the template is
+// written, not by every binding later; a User or Group name is not a
+// ServiceAccount's and keeps its upper case; a kind RBAC does not know is
+// refused too.
+func TestScopeTemplateRefusesAnInvalidServiceAccountName(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check admits what this test creates
+	ctx := context.Background()
+	create := func(subject scopesv1alpha1.Subject) error {
+		template, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, &scopesv1alpha1.ScopeTemplate{
+			ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + rand.String(6)},
+			Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{GenerateName: "reader-",
+				Rules:    []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}},
+				Subjects: []scopesv1alpha1.Subject{{Kind: rbacv1.GroupKind, Name: "e2e-readers"}, subject}}}},
+		}, metav1.CreateOptions{})
+		if err == nil {
+			t.Cleanup(func() {
+				_ = env.operator.ScopesV1alpha1().ScopeTemplates().Delete(context.Background(), template.Name, metav1.DeleteOptions{})
+			})
+		}
+		return err
+	}
+	for _, name := range []string{"fooServiceAccount", "foo_sa", "-foo", strings.Repeat("a", 254)} {
+		err := create(scopesv1alpha1.Subject{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: "foo"})
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "valid ServiceAccount name") {
+			t.Errorf("ServiceAccount %.20q: %v, want Invalid saying it is no valid ServiceAccount name", name, err)
+		}
+	}
+	if err := create(scopesv1alpha1.Subject{Kind: "Robot", Name: "foo"}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "kind") {
+		t.Errorf("kind Robot: %v, want Invalid naming kind", err)
+	}
+	for _, subject := range []scopesv1alpha1.Subject{
+		{Kind: rbacv1.ServiceAccountKind, Name: "foo-service-account.v2", Namespace: "foo"},
+		{Kind: rbacv1.ServiceAccountKind, Name: strings.Repeat("a", 253)},
+		{Kind: rbacv1.UserKind, Name: "fooUser@Example.com"},
+		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "system:serviceaccounts:Foo"},
+	} {
+		if err := create(subject); err != nil {
+			t.Errorf("%+v refused: %v", subject, err)
 		}
 	}
 }

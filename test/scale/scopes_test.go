@@ -67,7 +67,7 @@ func runScopes(b *testing.B, binary string) {
 		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
 			GenerateName: "bench-reader-",
 			Rules:        []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}},
-			Subjects:     []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "scoped-operator"}},
+			Subjects:     []scopesv1alpha1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "scoped-operator"}},
 		}}},
 	}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)

@@ -101,7 +101,7 @@ func template(name string, rules ...rbacv1.PolicyRule) *scopesv1alpha1.ScopeTemp
 	return &scopesv1alpha1.ScopeTemplate{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: scopesv1alpha1.ScopeTemplateSpec{ClusterRoles: []scopesv1alpha1.ClusterRoleTemplate{{
-			GenerateName: "role", Rules: rules, Subjects: []rbacv1.Subject{{Kind: "User", Name: "bob"}},
+			GenerateName: "role", Rules: rules, Subjects: []scopesv1alpha1.Subject{{Kind: "User", Name: "bob"}},
 		}}},
 	}
 }
@@ -449,7 +449,7 @@ func TestUpdates(t *testing.T) {
 	widened := old.DeepCopy()
 	widened.Spec.ClusterRoles[0].Rules = append(widened.Spec.ClusterRoles[0].Rules, rule([]string{""}, []string{"secrets"}, []string{"delete"}))
 	resubjected := old.DeepCopy()
-	resubjected.Spec.ClusterRoles[0].Subjects = []rbacv1.Subject{{Kind: "Group", Name: "system:authenticated"}}
+	resubjected.Spec.ClusterRoles[0].Subjects = []scopesv1alpha1.Subject{{Kind: "Group", Name: "system:authenticated"}}
 
 	update := func(o, n any) Request {
 		r := create(t, ScopeTemplates, n)

@@ -72,7 +72,44 @@ type ClusterRoleTemplate struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=64
-	Subjects []rbacv1.Subject `json:"subjects"`
+	Subjects []Subject `json:"subjects"`
+}
+
+// Subject is whom a role is bound to, as in a RoleBinding (the same
+// fields as rbacv1.Subject). It is a type of its own so that its name has
+// a bounded length: that is what lets the API server check a
+// ServiceAccount's name when the template is written, within the CRD's
+// validation cost budget, instead of refusing every binding later (the
+// rule spells out the DNS-1123 subdomain: format.dns1123Subdomain() is
+// estimated at about eight times the cost, over the budget for 16 x 64
+// subjects).
+//
+// +structType=atomic
+// +kubebuilder:validation:XValidation:rule="self.kind != 'ServiceAccount' || size(self.name) <= 253 && self.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="a ServiceAccount subject's name must be a valid ServiceAccount name (a DNS-1123 subdomain: lower case letters, digits, '-' and '.', at most 253 characters); the API server refuses any other in a RoleBinding"
+type Subject struct {
+	// kind is User, Group or ServiceAccount.
+	// +required
+	// +kubebuilder:validation:Enum=User;Group;ServiceAccount
+	Kind string `json:"kind"`
+
+	// apiGroup is rbac.authorization.k8s.io for a User or Group (the
+	// default) and empty for a ServiceAccount.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	APIGroup string `json:"apiGroup,omitempty"`
+
+	// name of the user, group or ServiceAccount.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Name string `json:"name"`
+
+	// namespace of a ServiceAccount; empty means the ServiceAccount of that
+	// name in each namespace the role is bound in (a cluster-wide binding
+	// needs it set). Unused for a User or Group.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // ScopeTemplateStatus is what the operator observed and did for a template.
@@ -241,6 +278,15 @@ const (
 	ConditionConflict = "Conflict"
 	ReasonConflict    = "Conflict"
 	ReasonNoConflict  = "NoConflict"
+
+	// ConditionRolesReady (ScopeTemplate): every ClusterRole the template
+	// needs exists as the template says. False with ReasonWriteFailed (the
+	// message carries the API server's error, cut to a bounded length),
+	// ReasonConflict (another owner's role holds a name) or
+	// ReasonNoInstances (no instance names it, so it needs none).
+	ConditionRolesReady = "RolesReady"
+	ReasonRolesWritten  = "RolesWritten"
+	ReasonWriteFailed   = "WriteFailed"
 
 	// ConditionInUse (ScopeTemplate): a ScopeInstance names the template, so
 	// its ClusterRoles exist.

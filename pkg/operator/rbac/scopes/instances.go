@@ -32,10 +32,6 @@ import (
 // InstanceControllerName owns the ScopeInstanceDegraded condition.
 const InstanceControllerName = "ScopeInstance"
 
-// maxNamed is how many namespaces a condition message names before it
-// counts the rest.
-const maxNamed = 3
-
 // instances binds a template's roles where an instance says.
 type instances struct {
 	client     scopesclient.ScopeInstancesGetter
@@ -111,7 +107,7 @@ func (c *instances) sync(ctx context.Context, syncCtx factory.SyncContext, insta
 
 	setValid(recorder, instance, &status.Conditions)
 	status.NamespaceCount = int32(len(where.namespaces))
-	setBound(recorder, instance, &status.Conditions, where, failures, pending)
+	setBound(recorder, instance, &status.Conditions, where, failures, pending, rolesTrouble(template))
 	if err := updateInstanceStatus(ctx, c.client, instance, status); err != nil {
 		return err
 	}
@@ -221,9 +217,32 @@ func (c *instances) readyRoles(template *scopesv1alpha1.ScopeTemplate) (ready []
 			pending = append(pending, name)
 			continue
 		}
-		ready = append(ready, boundRole{name: name, subjects: rbacsubjects.Defaulted(entry.Subjects)})
+		ready = append(ready, boundRole{name: name, subjects: rbacsubjects.Defaulted(rbacSubjects(entry.Subjects))})
 	}
 	return ready, pending
+}
+
+// rolesTrouble is what template reports about roles it could not write
+// (WriteFailed, with the API server's error) or may not (Conflict), for
+// the instance's ClusterRolesNotReady message: the instance learns it from
+// the template's status, as any reader would. Empty while the template's
+// status speaks of an earlier generation, or of nothing wrong.
+func rolesTrouble(template *scopesv1alpha1.ScopeTemplate) string {
+	c := meta.FindStatusCondition(template.Status.Conditions, scopesv1alpha1.ConditionRolesReady)
+	if c == nil || c.Status != metav1.ConditionFalse || c.ObservedGeneration != template.Generation ||
+		(c.Reason != scopesv1alpha1.ReasonWriteFailed && c.Reason != scopesv1alpha1.ReasonConflict) {
+		return ""
+	}
+	return c.Reason + ": " + c.Message
+}
+
+// rbacSubjects are a template entry's subjects as a binding holds them.
+func rbacSubjects(in []scopesv1alpha1.Subject) []rbacv1.Subject {
+	out := make([]rbacv1.Subject, len(in))
+	for i, s := range in {
+		out[i] = rbacv1.Subject{Kind: s.Kind, APIGroup: s.APIGroup, Name: s.Name, Namespace: s.Namespace}
+	}
+	return out
 }
 
 type boundRole struct {
@@ -283,8 +302,9 @@ func setValid(recorder events.Recorder, instance *scopesv1alpha1.ScopeInstance, 
 
 // setBound reports whether every role is bound everywhere it should be.
 // The first that applies wins: failures, then missing namespaces, then
-// roles the template has not (or cannot) create.
-func setBound(recorder events.Recorder, instance *scopesv1alpha1.ScopeInstance, conditions *[]metav1.Condition, where scope, failures map[string]error, pending []string) {
+// roles the template has not (or cannot) create, quoting templateSays:
+// the template's own account of why (rolesTrouble).
+func setBound(recorder events.Recorder, instance *scopesv1alpha1.ScopeInstance, conditions *[]metav1.Condition, where scope, failures map[string]error, pending []string, templateSays string) {
 	condition := metav1.Condition{Type: scopesv1alpha1.ConditionBound, ObservedGeneration: instance.Generation, Status: metav1.ConditionFalse}
 	switch {
 	case len(failures) > 0:
@@ -300,8 +320,13 @@ func setBound(recorder events.Recorder, instance *scopesv1alpha1.ScopeInstance, 
 		condition.Message = fmt.Sprintf("listed namespaces do not exist: %s; they are bound once created", named(where.missing))
 	case len(pending) > 0:
 		condition.Reason = scopesv1alpha1.ReasonClusterRolesNotReady
-		condition.Message = fmt.Sprintf("ClusterRoles %s of ScopeTemplate %s do not exist or are not controlled by it (see its Conflict condition)",
+		condition.Message = fmt.Sprintf("ClusterRoles %s of ScopeTemplate %s do not exist or are not controlled by it",
 			strings.Join(pending, ", "), instance.Spec.ScopeTemplateName)
+		if templateSays != "" {
+			condition.Message += "; the template's RolesReady condition says " + templateSays
+		} else {
+			condition.Message += " (see the template's RolesReady and Conflict conditions)"
+		}
 	default:
 		condition.Status, condition.Reason = metav1.ConditionTrue, scopesv1alpha1.ReasonAllBound
 		condition.Message = fmt.Sprintf("bound in %d namespaces", len(where.namespaces))
@@ -316,33 +341,6 @@ func setBound(recorder events.Recorder, instance *scopesv1alpha1.ScopeInstance, 
 			recorder.Warningf("ScopeInstance"+condition.Reason, "ScopeInstance %s: %s", instance.Name, condition.Message)
 		}
 	}
-}
-
-// named lists up to maxNamed names and counts the rest.
-func named(names []string) string {
-	out := strings.Join(names[:min(len(names), maxNamed)], ", ")
-	if more := len(names) - maxNamed; more > 0 {
-		out += fmt.Sprintf(" and %d more", more)
-	}
-	return out
-}
-
-// failureMessage names a few failures, in order, and counts the rest.
-func failureMessage(failures map[string]error) string {
-	keys := make([]string, 0, len(failures))
-	for key := range failures {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, maxNamed)
-	for _, key := range keys[:min(len(keys), maxNamed)] {
-		parts = append(parts, fmt.Sprintf("%s: %v", key, failures[key]))
-	}
-	out := strings.Join(parts, "; ")
-	if more := len(keys) - maxNamed; more > 0 {
-		out += fmt.Sprintf("; and %d more", more)
-	}
-	return out
 }
 
 // updateInstanceStatus writes only a status that changed.

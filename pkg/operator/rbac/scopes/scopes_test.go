@@ -120,6 +120,13 @@ func (f *fixture) writes() []string {
 
 func (f *fixture) syncTemplate(name string) {
 	f.t.Helper()
+	if err := f.trySyncTemplate(name); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) trySyncTemplate(name string) error {
+	f.t.Helper()
 	roles, _, _, _, templateCache, instanceCache := f.caches()
 	tc := &templates{
 		client: f.scopes.ScopesV1alpha1(), roles: f.kube.RbacV1(),
@@ -129,9 +136,7 @@ func (f *fixture) syncTemplate(name string) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if err := tc.sync(context.Background(), factory.NewSyncContext("test", f.recorder), template); err != nil {
-		f.t.Fatal(err)
-	}
+	return tc.sync(context.Background(), factory.NewSyncContext("test", f.recorder), template)
 }
 
 func (f *fixture) instanceController() (*instances, cache.Indexer) {
@@ -166,7 +171,7 @@ func newTemplate(name string, generateNames ...string) *scopesv1alpha1.ScopeTemp
 		t.Spec.ClusterRoles = append(t.Spec.ClusterRoles, scopesv1alpha1.ClusterRoleTemplate{
 			GenerateName: g,
 			Rules:        []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}},
-			Subjects:     []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "op"}},
+			Subjects:     []scopesv1alpha1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "op"}},
 		})
 	}
 	return t

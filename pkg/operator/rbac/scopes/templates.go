@@ -48,21 +48,25 @@ func (c *templates) sync(ctx context.Context, syncCtx factory.SyncContext, templ
 	if users > 0 {
 		wanted = desiredRoles(template)
 	}
+	// Each role is tried whatever happened to the others; what failed is
+	// reported on RolesReady and retried with backoff.
 	managed := map[string]bool{}
+	failures := map[string]error{}
 	var names, conflicts []string
 	for _, role := range wanted {
 		conflict, err := c.ensure(ctx, recorder, template, role)
-		if err != nil {
-			return err
-		}
-		if conflict {
+		switch {
+		case err != nil:
+			failures[role.Name] = err
+			managed[role.Name] = true // not written, still wanted
+		case conflict:
 			conflicts = append(conflicts, role.Name)
-			continue
+		default:
+			managed[role.Name] = true
+			names = append(names, role.Name)
 		}
-		managed[role.Name] = true
-		names = append(names, role.Name)
 	}
-	if err := c.deleteUnwanted(ctx, recorder, template, managed, users); err != nil {
+	if err := c.deleteUnwanted(ctx, recorder, template, managed, users, failures); err != nil {
 		return err
 	}
 
@@ -71,7 +75,16 @@ func (c *templates) sync(ctx context.Context, syncCtx factory.SyncContext, templ
 	status.ClusterRoles = names
 	setInUse(recorder, template, &status.Conditions, users)
 	setConflict(recorder, template, &status.Conditions, conflicts)
-	return updateTemplateStatus(ctx, c.client, template, status)
+	setRolesReady(recorder, template, &status.Conditions, users, names, conflicts, failures)
+	if err := updateTemplateStatus(ctx, c.client, template, status); err != nil {
+		return err
+	}
+	if len(failures) > 0 {
+		// Retried with backoff; reconcileloop names the template in
+		// ScopeTemplateDegraded.
+		return fmt.Errorf("%d ClusterRole writes failed: %s", len(failures), failureMessage(failures))
+	}
+	return nil
 }
 
 // instancesNaming counts the instances, not being deleted, that name
@@ -173,8 +186,9 @@ func withLabel(in map[string]string, key, value string) map[string]string {
 
 // deleteUnwanted deletes template's roles not in keep: those of removed
 // entries, and all of them once no instance names it. The UID
-// precondition spares a role re-created meanwhile.
-func (c *templates) deleteUnwanted(ctx context.Context, recorder events.Recorder, template *scopesv1alpha1.ScopeTemplate, keep map[string]bool, users int) error {
+// precondition spares a role re-created meanwhile. A delete that fails is
+// added to failures; the error is for failures to read the cache.
+func (c *templates) deleteUnwanted(ctx context.Context, recorder events.Recorder, template *scopesv1alpha1.ScopeTemplate, keep map[string]bool, users int, failures map[string]error) error {
 	existing, err := ownedBy[*rbacv1.ClusterRole](c.roleIndex, template.Name)
 	if err != nil {
 		return err
@@ -188,7 +202,8 @@ func (c *templates) deleteUnwanted(ctx context.Context, recorder events.Recorder
 			continue
 		}
 		if err != nil {
-			return err
+			failures[role.Name] = fmt.Errorf("deleting: %w", err)
+			continue
 		}
 		why := "its entry was removed"
 		if users == 0 {
@@ -226,6 +241,37 @@ func setConflict(recorder events.Recorder, template *scopesv1alpha1.ScopeTemplat
 	}
 	if transitioned(conditions, condition) && len(conflicts) > 0 {
 		recorder.Warningf("ScopeTemplateConflict", "ScopeTemplate %s: %s", template.Name, condition.Message)
+	}
+}
+
+// setRolesReady says whether every role the template needs exists as it
+// says, and if not, why: a failed write first (with the API server's
+// error), then a role another owner holds, then no instance needing any.
+func setRolesReady(recorder events.Recorder, template *scopesv1alpha1.ScopeTemplate, conditions *[]metav1.Condition, users int, names, conflicts []string, failures map[string]error) {
+	condition := metav1.Condition{Type: scopesv1alpha1.ConditionRolesReady, ObservedGeneration: template.Generation, Status: metav1.ConditionFalse}
+	switch {
+	case len(failures) > 0:
+		condition.Reason = scopesv1alpha1.ReasonWriteFailed
+		condition.Message = fmt.Sprintf("%d ClusterRole writes failed (retried with backoff): %s", len(failures), failureMessage(failures))
+	case len(conflicts) > 0:
+		condition.Reason = scopesv1alpha1.ReasonConflict
+		condition.Message = fmt.Sprintf("ClusterRole %s is not controlled by the template and is not bound (see the Conflict condition)", named(conflicts))
+	case users == 0:
+		condition.Reason = scopesv1alpha1.ReasonNoInstances
+		condition.Message = "no ScopeInstance names the template, so it needs no ClusterRoles"
+	default:
+		condition.Status, condition.Reason = metav1.ConditionTrue, scopesv1alpha1.ReasonRolesWritten
+		condition.Message = fmt.Sprintf("ClusterRoles %s exist as the template says", named(names))
+	}
+	wasReady := meta.IsStatusConditionTrue(*conditions, scopesv1alpha1.ConditionRolesReady)
+	if !transitioned(conditions, condition) {
+		return
+	}
+	switch {
+	case condition.Reason == scopesv1alpha1.ReasonWriteFailed:
+		recorder.Warningf("ScopeTemplateWriteFailed", "ScopeTemplate %s: %s", template.Name, condition.Message)
+	case condition.Status == metav1.ConditionTrue && !wasReady:
+		recorder.Eventf("ScopeTemplateRolesReady", "ScopeTemplate %s: %s", template.Name, condition.Message)
 	}
 }
 
