@@ -20,6 +20,12 @@ const (
 	// Each namespace's default deny (manifests/…05_networkpolicies.yaml,
 	// bindata/operand/default-deny-networkpolicy.yaml).
 	defaultDenyNetworkPolicy = "default-deny-ingress"
+	// The Role that lets the operator read back its own Events on
+	// ClusterExtensions (cluster-scoped objects' Events live in "default";
+	// manifests/…03_rbac.yaml). Its RoleBinding is collected with every
+	// RoleBinding.
+	eventsNamespace = "default"
+	eventsRole      = "cluster-workload-access-operator-events"
 )
 
 // List returns every namespace, configuration object and resource type the
@@ -44,6 +50,7 @@ func List() []configv1.ObjectReference {
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"},
 		{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"},
 		{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"},
+		{Group: "rbac.authorization.k8s.io", Resource: "roles", Namespace: eventsNamespace, Name: eventsRole},
 		{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: operatorclient.WebhookName},
 		// The access grants check's registration.
 		{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations", Name: operatorclient.WebhookName},
