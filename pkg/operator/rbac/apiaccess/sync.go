@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
@@ -19,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/conditions"
 )
 
 // MissingNamespaceRetry is when a policy binding in a namespace that does
@@ -173,14 +173,8 @@ func managedObjects(p *plan) []apiaccessv1alpha1.ManagedObject {
 	return out
 }
 
-func named(items []string) string {
-	shown := items[:min(len(items), maxNamed)]
-	out := strings.Join(shown, ", ")
-	if more := len(items) - len(shown); more > 0 {
-		out += fmt.Sprintf(" and %d more", more)
-	}
-	return out
-}
+// named lists up to maxNamed items and counts the rest.
+func named(items []string) string { return conditions.Named(items, maxNamed) }
 
 // recordTransitions emits an event for each condition whose status or
 // reason changed: a warning when it turned abnormal.

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/conditions"
 )
 
 // maxNamed is how many namespaces, roles or bindings a condition message
@@ -17,14 +19,8 @@ const maxNamed = 3
 // the refused field, never data of the cluster's Secrets.
 const maxErrorText = 1024
 
-// named lists up to maxNamed names and counts the rest.
-func named(names []string) string {
-	out := strings.Join(names[:min(len(names), maxNamed)], ", ")
-	if more := len(names) - maxNamed; more > 0 {
-		out += fmt.Sprintf(" and %d more", more)
-	}
-	return out
-}
+// named lists up to maxNamed items and counts the rest.
+func named(items []string) string { return conditions.Named(items, maxNamed) }
 
 // failureMessage names a few failures, in order, and counts the rest.
 func failureMessage(failures map[string]error) string {

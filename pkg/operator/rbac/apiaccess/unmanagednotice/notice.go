@@ -3,12 +3,12 @@ package unmanagednotice
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/conditions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess"
 )
 
@@ -80,11 +80,5 @@ func managedBy(crd *apiextensionsv1.CustomResourceDefinition, policies []*apiacc
 	return out
 }
 
-func named(items []string) string {
-	shown := items[:min(len(items), maxNamed)]
-	out := strings.Join(shown, ", ")
-	if more := len(items) - len(shown); more > 0 {
-		out += fmt.Sprintf(" and %d more", more)
-	}
-	return out
-}
+// named lists up to maxNamed items and counts the rest.
+func named(items []string) string { return conditions.Named(items, maxNamed) }
