@@ -47,8 +47,10 @@ func errorText(err error) string {
 	if len(text) <= maxErrorText {
 		return text
 	}
+	// Step back over at most one character's continuation bytes: text that
+	// is not UTF-8 at all is still cut near the bound, not emptied.
 	cut := maxErrorText
-	for cut > 0 && !utf8.RuneStart(text[cut]) {
+	for back := 1; back < utf8.UTFMax && !utf8.RuneStart(text[cut]); back++ {
 		cut--
 	}
 	return fmt.Sprintf("%s... (cut: %d of %d bytes)", text[:cut], cut, len(text))
