@@ -19,8 +19,8 @@ mkdir -p "$tools"
 	sigs.k8s.io/controller-tools/cmd/controller-gen)
 
 header=hack/boilerplate.go.txt
-apis=(./pkg/apis/operator/v1alpha1 ./pkg/apis/subscription/v1alpha1 ./pkg/apis/scopes/v1alpha1 ./pkg/apis/apiaccess/v1alpha1)
-inputs=("$module/pkg/apis/operator/v1alpha1" "$module/pkg/apis/subscription/v1alpha1" "$module/pkg/apis/scopes/v1alpha1" "$module/pkg/apis/apiaccess/v1alpha1")
+apis=(./pkg/apis/operator/v1alpha1 ./pkg/apis/subscription/v1alpha1 ./pkg/apis/scopes/v1alpha1 ./pkg/apis/apiaccess/v1alpha1 ./pkg/apis/podidentity/v1alpha1)
+inputs=("$module/pkg/apis/operator/v1alpha1" "$module/pkg/apis/subscription/v1alpha1" "$module/pkg/apis/scopes/v1alpha1" "$module/pkg/apis/apiaccess/v1alpha1" "$module/pkg/apis/podidentity/v1alpha1")
 
 "$tools/deepcopy-gen" --go-header-file "$header" --output-file zz_generated.deepcopy.go "${apis[@]}"
 
@@ -54,3 +54,4 @@ place_crd subscription.openshift.io_clusterbundles.yaml 0000_50_workload-access_
 place_crd operators.coreos.com_scopetemplates.yaml 0000_50_workload-access_01_scopetemplates.crd.yaml
 place_crd operators.coreos.com_scopeinstances.yaml 0000_50_workload-access_01_scopeinstances.crd.yaml
 place_crd apiaccess.openshift.io_apiaccesspolicies.yaml 0000_50_workload-access_01_apiaccesspolicies.crd.yaml
+place_crd podidentity.openshift.io_iamrolerequests.yaml 0000_50_workload-access_01_iamrolerequests.crd.yaml

@@ -135,6 +135,39 @@ type PodIdentitySpec struct {
 	// the webhook's default, SDKDefault.
 	// +optional
 	DefaultSTSEndpoints STSEndpoints `json:"defaultSTSEndpoints,omitempty"`
+
+	// roles configures phase 2: the IAM roles the operator creates for
+	// IAMRoleRequests (podidentity.openshift.io).
+	// +optional
+	Roles IAMRolesSpec `json:"roles,omitempty"`
+}
+
+// IAMRolesSpec configures how IAMRoleRequests become IAM roles.
+type IAMRolesSpec struct {
+	// iamEndpoint overrides the IAM endpoint, for IAM-compatible services
+	// (http:// or https://). Empty uses AWS IAM of the region's partition.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="self == '' || self.startsWith('https://') || self.startsWith('http://')",message="iamEndpoint must be an http:// or https:// URL"
+	IAMEndpoint string `json:"iamEndpoint,omitempty"`
+
+	// stsEndpoint overrides the STS endpoint the operator asks for its own
+	// account (GetCallerIdentity), which names the OIDC provider in every
+	// trust policy. Empty uses the region's AWS STS endpoint.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="self == '' || self.startsWith('https://') || self.startsWith('http://')",message="stsEndpoint must be an http:// or https:// URL"
+	STSEndpoint string `json:"stsEndpoint,omitempty"`
+
+	// permissionsBoundary is the ARN of a managed IAM policy every role the
+	// operator creates carries as its permissions boundary: no statement of
+	// an IAMRoleRequest grants more than it allows. The operator's own
+	// CredentialsRequest lets it create roles only with a boundary under
+	// the policy path /workload-access/; see docs/security.md.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^(arn:aws[a-z-]*:iam::[0-9]{12}:policy/.+)?$`
+	PermissionsBoundary string `json:"permissionsBoundary,omitempty"`
 }
 
 // STSEndpoints says which AWS STS endpoint pods' SDKs call.

@@ -24,6 +24,7 @@ import (
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/apiaccess/v1alpha1"
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/operator/v1alpha1"
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/podidentity/v1alpha1"
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/subscription/v1alpha1"
 	discovery "k8s.io/client-go/discovery"
@@ -35,6 +36,7 @@ type Interface interface {
 	Discovery() discovery.DiscoveryInterface
 	APIAccessV1alpha1() apiaccessv1alpha1.APIAccessV1alpha1Interface
 	OperatorV1alpha1() operatorv1alpha1.OperatorV1alpha1Interface
+	PodIdentityV1alpha1() podidentityv1alpha1.PodIdentityV1alpha1Interface
 	ScopesV1alpha1() scopesv1alpha1.ScopesV1alpha1Interface
 	SubscriptionV1alpha1() subscriptionv1alpha1.SubscriptionV1alpha1Interface
 }
@@ -44,6 +46,7 @@ type Clientset struct {
 	*discovery.DiscoveryClient
 	aPIAccessV1alpha1    *apiaccessv1alpha1.APIAccessV1alpha1Client
 	operatorV1alpha1     *operatorv1alpha1.OperatorV1alpha1Client
+	podIdentityV1alpha1  *podidentityv1alpha1.PodIdentityV1alpha1Client
 	scopesV1alpha1       *scopesv1alpha1.ScopesV1alpha1Client
 	subscriptionV1alpha1 *subscriptionv1alpha1.SubscriptionV1alpha1Client
 }
@@ -56,6 +59,11 @@ func (c *Clientset) APIAccessV1alpha1() apiaccessv1alpha1.APIAccessV1alpha1Inter
 // OperatorV1alpha1 retrieves the OperatorV1alpha1Client
 func (c *Clientset) OperatorV1alpha1() operatorv1alpha1.OperatorV1alpha1Interface {
 	return c.operatorV1alpha1
+}
+
+// PodIdentityV1alpha1 retrieves the PodIdentityV1alpha1Client
+func (c *Clientset) PodIdentityV1alpha1() podidentityv1alpha1.PodIdentityV1alpha1Interface {
+	return c.podIdentityV1alpha1
 }
 
 // ScopesV1alpha1 retrieves the ScopesV1alpha1Client
@@ -120,6 +128,10 @@ func NewForConfigAndClient(c *rest.Config, httpClient *http.Client) (*Clientset,
 	if err != nil {
 		return nil, err
 	}
+	cs.podIdentityV1alpha1, err = podidentityv1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
+	if err != nil {
+		return nil, err
+	}
 	cs.scopesV1alpha1, err = scopesv1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
 	if err != nil {
 		return nil, err
@@ -151,6 +163,7 @@ func New(c rest.Interface) *Clientset {
 	var cs Clientset
 	cs.aPIAccessV1alpha1 = apiaccessv1alpha1.New(c)
 	cs.operatorV1alpha1 = operatorv1alpha1.New(c)
+	cs.podIdentityV1alpha1 = podidentityv1alpha1.New(c)
 	cs.scopesV1alpha1 = scopesv1alpha1.New(c)
 	cs.subscriptionV1alpha1 = subscriptionv1alpha1.New(c)
 

@@ -28,6 +28,7 @@ import (
 	apiaccess "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/apiaccess"
 	internalinterfaces "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/internalinterfaces"
 	operator "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator"
+	podidentity "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/podidentity"
 	scopes "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/scopes"
 	subscription "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/subscription"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -330,6 +331,7 @@ type SharedInformerFactory interface {
 
 	APIAccess() apiaccess.Interface
 	Operator() operator.Interface
+	PodIdentity() podidentity.Interface
 	Scopes() scopes.Interface
 	Subscription() subscription.Interface
 }
@@ -340,6 +342,10 @@ func (f *sharedInformerFactory) APIAccess() apiaccess.Interface {
 
 func (f *sharedInformerFactory) Operator() operator.Interface {
 	return operator.New(f, f.namespace, f.tweakListOptions)
+}
+
+func (f *sharedInformerFactory) PodIdentity() podidentity.Interface {
+	return podidentity.New(f, f.namespace, f.tweakListOptions)
 }
 
 func (f *sharedInformerFactory) Scopes() scopes.Interface {

@@ -23,6 +23,7 @@ import (
 
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -68,6 +69,10 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Scopes().V1alpha1().ScopeInstances().Informer()}, nil
 	case scopesv1alpha1.SchemeGroupVersion.WithResource("scopetemplates"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Scopes().V1alpha1().ScopeTemplates().Informer()}, nil
+
+		// Group=podidentity.openshift.io, Version=v1alpha1
+	case podidentityv1alpha1.SchemeGroupVersion.WithResource("iamrolerequests"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.PodIdentity().V1alpha1().IAMRoleRequests().Informer()}, nil
 
 		// Group=subscription.openshift.io, Version=v1alpha1
 	case subscriptionv1alpha1.SchemeGroupVersion.WithResource("bundles"):

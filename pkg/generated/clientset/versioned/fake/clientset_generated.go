@@ -24,6 +24,8 @@ import (
 	fakeapiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/apiaccess/v1alpha1/fake"
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/operator/v1alpha1"
 	fakeoperatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/operator/v1alpha1/fake"
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/podidentity/v1alpha1"
+	fakepodidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/podidentity/v1alpha1/fake"
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
 	fakescopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1/fake"
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/subscription/v1alpha1"
@@ -109,6 +111,11 @@ func (c *Clientset) APIAccessV1alpha1() apiaccessv1alpha1.APIAccessV1alpha1Inter
 // OperatorV1alpha1 retrieves the OperatorV1alpha1Client
 func (c *Clientset) OperatorV1alpha1() operatorv1alpha1.OperatorV1alpha1Interface {
 	return &fakeoperatorv1alpha1.FakeOperatorV1alpha1{Fake: &c.Fake}
+}
+
+// PodIdentityV1alpha1 retrieves the PodIdentityV1alpha1Client
+func (c *Clientset) PodIdentityV1alpha1() podidentityv1alpha1.PodIdentityV1alpha1Interface {
+	return &fakepodidentityv1alpha1.FakePodIdentityV1alpha1{Fake: &c.Fake}
 }
 
 // ScopesV1alpha1 retrieves the ScopesV1alpha1Client

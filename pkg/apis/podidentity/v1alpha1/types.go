@@ -1,0 +1,247 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// IAMRoleRequest asks the operator for an IAM role that exactly one
+// ServiceAccount's pods may assume through AWS pod identity. The operator
+// creates the role "<infrastructureName>-<metadata.name>" (cut to IAM's 64
+// characters with a stable hash when longer) under the path
+// /workload-access/<infrastructureName>/, tagged with this request's UID;
+// gives it spec.providerSpec.statementEntries as its inline policy and a trust
+// policy admitting only system:serviceaccount:<namespace>:<name> from the
+// cluster's OIDC provider; and annotates the ServiceAccount with
+// eks.amazonaws.com/role-arn, creating it when absent. Deleting the request
+// deletes the role and removes the annotation the operator added.
+//
+// Creating IAM roles is as powerful as the operator's IAM credentials, so
+// only cluster administrators hold this resource: it is cluster-scoped and
+// aggregated to no built-in role.
+//
+// +genclient
+// +genclient:nonNamespaced
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=iamrolerequests,scope=Cluster,singular=iamrolerequest
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="an IAMRoleRequest name is at most 63 characters: it names the IAM role after the cluster's infrastructureName"
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Role",type=string,JSONPath=`.status.providerStatus.user`
+// +kubebuilder:printcolumn:name="ServiceAccount",type=string,JSONPath=`.status.serviceAccount`
+// +kubebuilder:printcolumn:name="Provisioned",type=string,JSONPath=`.status.conditions[?(@.type=="Provisioned")].status`
+// +kubebuilder:printcolumn:name="Linked",type=string,JSONPath=`.status.conditions[?(@.type=="ServiceAccountLinked")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type IAMRoleRequest struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec IAMRoleRequestSpec `json:"spec"`
+	// +optional
+	Status IAMRoleRequestStatus `json:"status,omitempty"`
+}
+
+// IAMRoleRequestSpec is the enhancement's CredentialsRequestSpec with the
+// storage union's ServiceAccount member, the only one this operator serves.
+type IAMRoleRequestSpec struct {
+	// storage names the ServiceAccount the role is linked to.
+	// +required
+	Storage Storage `json:"storage"`
+
+	// providerSpec holds the role's permissions, as in the cloud-credential
+	// operator's AWSProviderSpec.
+	// +required
+	ProviderSpec AWSProviderSpec `json:"providerSpec"`
+}
+
+// StorageType is the kind of resource credentials are linked to.
+type StorageType string
+
+const (
+	// StorageTypeServiceAccount links an IAM role to a ServiceAccount.
+	StorageTypeServiceAccount StorageType = "ServiceAccount"
+	// StorageTypeSecret is the cloud-credential operator's: credentials of an
+	// IAM user in a Secret. This API refuses it.
+	StorageTypeSecret StorageType = "Secret"
+)
+
+// Storage is the enhancement's storage union. Omitted, type means
+// ServiceAccount (in the enhancement it means Secret, which stays the
+// cloud-credential operator's CredentialsRequest).
+// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type == 'ServiceAccount'",message="an IAMRoleRequest links a role to a ServiceAccount only: storage.type Secret (IAM user keys in a Secret) is the cloud-credential operator's CredentialsRequest"
+type Storage struct {
+	// type is ServiceAccount, the only type this API serves.
+	// +optional
+	Type StorageType `json:"type,omitempty"`
+
+	// serviceAccount is the ServiceAccount whose pods may assume the role.
+	// +required
+	ServiceAccount ServiceAccountStorage `json:"serviceAccount"`
+}
+
+// ServiceAccountStorage names the ServiceAccount a role is linked to.
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="storage.serviceAccount cannot change: the role's trust policy names it; create another IAMRoleRequest"
+type ServiceAccountStorage struct {
+	// namespace of the ServiceAccount.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespace string `json:"namespace"`
+
+	// name of the ServiceAccount.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+}
+
+// AWSProviderSpec is the cloud-credential operator's AWSProviderSpec: the
+// role's inline policy, one statement per entry.
+type AWSProviderSpec struct {
+	// apiVersion may be given as in a CredentialsRequest's providerSpec.
+	// +optional
+	// +kubebuilder:validation:Enum="";cloudcredential.openshift.io/v1
+	APIVersion string `json:"apiVersion,omitempty"`
+
+	// kind may be given as in a CredentialsRequest's providerSpec.
+	// +optional
+	// +kubebuilder:validation:Enum="";AWSProviderSpec
+	Kind string `json:"kind,omitempty"`
+
+	// statementEntries are the statements of the role's policy. IAM limits
+	// a role's inline policies to 10,240 characters; a larger policy is
+	// refused in the Provisioned condition.
+	// +required
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=atomic
+	StatementEntries []StatementEntry `json:"statementEntries"`
+}
+
+// StatementEntry is one statement of an IAM policy.
+type StatementEntry struct {
+	// effect is Allow or Deny.
+	// +required
+	// +kubebuilder:validation:Enum=Allow;Deny
+	Effect string `json:"effect"`
+
+	// action lists the IAM actions, such as s3:GetObject or s3:*.
+	// +required
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MaxLength=128
+	// +kubebuilder:validation:items:Pattern=`^(\*|[a-zA-Z0-9-]+:[a-zA-Z0-9*?]+)$`
+	// +listType=atomic
+	Action []string `json:"action"`
+
+	// resource is the ARN (or "*") the statement applies to.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	Resource string `json:"resource"`
+
+	// condition is the statement's IAM condition: operator, then key, then
+	// the values (a single value is written as a one-item list).
+	// +optional
+	Condition map[string]map[string][]string `json:"condition,omitempty"`
+}
+
+// Condition types of an IAMRoleRequest.
+const (
+	// ConditionProvisioned is True when the role, its trust policy and its
+	// inline policy in IAM are what the request asks for.
+	ConditionProvisioned = "Provisioned"
+	// ConditionServiceAccountLinked is True when the ServiceAccount carries
+	// the role's ARN in eks.amazonaws.com/role-arn.
+	ConditionServiceAccountLinked = "ServiceAccountLinked"
+)
+
+// Reasons of the Provisioned condition.
+const (
+	ReasonProvisioned = "Provisioned"
+	// ReasonPlatformNotSupported: not AWS, or pod identity is disabled.
+	ReasonPlatformNotSupported = "PlatformNotSupported"
+	// ReasonIssuerNotPublished: the cluster's OIDC issuer is not published yet.
+	ReasonIssuerNotPublished = "IssuerNotPublished"
+	// ReasonCredentialsMissing: the operator's IAM credentials Secret is absent.
+	ReasonCredentialsMissing = "CredentialsMissing"
+	// ReasonOIDCProviderNotRegistered: IAM has no OIDC provider for the issuer.
+	ReasonOIDCProviderNotRegistered = "OIDCProviderNotRegistered"
+	// ReasonAccessDenied: IAM refused the operator's call.
+	ReasonAccessDenied = "AccessDenied"
+	// ReasonThrottled: IAM throttled the operator; it retries with backoff.
+	ReasonThrottled = "Throttled"
+	// ReasonRoleNameTaken: a role of that name exists and is not this request's.
+	ReasonRoleNameTaken = "RoleNameTaken"
+	// ReasonInvalidPolicy: the statements do not make a policy IAM accepts.
+	ReasonInvalidPolicy = "InvalidPolicy"
+	// ReasonIAMError: any other IAM failure; the message names its code.
+	ReasonIAMError = "IAMError"
+)
+
+// Reasons of the ServiceAccountLinked condition.
+const (
+	ReasonLinked = "Linked"
+	// ReasonWaitingForRole: the role does not exist yet.
+	ReasonWaitingForRole = "WaitingForRole"
+	// ReasonConflict: the ServiceAccount already names another role; it is
+	// never overwritten.
+	ReasonConflict = "Conflict"
+	// ReasonNamespaceMissing: the ServiceAccount's namespace does not exist.
+	ReasonNamespaceMissing = "NamespaceMissing"
+)
+
+// IAMRoleRequestStatus reports the role and its link.
+type IAMRoleRequestStatus struct {
+	// observedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// providerStatus is the enhancement's AWSProviderStatus: user holds the
+	// role's name, policy the name of its inline policy.
+	// +optional
+	ProviderStatus *AWSProviderStatus `json:"providerStatus,omitempty"`
+
+	// roleARN is the ARN written into the ServiceAccount's
+	// eks.amazonaws.com/role-arn annotation.
+	// +optional
+	RoleARN string `json:"roleARN,omitempty"`
+
+	// serviceAccount is "<namespace>/<name>" of the linked ServiceAccount.
+	// +optional
+	ServiceAccount string `json:"serviceAccount,omitempty"`
+
+	// conditions are Provisioned and ServiceAccountLinked.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// AWSProviderStatus is the cloud-credential operator's AWSProviderStatus,
+// with user overloaded to hold the IAM role's name as the enhancement says.
+type AWSProviderStatus struct {
+	// apiVersion is cloudcredential.openshift.io/v1.
+	// +optional
+	APIVersion string `json:"apiVersion,omitempty"`
+	// kind is AWSProviderStatus.
+	// +optional
+	Kind string `json:"kind,omitempty"`
+	// user is the name of the IAM role.
+	User string `json:"user"`
+	// policy is the name of the role's inline policy.
+	Policy string `json:"policy"`
+}
+
+// IAMRoleRequestList is a list of IAMRoleRequest.
+//
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+type IAMRoleRequestList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	Items []IAMRoleRequest `json:"items"`
+}
