@@ -28,15 +28,25 @@ const (
 	allowedKey  = "allowed.txt"
 	otherKey    = "other.txt"
 	allowedBody = "read with the ServiceAccount's role"
+	// requestedBucket's objects are what the role of an IAMRoleRequest may
+	// read; it holds requestedKey.
+	requestedBucket = "stschain-requested"
+	requestedKey    = "report.txt"
+	requestedBody   = "read with the role an IAMRoleRequest asked for"
 )
 
 func createDataObjects(ctx context.Context) error {
-	if _, err := env.s3Client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(dataBucket)}); err != nil {
-		return fmt.Errorf("creating bucket %s: %w", dataBucket, err)
-	}
-	for key, body := range map[string]string{allowedKey: allowedBody, otherKey: "not for this role"} {
-		if _, err := env.s3Client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(dataBucket), Key: aws.String(key), Body: strings.NewReader(body)}); err != nil {
-			return fmt.Errorf("putting %s/%s: %w", dataBucket, key, err)
+	for bucket, objects := range map[string]map[string]string{
+		dataBucket:      {allowedKey: allowedBody, otherKey: "not for this role"},
+		requestedBucket: {requestedKey: requestedBody},
+	} {
+		if _, err := env.s3Client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+			return fmt.Errorf("creating bucket %s: %w", bucket, err)
+		}
+		for key, body := range objects {
+			if _, err := env.s3Client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader(body)}); err != nil {
+				return fmt.Errorf("putting %s/%s: %w", bucket, key, err)
+			}
 		}
 	}
 	return nil
@@ -109,14 +119,25 @@ func createNamespace(t *testing.T) string {
 // the pod as stored.
 func createPod(t *testing.T, ns, serviceAccount, roleARN string) *corev1.Pod {
 	t.Helper()
-	ctx := context.Background()
-	_, err := env.kube.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
-		Name: serviceAccount, Annotations: map[string]string{roleARNAnnotation: roleARN},
+	createServiceAccount(t, ns, serviceAccount, map[string]string{roleARNAnnotation: roleARN})
+	return createPodOf(t, ns, serviceAccount)
+}
+
+func createServiceAccount(t *testing.T, ns, name string, annotations map[string]string) {
+	t.Helper()
+	_, err := env.kube.CoreV1().ServiceAccounts(ns).Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
+		Name: name, Annotations: annotations,
 	}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod, err := env.kube.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
+}
+
+// createPodOf creates a pod running as the ServiceAccount ns/serviceAccount
+// through the API server (and so the webhook), and returns it as stored.
+func createPodOf(t *testing.T, ns, serviceAccount string) *corev1.Pod {
+	t.Helper()
+	pod, err := env.kube.CoreV1().Pods(ns).Create(context.Background(), &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: serviceAccount + "-"},
 		Spec: corev1.PodSpec{
 			ServiceAccountName: serviceAccount,

@@ -65,6 +65,13 @@ var env struct {
 	s3Client *s3.Client
 	// providerARN is the IAM OIDC provider registered for the issuer.
 	providerARN string
+	// operatorIAM is an IAM client with the operator's own IAM keys (the
+	// user of its CredentialsRequest), account the account STS names for
+	// them, and infrastructureName the cluster's: what the roles the
+	// operator creates are named and found by.
+	operatorIAM        *iam.Client
+	account            string
+	infrastructureName string
 }
 
 // issuerURL is the API server's --service-account-issuer and where the
@@ -182,6 +189,11 @@ func setUp(ctx context.Context) error {
 	env.kube = kubernetes.NewForConfigOrDie(env.cp.Config)
 	env.operator = operatorclientset.NewForConfigOrDie(env.cp.Config)
 	if err := env.cp.EnablePodIdentityThrough(ctx, env.s3, env.front.URL, issuerBucket); err != nil {
+		return err
+	}
+	// The operator's IAM credentials and roles configuration are in place
+	// before it starts, as on a cluster installed with them.
+	if err := setUpRoles(ctx); err != nil {
 		return err
 	}
 	if env.running, err = startOperator(); err != nil {
