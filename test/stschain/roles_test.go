@@ -1,6 +1,7 @@
 package stschain
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -286,6 +287,9 @@ type policyDocument struct {
 }
 
 type statement struct {
+	// Sid is read so that it is no unknown field, and cleared: the
+	// contract leaves it open.
+	Sid       string                           `json:"Sid,omitempty"`
 	Effect    string                           `json:"Effect"`
 	Principal map[string]stringList            `json:"Principal,omitempty"`
 	Action    stringList                       `json:"Action"`
@@ -325,15 +329,26 @@ func parsePolicy(encoded string) (policyDocument, error) {
 	if err := json.Unmarshal([]byte(text), &raw); err != nil {
 		return policyDocument{}, fmt.Errorf("%w: %s", err, text)
 	}
+	// Strict: an element this type does not hold (NotAction, NotResource,
+	// NotPrincipal) would otherwise compare equal by being dropped.
 	doc := policyDocument{Version: raw.Version}
 	var one statement
-	if err := json.Unmarshal(raw.Statement, &doc.Statement); err != nil {
-		if err := json.Unmarshal(raw.Statement, &one); err != nil {
+	if err := decodeStrict(raw.Statement, &doc.Statement); err != nil {
+		if err := decodeStrict(raw.Statement, &one); err != nil {
 			return policyDocument{}, fmt.Errorf("%w: %s", err, text)
 		}
 		doc.Statement = []statement{one}
 	}
+	for i := range doc.Statement {
+		doc.Statement[i].Sid = ""
+	}
 	return doc, nil
+}
+
+func decodeStrict(data []byte, out any) error {
+	decoder := json.NewDecoder(bytes.NewReader(data))
+	decoder.DisallowUnknownFields()
+	return decoder.Decode(out)
 }
 
 func (d policyDocument) String() string {
