@@ -27,7 +27,7 @@ $(call verify-golang-versions,Dockerfile.rhel)
 
 BINARY := $(GO_BUILD_BINDIR)/cluster-workload-access-operator
 
-.PHONY: all build test test-unit test-e2e bench bench-scale bench-scopes bench-webhook-memory bench-apiaccess controlplane s3server promtool test-rules run-local \
+.PHONY: all build test test-unit test-e2e bench bench-scale bench-scopes bench-webhook-memory bench-eks-webhook bench-apiaccess controlplane s3server promtool test-rules run-local \
 	update update-codegen update-deps verify verify-update verify-version-stamp clean fuzz
 
 # Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
@@ -107,6 +107,12 @@ bench-scopes: build controlplane
 # --pod-identity, on the test control plane (about 5 minutes).
 bench-webhook-memory: build controlplane
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench WebhookServiceAccountMemory -benchtime 1x -timeout 30m -v ./test/scale/
+
+# Server CPU per admission of our webhook against amazon-eks-pod-identity-webhook
+# (EKS_WEBHOOK_BINARY, built from its repository: docs/performance.md) and an
+# echo floor, on the test control plane.
+bench-eks-webhook: build controlplane
+	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench PodIdentityAgainstEKSWebhook -benchtime 1x -timeout 20m -v ./test/scale/
 
 # One APIAccessPolicy over 300 CRDs (1,200 roles) on the test control plane
 # (about 2 minutes).

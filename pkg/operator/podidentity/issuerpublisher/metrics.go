@@ -17,6 +17,14 @@ var issuerMismatchDesc = metrics.NewDesc("workload_access_pod_identity_issuer_mi
 	"1 while the published pod identity issuer is not the cluster's service account issuer (AWS STS refuses the cluster's tokens), by reason; 0 while they match; absent while nothing is published.",
 	[]string{"reason"}, nil, metrics.ALPHA, "")
 
+// bucketPolicyUnsafeDesc is 1 while IssuerBucketPolicySafe is False, by
+// reason (the policy lets everyone change the documents, or refuses them to
+// readers), 0 while it is True; absent while the policy is not read. The
+// warning alert WorkloadAccessIssuerBucketPolicyUnsafe reads it.
+var bucketPolicyUnsafeDesc = metrics.NewDesc("workload_access_pod_identity_issuer_bucket_policy_unsafe",
+	"1 while the policy of the pod identity issuer bucket lets anyone change the issuer documents or refuses them to readers, by reason; 0 while it lets everyone read them and nothing more; absent while it is not read.",
+	[]string{"reason"}, nil, metrics.ALPHA, "")
+
 // RegisterMetrics adds the collector to the registry library-go's
 // controllercmd serves on /metrics. It reads the condition this
 // controller wrote, from the informer's cache, when Prometheus scrapes.
@@ -29,7 +37,10 @@ type issuerCollector struct {
 	workloadAccesses operatorlisters.WorkloadAccessLister
 }
 
-func (c *issuerCollector) DescribeWithStability(ch chan<- *metrics.Desc) { ch <- issuerMismatchDesc }
+func (c *issuerCollector) DescribeWithStability(ch chan<- *metrics.Desc) {
+	ch <- issuerMismatchDesc
+	ch <- bucketPolicyUnsafeDesc
+}
 
 func (c *issuerCollector) CollectWithStability(ch chan<- metrics.Metric) {
 	wa, err := c.workloadAccesses.Get(operatorclient.ConfigName)
@@ -37,14 +48,21 @@ func (c *issuerCollector) CollectWithStability(ch chan<- metrics.Metric) {
 		return
 	}
 	for _, cond := range wa.Status.Conditions {
-		if cond.Type != ServiceAccountIssuerMatches {
-			continue
-		}
-		switch {
-		case cond.Status == "True":
-			ch <- metrics.NewLazyConstMetric(issuerMismatchDesc, metrics.GaugeValue, 0, cond.Reason)
-		case cond.Reason == ReasonIssuerDiffers || cond.Reason == ReasonAuthenticationAbsent:
-			ch <- metrics.NewLazyConstMetric(issuerMismatchDesc, metrics.GaugeValue, 1, cond.Reason)
+		switch cond.Type {
+		case ServiceAccountIssuerMatches:
+			switch {
+			case cond.Status == "True":
+				ch <- metrics.NewLazyConstMetric(issuerMismatchDesc, metrics.GaugeValue, 0, cond.Reason)
+			case cond.Reason == ReasonIssuerDiffers || cond.Reason == ReasonAuthenticationAbsent:
+				ch <- metrics.NewLazyConstMetric(issuerMismatchDesc, metrics.GaugeValue, 1, cond.Reason)
+			}
+		case IssuerBucketPolicySafe:
+			switch {
+			case cond.Status == "True":
+				ch <- metrics.NewLazyConstMetric(bucketPolicyUnsafeDesc, metrics.GaugeValue, 0, cond.Reason)
+			case cond.Reason == ReasonPolicyGrantsEveryoneMore || cond.Reason == ReasonPolicyDeniesAnonymousRead:
+				ch <- metrics.NewLazyConstMetric(bucketPolicyUnsafeDesc, metrics.GaugeValue, 1, cond.Reason)
+			}
 		}
 	}
 }

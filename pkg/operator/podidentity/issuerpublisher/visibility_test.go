@@ -92,3 +92,38 @@ func TestIssuerMismatchMetric(t *testing.T) {
 		})
 	}
 }
+
+func TestBucketPolicyUnsafeMetric(t *testing.T) {
+	const help = "# HELP workload_access_pod_identity_issuer_bucket_policy_unsafe [ALPHA] 1 while the policy of the pod identity issuer bucket lets anyone change the issuer documents or refuses them to readers, by reason; 0 while it lets everyone read them and nothing more; absent while it is not read.\n" +
+		"# TYPE workload_access_pod_identity_issuer_bucket_policy_unsafe gauge\n"
+	for _, tc := range []struct {
+		name  string
+		cond  operatorv1.OperatorCondition
+		value string
+	}{
+		{"grants everyone more", operatorv1.OperatorCondition{Type: IssuerBucketPolicySafe, Status: operatorv1.ConditionFalse, Reason: ReasonPolicyGrantsEveryoneMore},
+			`workload_access_pod_identity_issuer_bucket_policy_unsafe{reason="GrantsEveryoneMoreThanRead"} 1`},
+		{"denies anonymous read", operatorv1.OperatorCondition{Type: IssuerBucketPolicySafe, Status: operatorv1.ConditionFalse, Reason: ReasonPolicyDeniesAnonymousRead},
+			`workload_access_pod_identity_issuer_bucket_policy_unsafe{reason="DeniesAnonymousRead"} 1`},
+		{"safe", operatorv1.OperatorCondition{Type: IssuerBucketPolicySafe, Status: operatorv1.ConditionTrue, Reason: "AsExpected"},
+			`workload_access_pod_identity_issuer_bucket_policy_unsafe{reason="AsExpected"} 0`},
+		{"not read", operatorv1.OperatorCondition{Type: IssuerBucketPolicySafe, Status: operatorv1.ConditionUnknown, Reason: ReasonPolicyNotRead}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+			wa := &operatorv1alpha1.WorkloadAccess{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}
+			wa.Status.Conditions = []operatorv1.OperatorCondition{tc.cond}
+			if err := indexer.Add(wa); err != nil {
+				t.Fatal(err)
+			}
+			want := ""
+			if tc.value != "" {
+				want = help + tc.value + "\n"
+			}
+			c := &issuerCollector{workloadAccesses: operatorlisters.NewWorkloadAccessLister(indexer)}
+			if err := testutil.CustomCollectAndCompare(c, strings.NewReader(want), "workload_access_pod_identity_issuer_bucket_policy_unsafe"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
