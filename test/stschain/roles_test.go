@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -144,6 +145,40 @@ spec:
       resource: "arn:aws:iam::*:role/workload-access/*"
 `
 
+// boundaryConditionKey is the condition key IAM sets to the permissions
+// boundary a CreateRole or PutRolePermissionsBoundary carries.
+const boundaryConditionKey = "iam:PermissionsBoundary"
+
+// withoutBoundaryConditions is statements without their conditions on
+// boundaryConditionKey, and what was dropped. versitygw implements no
+// permissions boundaries: it ignores CreateRole's PermissionsBoundary,
+// never sets the key (so a condition on it refuses every CreateRole) and
+// has no PutRolePermissionsBoundary. Every other statement and condition
+// of the grant stays as written.
+func withoutBoundaryConditions(statements []credentialsStatement) ([]credentialsStatement, []string) {
+	var out []credentialsStatement
+	var dropped []string
+	for _, st := range statements {
+		conditions := map[string]map[string]any{}
+		for operator, keys := range st.PolicyCondition {
+			kept := map[string]any{}
+			for key, value := range keys {
+				if strings.EqualFold(key, boundaryConditionKey) {
+					dropped = append(dropped, fmt.Sprintf("%v without its condition %s %s %v", st.Action, operator, key, value))
+					continue
+				}
+				kept[key] = value
+			}
+			if len(kept) > 0 {
+				conditions[operator] = kept
+			}
+		}
+		st.PolicyCondition = conditions
+		out = append(out, st)
+	}
+	return out, dropped
+}
+
 // policyFromStatements is the IAM policy a CredentialsRequest's statements
 // stand for, as the cloud credential operator writes it.
 func policyFromStatements(entries []credentialsStatement) (string, error) {
@@ -168,7 +203,11 @@ func grantRoles(ctx context.Context) (*iam.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := policyFromStatements(grant.Statements)
+	statements, dropped := withoutBoundaryConditions(grant.Statements)
+	for _, d := range dropped {
+		fmt.Printf("stschain: versitygw has no permissions boundaries: the operator's IAM user is granted %s\n", d)
+	}
+	doc, err := policyFromStatements(statements)
 	if err != nil {
 		return nil, err
 	}
