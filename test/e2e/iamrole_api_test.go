@@ -22,7 +22,7 @@ import (
 // awsRolesDoc documents IAMRoleRequests, with examples an admin pastes.
 const awsRolesDoc = "../../docs/aws-roles.md"
 
-// yamlBlocks are the ```yaml blocks of a Markdown page, indented or not.
+// yamlBlock matches a ```yaml block of a Markdown page, indented or not.
 var yamlBlock = regexp.MustCompile("(?ms)^( *)```yaml\n(.*?)^ *```")
 
 // docObjects decodes each YAML block of the page that has a kind.
