@@ -53,7 +53,9 @@ func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha
 	}
 	name := iamrole.RoleName(env.infrastructureName, request.Name)
 	got, err := client.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
-	if isNoSuchEntity(err) {
+	if isNoSuchEntity(err) || (mayBeAbsent(err) && request.Status.RoleARN == "") {
+		// Refused for a request that never got a role: no role of the name
+		// under the operator's path (see mayBeAbsent).
 		return nil
 	}
 	if err != nil {

@@ -128,7 +128,7 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 
 	got, err := client.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(r.name)})
 	switch {
-	case isNoSuchEntity(err):
+	case isNoSuchEntity(err) || mayBeAbsent(err):
 		arn, f := c.create(ctx, client, request, env, r.name, providerARN, wanted)
 		if f != nil {
 			return r, f
@@ -137,6 +137,9 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 	case err != nil:
 		return r, describe("iam:GetRole", "role "+r.name, err, env.creds)
 	default:
+		if f := ownership(got.Role, request); f != nil {
+			return r, f // not ours: its ARN is no business of this request
+		}
 		r.arn = aws.ToString(got.Role.Arn)
 		if f := c.repair(ctx, client, request, env, got.Role, wanted); f != nil {
 			return r, f
@@ -172,6 +175,13 @@ func (c *controller) create(ctx context.Context, client iamAPI, request *podiden
 		input.PermissionsBoundary = aws.String(wanted.Boundary)
 	}
 	out, err := client.CreateRole(ctx, input)
+	if errorCode(err) == "EntityAlreadyExists" {
+		// GetRole was refused: the role exists outside the path the
+		// operator may read, so it is not one the operator made.
+		return "", &failure{podidentityv1alpha1.ReasonRoleNameTaken, fmt.Sprintf(
+			"an IAM role named %s exists outside %s, where the operator may not read it (or its credentials lack iam:GetRole): the operator never changes or deletes a role it cannot prove is this request's; "+
+				"delete or rename that role in IAM, or give this request another name", name, iamrole.RolePath(env.infrastructureName)), false}
+	}
 	if err != nil {
 		return "", describe("iam:CreateRole", "role "+name, err, env.creds)
 	}
@@ -183,12 +193,10 @@ func (c *controller) create(ctx context.Context, client iamAPI, request *podiden
 	return arn, nil
 }
 
-// repair restores what changed in IAM, on a role proven ours by its tag.
+// repair restores what changed in IAM, on a role proven ours by its tag
+// (the caller checks ownership first).
 func (c *controller) repair(ctx context.Context, client iamAPI, request *podidentityv1alpha1.IAMRoleRequest, env environment, held *iamtypes.Role, wanted iamrole.Wanted) *failure {
 	name := aws.ToString(held.RoleName)
-	if f := ownership(held, request); f != nil {
-		return f
-	}
 	h := iamrole.Held{Trust: aws.ToString(held.AssumeRolePolicyDocument)}
 	if held.PermissionsBoundary != nil {
 		h.Boundary = aws.ToString(held.PermissionsBoundary.PermissionsBoundaryArn)
@@ -249,4 +257,14 @@ func ownership(held *iamtypes.Role, request *podidentityv1alpha1.IAMRoleRequest)
 	return &failure{podidentityv1alpha1.ReasonRoleNameTaken, fmt.Sprintf(
 		"IAM role %s exists and %s: the operator never changes or deletes a role it cannot prove is this request's; delete or rename that role in IAM, or give this request another name",
 		aws.ToString(held.Arn), whose), false}
+}
+
+// mayBeAbsent says whether GetRole's error can mean the role does not
+// exist. IAM authorizes GetRole against the role's ARN, path included, which
+// it can resolve only for a role that exists: a grant limited to
+// role/workload-access/* is refused (AccessDenied, not NoSuchEntity) for a
+// role that does not exist, as versitygw models it. CreateRole, authorized
+// against the path it is given, then tells the two apart.
+func mayBeAbsent(err error) bool {
+	return errorCode(err) == "AccessDenied"
 }
