@@ -248,6 +248,25 @@ func TestLeastPrivilegeLifecycle(t *testing.T) {
 			}
 		}
 
+		// A role of a request's name outside the path: GetRole is refused as
+		// for an absent role, CreateRole finds the name taken.
+		if _, err := f.root.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(f.roleName("outside")), Path: aws.String("/"),
+			AssumeRolePolicyDocument: aws.String(theirs)}); err != nil {
+			t.Fatal(err)
+		}
+		f.request("outside", "apps", "outside")
+		if err := f.sync("outside"); err != nil {
+			t.Fatal(err)
+		}
+		f.wantCondition("outside", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonRoleNameTaken, "exists outside /workload-access/")
+		f.markDeleted("outside")
+		if err := f.sync("outside"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.root.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(f.roleName("outside"))}); err != nil {
+			t.Errorf("the role outside the path: %v", err)
+		}
+
 		f.markDeleted("app")
 		f.resetRecords()
 		if err := f.sync("app"); err != nil {
