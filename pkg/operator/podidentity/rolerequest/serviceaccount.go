@@ -24,7 +24,7 @@ func (c *controller) link(ctx context.Context, request *podidentityv1alpha1.IAMR
 		return metav1.Condition{Type: podidentityv1alpha1.ConditionServiceAccountLinked, Status: status, Reason: reason, Message: message}
 	}
 	if arn == "" {
-		return linked(metav1.ConditionFalse, podidentityv1alpha1.ReasonWaitingForRole, "the role does not exist yet; see the Provisioned condition"), nil
+		return linked(metav1.ConditionFalse, podidentityv1alpha1.ReasonWaitingForRole, "the role is not provisioned; see the Provisioned condition"), nil
 	}
 	uid := string(request.UID)
 	done := linked(metav1.ConditionTrue, podidentityv1alpha1.ReasonLinked, fmt.Sprintf("ServiceAccount %s has %s=%s", name, RoleARNAnnotation, arn))
