@@ -16,6 +16,7 @@ package rolerequest
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -40,6 +41,8 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/flowcontrol"
+	"k8s.io/klog/v2"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	podidentityclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/podidentity/v1alpha1"
@@ -80,6 +83,9 @@ const DriftInterval = 5 * time.Minute
 // waitingRecheck is when a request waiting on something no informer
 // watches (an OIDC provider registered in IAM, a namespace) looks again.
 const waitingRecheck = time.Minute
+
+// retryInitial is the first wait after failed IAM calls; it doubles.
+const retryInitial = 5 * time.Second
 
 // syncTimeout bounds one request's IAM calls.
 const syncTimeout = 2 * time.Minute
@@ -129,6 +135,8 @@ type controller struct {
 
 	// transport replaces the HTTP transport of the AWS clients in tests.
 	transport http.RoundTripper
+	// backoff spaces the retries of each request's failed IAM calls.
+	backoff *flowcontrol.Backoff
 	// The clients and the account of the last connection.
 	clientsFor connection
 	iam        iamAPI
@@ -159,8 +167,11 @@ func newController(in Inputs) *controller {
 		serviceAccounts:  in.ServiceAccounts,
 		operatorClient:   in.OperatorClient,
 		events:           in.ObjectEvents,
+		backoff:          newBackoff(),
 	}
 }
+
+func newBackoff() *flowcontrol.Backoff { return flowcontrol.NewBackOff(retryInitial, DriftInterval) }
 
 func requestKey(obj runtime.Object) []string {
 	o, err := meta.Accessor(obj)
@@ -201,6 +212,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	}
 	cached, err := c.requests.Get(key)
 	if apierrors.IsNotFound(err) {
+		c.backoff.Reset(key)
 		return nil
 	}
 	if err != nil {
@@ -210,15 +222,43 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	defer cancel()
 	request := cached.DeepCopy()
 	if request.DeletionTimestamp != nil {
-		return c.finalize(ctx, request)
+		err = c.finalize(ctx, request)
+	} else {
+		err = c.addFinalizerAndReconcile(ctx, syncCtx, request)
 	}
+	return c.retry(syncCtx, key, err)
+}
+
+func (c *controller) addFinalizerAndReconcile(ctx context.Context, syncCtx factory.SyncContext, request *podidentityv1alpha1.IAMRoleRequest) error {
 	if !slices.Contains(request.Finalizers, Finalizer) {
 		request.Finalizers = append(request.Finalizers, Finalizer)
-		if request, err = c.requestClient.IAMRoleRequests().Update(ctx, request, metav1.UpdateOptions{}); err != nil {
+		updated, err := c.requestClient.IAMRoleRequests().Update(ctx, request, metav1.UpdateOptions{})
+		if err != nil {
 			return fmt.Errorf("adding finalizer %s: %w", Finalizer, err)
 		}
+		request = updated
 	}
 	return c.reconcile(ctx, syncCtx, request)
+}
+
+// retry schedules a request whose IAM calls failed (throttled, refused,
+// unanswered) again after a backoff of its own, 5 s doubling to
+// DriftInterval: the queue's default (5 ms doubling) would call IAM dozens
+// of times in the first seconds, against an account-wide rate limit. Other
+// errors (API server conflicts) go back to the queue's backoff.
+func (c *controller) retry(syncCtx factory.SyncContext, key string, err error) error {
+	var f *failure
+	if !errors.As(err, &f) || !f.retry {
+		if err == nil {
+			c.backoff.Reset(key)
+		}
+		return err
+	}
+	c.backoff.Next(key, c.backoff.Clock.Now())
+	delay := c.backoff.Get(key)
+	klog.V(2).Infof("IAMRoleRequest %s: %s; again in %s", key, f.message, delay)
+	syncCtx.Queue().AddAfter(key, delay)
+	return nil
 }
 
 // reconcile makes the role and the link, and reports both in the status.
@@ -259,7 +299,7 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 		return linkErr
 	}
 	if f != nil && f.retry {
-		return f // the queue retries with exponential backoff
+		return f // retried with backoff (see retry)
 	}
 	if (f != nil && f.reason == podidentityv1alpha1.ReasonOIDCProviderNotRegistered) || linked.Reason == podidentityv1alpha1.ReasonNamespaceMissing {
 		syncCtx.Queue().AddAfter(request.Name, waitingRecheck)

@@ -167,9 +167,10 @@ func TestLeastPrivilegeLifecycle(t *testing.T) {
 		keyID, secret := f.user("shipped", policyOf(t, cr, ""))
 		f.useKeys(keyID, secret)
 		f.request("app", "apps", "app")
-		if err := f.sync("app"); err == nil {
-			t.Error("no error: not retried")
+		if err := f.sync("app"); err != nil {
+			t.Fatal(err)
 		}
+		f.wantRetry(retryInitial)
 		f.wantCondition("app", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonAccessDenied,
 			"iam:CreateRole", "spec.podIdentity.roles.permissionsBoundary")
 		if _, ok := f.http.find("GetOpenIDConnectProvider"); !ok {

@@ -106,6 +106,7 @@ func TestNamespaceMissing(t *testing.T) {
 	}
 	f.wantCondition("lost", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionTrue, podidentityv1alpha1.ReasonProvisioned)
 	f.wantCondition("lost", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceMissing, "namespace gone does not exist")
+	f.wantRetry(waitingRecheck)
 }
 
 // throttler answers every call of one action as IAM does when it throttles.
@@ -138,10 +139,10 @@ func TestThrottled(t *testing.T) {
 	f := newFixture(t, true)
 	f.request("slow", "apps", "slow")
 	f.controller().transport = &throttler{next: f.http, action: "CreateRole"}
-	err := f.sync("slow")
-	if err == nil {
-		t.Error("a throttled sync returned no error: it would not be retried")
+	if err := f.sync("slow"); err != nil {
+		t.Fatal(err)
 	}
+	f.wantRetry(retryInitial)
 	f.wantCondition("slow", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonThrottled, "iam:CreateRole", "Throttling")
 	var attempts int
 	for _, c := range f.http.calls {

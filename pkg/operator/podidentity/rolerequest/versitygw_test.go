@@ -40,6 +40,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
@@ -180,6 +181,8 @@ type fixture struct {
 	events   *record.FakeRecorder
 	http     *recorder
 	c        *controller
+	// retries are the waits the syncs scheduled (Queue().AddAfter).
+	retries []time.Duration
 }
 
 func randomSuffix() string {
@@ -276,7 +279,7 @@ func (f *fixture) controller() *controller {
 	}
 	var infra, wa, secret runtime.Object = f.infra, f.wa, f.secret
 	if f.c == nil {
-		f.c = &controller{transport: f.http}
+		f.c = &controller{transport: f.http, backoff: newBackoff()}
 	}
 	f.c.requests = podidentitylisters.NewIAMRoleRequestLister(indexer(requests...))
 	f.c.requestClient = f.requests.PodIdentityV1alpha1()
@@ -301,20 +304,45 @@ func isNilPointer(o runtime.Object) bool {
 	return false
 }
 
-// keyed is a sync context for one queue key.
+// keyed is a sync context for one queue key whose queue records the
+// retries scheduled with AddAfter.
 type keyed struct {
 	factory.SyncContext
-	key string
+	key   string
+	queue *recordingQueue
 }
 
-func (k keyed) QueueKey() string { return k.key }
+func (k keyed) QueueKey() string                       { return k.key }
+func (k keyed) Queue() workqueue.RateLimitingInterface { return k.queue }
 
-// sync runs one sync of the request and returns its error.
+type recordingQueue struct {
+	workqueue.RateLimitingInterface
+	after *[]time.Duration
+}
+
+func (q *recordingQueue) AddAfter(item any, d time.Duration) {
+	*q.after = append(*q.after, d)
+}
+
+// sync runs one sync of the request and returns its error; the waits it
+// scheduled are appended to f.retries.
 func (f *fixture) sync(name string) error {
 	f.t.Helper()
 	c := f.controller()
-	syncCtx := keyed{factory.NewSyncContext("test", events.NewInMemoryRecorder("test", clock.RealClock{})), name}
+	base := factory.NewSyncContext("test", events.NewInMemoryRecorder("test", clock.RealClock{}))
+	syncCtx := keyed{base, name, &recordingQueue{base.Queue(), &f.retries}}
 	return c.sync(context.Background(), syncCtx)
+}
+
+// wantRetry checks that the last sync scheduled a retry of at least min.
+func (f *fixture) wantRetry(min time.Duration) {
+	f.t.Helper()
+	if len(f.retries) == 0 {
+		f.t.Fatal("the failure was not scheduled for a retry")
+	}
+	if got := f.retries[len(f.retries)-1]; got < min {
+		f.t.Errorf("retry after %s, want at least %s", got, min)
+	}
 }
 
 func (f *fixture) get(name string) *podidentityv1alpha1.IAMRoleRequest {
@@ -716,6 +744,7 @@ func TestOIDCProviderNotRegistered(t *testing.T) {
 	}
 	f.wantCondition("early", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonOIDCProviderNotRegistered,
 		"oidc-provider/"+f.hostPath, "create-open-id-connect-provider --url "+f.issuerURL)
+	f.wantRetry(waitingRecheck)
 	if w := f.http.writes(); len(w) > 0 {
 		t.Errorf("IAM writes without a provider: %v", w)
 	}
@@ -741,10 +770,15 @@ func TestAccessDenied(t *testing.T) {
 	keyID, secret := f.user("nobody", "")
 	f.useKeys(keyID, secret)
 	f.request("denied", "apps", "denied")
-	err := f.sync("denied")
-	if err == nil {
-		t.Error("an AccessDenied sync returned no error: it would not be retried")
+	if err := f.sync("denied"); err != nil {
+		t.Fatal(err)
 	}
+	f.wantRetry(retryInitial)
+	// Failing again waits twice as long: no hot loop against IAM.
+	if err := f.sync("denied"); err != nil {
+		t.Fatal(err)
+	}
+	f.wantRetry(2 * retryInitial)
 	c := f.wantCondition("denied", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonAccessDenied,
 		"iam:GetOpenIDConnectProvider", "AccessDenied", CredentialsSecret)
 	if strings.Contains(c.Message, secret) || strings.Contains(c.Message, keyID) {
@@ -844,9 +878,10 @@ func TestPermissionsBoundaryIsSent(t *testing.T) {
 	}
 	// versitygw's GetRole shows no boundary, so the next sync repairs it,
 	// and versitygw refuses the call it does not know.
-	if err := f.sync("bounded"); err == nil {
-		t.Error("a failed PutRolePermissionsBoundary returned no error: it would not be retried")
+	if err := f.sync("bounded"); err != nil {
+		t.Fatal(err)
 	}
+	f.wantRetry(retryInitial)
 	if _, ok := f.http.find("PutRolePermissionsBoundary"); !ok {
 		t.Errorf("no PutRolePermissionsBoundary for a role without the boundary: %+v", f.http.writes())
 	}
