@@ -79,6 +79,8 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/subscription:FuzzFilter \
 	./pkg/operator/podidentity/issuer:FuzzSigningKeys \
 	./pkg/operator/podidentity/issuerpublisher:FuzzUnsafeStatements \
+	./pkg/operator/podidentity/iamrole:FuzzPolicyDocument \
+	./pkg/operator/podidentity/iamrole:FuzzDecodeDocument \
 	./pkg/webhook/podidentity:FuzzPodIdentityMutator \
 	./pkg/webhook/podidentity:FuzzPodIdentityAnnotations \
 	./pkg/webhook/podidentity:FuzzCachedAnnotations \
