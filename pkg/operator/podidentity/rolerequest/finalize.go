@@ -30,7 +30,8 @@ func (c *controller) finalize(ctx context.Context, request *podidentityv1alpha1.
 		}
 		status := request.Status.DeepCopy()
 		setCondition(status, request.Generation, metav1.Condition{Type: podidentityv1alpha1.ConditionProvisioned, Status: metav1.ConditionFalse,
-			Reason: f.reason, Message: "deleting the role: " + f.message})
+			Reason: f.reason, Message: "deleting the role: " + f.message + "; the request keeps its finalizer " + Finalizer +
+				" until the role is deleted (removing the finalizer by hand leaves the role in IAM)"})
 		if err := c.writeStatus(ctx, request, status); err != nil {
 			return err
 		}

@@ -734,6 +734,30 @@ func TestDeletion(t *testing.T) {
 	}
 }
 
+// A deletion IAM refuses keeps the finalizer and says why.
+func TestDeletionRefusedKeepsTheFinalizer(t *testing.T) {
+	f := newFixture(t, true)
+	f.request("kept", "apps", "kept")
+	if err := f.sync("kept"); err != nil {
+		t.Fatal(err)
+	}
+	keyID, secret := f.user("reader", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:GetRole"],"Resource":"*"}]}`)
+	f.useKeys(keyID, secret)
+	f.markDeleted("kept")
+	if err := f.sync("kept"); err != nil {
+		t.Fatal(err)
+	}
+	f.wantRetry(retryInitial)
+	f.wantCondition("kept", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonAccessDenied,
+		"deleting the role", "iam:DeleteRolePolicy", "keeps its finalizer")
+	if fin := f.get("kept").Finalizers; len(fin) != 1 {
+		t.Errorf("finalizers %v", fin)
+	}
+	if _, err := f.getRole("kept"); err != nil {
+		t.Errorf("the role: %v", err)
+	}
+}
+
 // Without the cluster's OIDC provider in IAM nothing is created, and the
 // condition says what to register.
 func TestOIDCProviderNotRegistered(t *testing.T) {
