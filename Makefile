@@ -9,7 +9,7 @@ GO_BUILD_BINDIR := _output/bin
 # Unit tests without -race, as before: on 2 cores -race took them from 33 s to 2m21s
 # warm, and added about 6 minutes with a cold build cache (CI).
 GO_TEST_FLAGS :=
-GO_TEST_PACKAGES := ./cmd/... ./pkg/... ./bindata/... ./test/cmd/...
+GO_TEST_PACKAGES := ./cmd/... ./pkg/... ./bindata/... ./test/cmd/... ./test/framework/admissionload/...
 # What go vet checks. test/tools and hack/tools are separate modules, so ./test/... skips them.
 GO_PACKAGES := $(GO_TEST_PACKAGES) ./test/...
 # A clone without tags still builds: the version becomes v0.0.0-unknown-<commit>.
@@ -79,6 +79,8 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/subscription:FuzzFilter \
 	./pkg/operator/podidentity/issuer:FuzzSigningKeys \
 	./pkg/operator/podidentity/issuerpublisher:FuzzUnsafeStatements \
+	./pkg/operator/podidentity/iamrole:FuzzPolicyDocument \
+	./pkg/operator/podidentity/iamrole:FuzzDecodeDocument \
 	./pkg/webhook/podidentity:FuzzPodIdentityMutator \
 	./pkg/webhook/podidentity:FuzzPodIdentityAnnotations \
 	./pkg/webhook/podidentity:FuzzCachedAnnotations \

@@ -49,6 +49,7 @@ var Shared = map[string]string{
 	"subscription/bundlerefs":     "reading the key names a bundle references",
 	"subscription/referencewatch": "waking bundle controllers when what their bundles reference changes",
 	"podidentity/issuer":          "the OIDC discovery document and JWKS",
+	"podidentity/iamrole":         "the IAM role of an IAMRoleRequest: names, documents, drift",
 	"rbac/rbacsubjects":           "binding subjects with the API server's defaults",
 }
 

@@ -32,6 +32,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/verbosity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/versioncontroller"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/rolerequest"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess/unmanagednotice"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/scopes"
@@ -76,11 +77,13 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 
 	// Shared informers. No core object is cached cluster-wide: only the
 	// operator's two namespaces, its own two webhook configurations, and by
-	// name the issuer publisher's signing keys and S3 credentials. Secrets
+	// name the issuer publisher's signing keys and S3 credentials and the IAM
+	// role requests' IAM credentials. Secrets
 	// and ConfigMaps are watched cluster-wide as metadata, stripped to
 	// name and version (references), to wake the bundles that reference them.
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(c.kube, operatorclient.OperatorNamespace, operatorclient.OperandNamespace)
 	issuerInputs := issuerpublisher.NewInformers(c.kube, informerResync)
+	roleRequestInputs := rolerequest.NewInformers(c.kube, informerResync)
 	webhookConfigInformers := ownWebhookConfiguration(c.kube)
 	webhookConfigs := webhookConfigInformers.Admissionregistration().V1().MutatingWebhookConfigurations()
 	configInformers := configinformers.NewSharedInformerFactory(c.config, informerResync)
@@ -141,6 +144,11 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	podIdentity := []factory.Controller{
 		issuerpublisher.New(issuerInputs, configInformers.Config().V1(), subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
 			c.subscription.OperatorV1alpha1(), c.operator, recorder),
+		// Phase 2: IAM roles from IAMRoleRequests, and their ServiceAccounts.
+		rolerequest.New(rolerequest.Inputs{Requests: subscriptionInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
+			RequestClient: c.subscription.PodIdentityV1alpha1(), WorkloadAccesses: subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
+			Config: configInformers.Config().V1(), Own: roleRequestInputs, ServiceAccounts: c.kube.CoreV1(),
+			OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectEvents}),
 	}
 
 	// RBAC for operator APIs.
@@ -179,7 +187,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	// its first sync. There is no global wait: the operand namespace's
 	// objects are readable only once the CVO has created the namespace and
 	// the operator's RoleBinding in it, and the rest must not wait for that.
-	for _, informers := range []interface{ Start(<-chan struct{}) }{kubeInformers, webhookConfigInformers, issuerInputs, configInformers, c.operatorInformers, subscriptionInformers, references} {
+	for _, informers := range []interface{ Start(<-chan struct{}) }{kubeInformers, webhookConfigInformers, issuerInputs, roleRequestInputs, configInformers, c.operatorInformers, subscriptionInformers, references} {
 		informers.Start(ctx.Done())
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), c.operator.Informer().HasSynced, configInformers.Config().V1().ClusterOperators().Informer().HasSynced) {

@@ -122,7 +122,13 @@ func TestOperatorRightsEndAtItsOperandNamespace(t *testing.T) {
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, true},
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "roles"}, false},
 		{authorizationv1.ResourceAttributes{Verb: "update", Resource: "namespaces", Name: "default"}, false},
-		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Resource: "serviceaccounts"}, false},
+		// The ServiceAccounts IAMRoleRequests name, in any namespace: RBAC
+		// cannot narrow create and update to them; the
+		// workload-access-operator-serviceaccount-writes admission policy does
+		// (TestTheOperatorWritesOnlyRoleAnnotationsOfServiceAccounts). Never deleted.
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Resource: "serviceaccounts"}, true},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "delete", Resource: "serviceaccounts"}, false},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "serviceaccounts"}, false},
 		// Listed and watched cluster-wide, metadata only, to wake bundles
 		// (referencewatch, docs/security.md); never written outside its namespace.
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "secrets"}, true},

@@ -1,13 +1,10 @@
 package scale
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -15,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,36 +19,32 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
-	"github.com/openshift/cluster-workload-access-operator/test/framework"
+	"github.com/openshift/cluster-workload-access-operator/test/framework/admissionload"
 )
 
 const (
 	// eksWebhookBinaryEnv names amazon-eks-pod-identity-webhook's binary,
 	// built from its own repository (docs/performance.md says how).
 	eksWebhookBinaryEnv = "EKS_WEBHOOK_BINARY"
-	// echoServerEnv, when set, makes this test binary the echo floor: a TLS
-	// server on the address it holds (see TestMain).
-	echoServerEnv = "WORKLOAD_ACCESS_BENCH_ECHO"
 	// comparedAdmissions are sent to each server per round, from
 	// comparedClients kept-alive connections.
 	comparedAdmissions = 20000
 	comparedClients    = 8
 	comparedRounds     = 3
-	roleARN            = "arn:aws:iam::111122223333:role/checkout"
+	checkoutRoleARN    = "arn:aws:iam::111122223333:role/checkout"
 )
 
 // BenchmarkPodIdentityAgainstEKSWebhook measures the server CPU per
 // admission of our webhook (both production mutators, --pod-identity) and
 // of amazon-eks-pod-identity-webhook on the same cluster, the same
 // ServiceAccount with a role and the same 5-6 KB pod, beside an echo floor:
-// three separate processes, each read from /proc, round after round so
-// that drift of the machine falls on all three alike. Run by
+// three separate processes, each read from /proc, taking turns in each
+// round so that drift of the machine falls on all three. Run by
 // `make bench-eks-webhook` with EKS_WEBHOOK_BINARY set.
 func BenchmarkPodIdentityAgainstEKSWebhook(b *testing.B) {
 	binary := operatorBinary(b, "bench-eks-webhook")
@@ -65,18 +57,6 @@ func BenchmarkPodIdentityAgainstEKSWebhook(b *testing.B) {
 	}
 }
 
-// comparedServer is one process under load.
-type comparedServer struct {
-	name string
-	pid  int
-	url  string
-	// patched says the answer must carry a patch.
-	patched bool
-	stop    func()
-	cpu     time.Duration
-	n       int
-}
-
 func runEKSComparison(b *testing.B, binary, eksBinary string) {
 	ctx := context.Background()
 	cluster := startCluster(b, controlplane.Options{})
@@ -84,165 +64,76 @@ func runEKSComparison(b *testing.B, binary, eksBinary string) {
 	certFile, keyFile, pool := servingCert(b, cluster.Dir)
 
 	kube := kubernetes.NewForConfigOrDie(cluster.Config)
-	namespace := "shop"
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil {
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := kube.CoreV1().ServiceAccounts(namespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
-		Name: "checkout", Annotations: map[string]string{"eks.amazonaws.com/role-arn": roleARN}}}, metav1.CreateOptions{}); err != nil {
+	if _, err := kube.CoreV1().ServiceAccounts("shop").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
+		Name: "checkout", Annotations: map[string]string{"eks.amazonaws.com/role-arn": checkoutRoleARN}}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	body := checkoutReview(b)
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: comparedClients}}
+	defer client.CloseIdleConnections()
 
+	echoAddr := freeAddress(b)
+	echo, err := admissionload.StartEcho(echoAddr, certFile, keyFile, filepath.Join(cluster.Dir, "logs", "echo.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer echo.Stop()
+	if err := echo.WaitHealthy(client, "https://"+echoAddr+"/healthz", time.Minute); err != nil {
+		b.Fatal(err)
+	}
 	ours := startWebhook(b, cluster, binary, certFile, keyFile, pool, "ours", "--pod-identity")
 	defer ours.stop()
-	servers := []*comparedServer{
-		startEcho(b, cluster.Dir, certFile, keyFile, pool),
-		{name: "ours", pid: ours.pid, url: "https://" + ours.addr + webhook.MutatePodsPath + "?timeout=5s", patched: true, stop: ours.stop},
-		startEKSWebhook(b, cluster, eksBinary, certFile, keyFile, pool),
+	eksPort := freePort(b)
+	eks, err := admissionload.StartChild(exec.Command(eksBinary,
+		"--in-cluster=false", "--kubeconfig="+cluster.AdminKubeconfig,
+		"--tls-cert="+certFile, "--tls-key="+keyFile,
+		"--port="+strconv.Itoa(eksPort), "--metrics-port="+strconv.Itoa(freePort(b)),
+		"--token-audience=sts.amazonaws.com", "--token-expiration=86400"), filepath.Join(cluster.Dir, "logs", "eks-webhook.log"))
+	if err != nil {
+		b.Fatal(err)
 	}
-	for _, s := range servers {
-		defer s.stop()
+	defer eks.Stop()
+	if err := eks.WaitHealthy(client, fmt.Sprintf("https://127.0.0.1:%d/healthz", eksPort), 2*time.Minute); err != nil {
+		b.Fatal(err)
 	}
 
-	transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: comparedClients}
-	defer transport.CloseIdleConnections()
-	client := &http.Client{Timeout: 10 * time.Second, Transport: transport}
+	withRole := admissionload.PatchContains(checkoutRoleARN)
+	servers := []admissionload.Server{
+		{Name: "echo", PID: echo.PID, URL: "https://" + echoAddr + admissionload.EchoPath},
+		{Name: "ours", PID: ours.pid, URL: "https://" + ours.addr + webhook.MutatePodsPath + "?timeout=5s", Check: withRole},
+		{Name: "eks", PID: eks.PID, URL: fmt.Sprintf("https://127.0.0.1:%d/mutate", eksPort), Check: withRole},
+	}
 	// Each server's connections open, and its caches warm, before anything counts.
 	for _, s := range servers {
-		load(b, client, s, body, 8*comparedClients)
+		if err := admissionload.Send(client, s, body, 8*comparedClients, comparedClients); err != nil {
+			b.Fatal(err)
+		}
 	}
+	total := make([]time.Duration, len(servers))
 	for round := 1; round <= comparedRounds; round++ {
 		var line []string
-		for _, s := range servers {
-			before := processCPUOf(b, s.pid)
-			load(b, client, s, body, comparedAdmissions)
-			used := processCPUOf(b, s.pid) - before
-			s.cpu, s.n = s.cpu+used, s.n+comparedAdmissions
-			line = append(line, fmt.Sprintf("%s %.1f µs", s.name, float64(used.Microseconds())/comparedAdmissions))
+		for i, s := range servers {
+			perOp, err := admissionload.Measure(client, s, body, comparedAdmissions, comparedClients)
+			if err != nil {
+				b.Fatal(err)
+			}
+			total[i] += perOp
+			line = append(line, fmt.Sprintf("%s %.1f µs", s.Name, float64(perOp.Nanoseconds())/1000))
 		}
 		b.Logf("round %d, server CPU per admission: %s", round, strings.Join(line, ", "))
 	}
-	perOp := func(s *comparedServer) float64 { return float64(s.cpu.Nanoseconds()) / float64(s.n) }
-	echo, our, eks := perOp(servers[0]), perOp(servers[1]), perOp(servers[2])
-	b.ReportMetric(echo/1000, "echo-server-cpu-µs/op")
-	b.ReportMetric(our/1000, "ours-server-cpu-µs/op")
-	b.ReportMetric(eks/1000, "eks-server-cpu-µs/op")
-	b.ReportMetric(our/echo, "ours-x-echo")
-	b.ReportMetric(eks/echo, "eks-x-echo")
-	b.ReportMetric(eks/our, "eks-over-ours")
-	b.Logf("reviews of %d bytes; target (issue 27): the EKS webhook uses at least 2.5× our server CPU; measured %.2f×", len(body), eks/our)
-}
-
-// load sends n copies of body from comparedClients connections and checks
-// every answer: allowed, and patched where the server injects.
-func load(b *testing.B, client *http.Client, s *comparedServer, body []byte, n int) {
-	parallelN(b, comparedClients, n, func(i int) error {
-		resp, err := client.Post(s.url, "application/json", bytes.NewReader(body))
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		raw, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return err
-		}
-		var review admissionv1.AdmissionReview
-		if err := json.Unmarshal(raw, &review); err != nil || review.Response == nil || !review.Response.Allowed {
-			return fmt.Errorf("%s, admission %d: HTTP %d, %.300s, %v", s.name, i, resp.StatusCode, raw, err)
-		}
-		if s.patched && !bytes.Contains(review.Response.Patch, []byte(roleARN)) {
-			return fmt.Errorf("%s, admission %d: no patch with the role: %.300s", s.name, i, review.Response.Patch)
-		}
-		return nil
-	})
-}
-
-// processCPUOf is the user and system CPU time process pid has used.
-func processCPUOf(b *testing.B, pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	text := string(data)
-	fields := strings.Fields(text[strings.LastIndexByte(text, ')')+1:])
-	user, _ := strconv.ParseInt(fields[11], 10, 64)
-	system, _ := strconv.ParseInt(fields[12], 10, 64)
-	return time.Duration(user+system) * time.Second / clockTicks
-}
-
-// startEKSWebhook runs amazon-eks-pod-identity-webhook out of cluster as the
-// cluster's admin, with the flags that match what ours injects by default.
-func startEKSWebhook(b *testing.B, cluster *framework.Cluster, binary, certFile, keyFile string, pool *x509.CertPool) *comparedServer {
-	port, metricsPort := freePort(b), freePort(b)
-	logPath := filepath.Join(cluster.Dir, "logs", "eks-webhook.log")
-	cmd := exec.Command(binary,
-		"--in-cluster=false", "--kubeconfig="+cluster.AdminKubeconfig,
-		"--tls-cert="+certFile, "--tls-key="+keyFile,
-		"--port="+strconv.Itoa(port), "--metrics-port="+strconv.Itoa(metricsPort),
-		"--token-audience=sts.amazonaws.com", "--token-expiration=86400")
-	s := &comparedServer{name: "eks", url: fmt.Sprintf("https://127.0.0.1:%d/mutate", port), patched: true}
-	startChild(b, cmd, logPath, s)
-	waitServing(b, s, pool, fmt.Sprintf("https://127.0.0.1:%d/healthz", port), logPath)
-	return s
-}
-
-// startEcho runs this test binary as the echo floor (TestMain).
-func startEcho(b *testing.B, dir, certFile, keyFile string, pool *x509.CertPool) *comparedServer {
-	self, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(b))
-	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), echoServerEnv+"="+strings.Join([]string{addr, certFile, keyFile}, ","))
-	logPath := filepath.Join(dir, "logs", "echo.log")
-	s := &comparedServer{name: "echo", url: "https://" + addr + "/mutate"}
-	startChild(b, cmd, logPath, s)
-	waitServing(b, s, pool, "https://"+addr+"/healthz", logPath)
-	return s
-}
-
-func startChild(b *testing.B, cmd *exec.Cmd, logPath string, s *comparedServer) {
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		b.Fatal(err)
-	}
-	s.pid = cmd.Process.Pid
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); logFile.Close(); close(exited) }()
-	s.stop = func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}
-}
-
-func waitServing(b *testing.B, s *comparedServer, pool *x509.CertPool, healthURL, logPath string) {
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
-	defer client.CloseIdleConnections()
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
-		resp, err := client.Get(healthURL)
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
-	if err != nil {
-		log, _ := os.ReadFile(logPath)
-		b.Fatalf("%s never answered %s: %v\n%s", s.name, healthURL, err, tail(string(log), 30))
-	}
+	echoCPU, our, eksCPU := float64(total[0]), float64(total[1]), float64(total[2])
+	b.ReportMetric(echoCPU/comparedRounds/1000, "echo-server-cpu-µs/op")
+	b.ReportMetric(our/comparedRounds/1000, "ours-server-cpu-µs/op")
+	b.ReportMetric(eksCPU/comparedRounds/1000, "eks-server-cpu-µs/op")
+	b.ReportMetric(our/echoCPU, "ours-x-echo")
+	b.ReportMetric(eksCPU/echoCPU, "eks-x-echo")
+	b.ReportMetric(eksCPU/our, "eks-over-ours")
+	b.Logf("reviews of %d bytes; target (issue 27): the EKS webhook uses at least 2.5× our server CPU; measured %.2f×", len(body), eksCPU/our)
 }
 
 func freePort(b *testing.B) int {
@@ -253,6 +144,8 @@ func freePort(b *testing.B) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+func freeAddress(b *testing.B) string { return fmt.Sprintf("127.0.0.1:%d", freePort(b)) }
 
 // checkoutReview is a CREATE of mutationtest.CheckoutPod, the 5-6 KB pod
 // of every webhook benchmark, in namespace "shop" as ServiceAccount "checkout".
@@ -277,38 +170,6 @@ func checkoutReview(b *testing.B) []byte {
 }
 
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(echoServerEnv); spec != "" {
-		if err := serveEcho(spec); err != nil {
-			fmt.Fprintln(os.Stderr, "echo server:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	admissionload.ServeEchoIfAsked()
 	os.Exit(m.Run())
-}
-
-// serveEcho is the floor: it reads the review, answers "allowed" with its
-// UID, and does nothing else; spec is "address,cert file,key file".
-func serveEcho(spec string) error {
-	parts := strings.Split(spec, ",")
-	if len(parts) != 3 {
-		return fmt.Errorf("%s=%q is not address,cert,key", echoServerEnv, spec)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
-	mux.HandleFunc("/mutate", func(w http.ResponseWriter, r *http.Request) {
-		var review struct {
-			Request struct {
-				UID string `json:"uid"`
-			} `json:"request"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"`+review.Request.UID+`","allowed":true}}`)
-	})
-	srv := &http.Server{Addr: parts[0], Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	return srv.ListenAndServeTLS(parts[1], parts[2])
 }

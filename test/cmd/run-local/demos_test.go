@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 )
 
@@ -67,6 +68,8 @@ func decodeStrict(t *testing.T, demo, doc string) string {
 		into = &scopesv1alpha1.ScopeInstance{}
 	case apiaccessv1alpha1.SchemeGroupVersion.String() + " APIAccessPolicy":
 		into = &apiaccessv1alpha1.APIAccessPolicy{}
+	case podidentityv1alpha1.SchemeGroupVersion.String() + " IAMRoleRequest":
+		into = &podidentityv1alpha1.IAMRoleRequest{}
 	default:
 		t.Errorf("%s: unexpected %s %s in\n%s", demo, meta.APIVersion, meta.Kind, doc)
 		return meta.Kind
@@ -75,4 +78,25 @@ func decodeStrict(t *testing.T, demo, doc string) string {
 		t.Errorf("%s: %s: %v", demo, meta.Kind, err)
 	}
 	return meta.Kind
+}
+
+// The IAMRoleRequest run-local creates is the one it prints, in full, for
+// the namespace it creates.
+func TestRolesDemoShowsTheRequestItCreates(t *testing.T) {
+	if kind := decodeStrict(t, "roles", rolesDemoRequest); kind != "IAMRoleRequest" {
+		t.Fatalf("rolesDemoRequest is a %q", kind)
+	}
+	request := &podidentityv1alpha1.IAMRoleRequest{}
+	if err := yaml.UnmarshalStrict([]byte(rolesDemoRequest), request); err != nil {
+		t.Fatal(err)
+	}
+	if request.Spec.Storage.ServiceAccount.Namespace != rolesDemoNamespace {
+		t.Errorf("the request names namespace %q; run-local creates %q", request.Spec.Storage.ServiceAccount.Namespace, rolesDemoNamespace)
+	}
+	for _, providerARN := range []string{"", "arn:aws:iam::000000000000:oidc-provider/127.0.0.1/local-oidc"} {
+		text := rolesDemo("http://127.0.0.1:1", "us-east-1", providerARN, nil)
+		if !strings.Contains(text, rolesDemoRequest) || !strings.Contains(text, "name: "+request.Name) {
+			t.Errorf("the printed demo does not show the request it creates:\n%s", text)
+		}
+	}
 }

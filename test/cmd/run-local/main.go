@@ -58,14 +58,22 @@ func run(o options) error {
 
 	startCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	// The S3 server first: the API server's issuer is the URL the operator
-	// publishes the discovery document at, <endpoint>/<bucket>.
-	s3, err := s3server.Start(startCtx, s3server.Options{Dir: filepath.Join(dir, "s3"), Binary: o.s3Binary})
+	// The S3 server first, with its IAM and STS service for phase 2: the
+	// API server's issuer is the URL the operator publishes the discovery
+	// document at, <endpoint>/<bucket>. Through an HTTPS front on port 443
+	// when it may listen there, since IAM registers only such issuers.
+	s3, err := s3server.Start(startCtx, s3server.Options{Dir: filepath.Join(dir, "s3"), Binary: o.s3Binary, IAM: true})
 	if err != nil {
 		return err
 	}
 	defer s3.Stop()
-	issuerURL := s3.Endpoint + "/" + o.bucket
+	issuerEndpoint, curlCA := s3.Endpoint, ""
+	front, frontErr := startHTTPSFront(dir, s3.Endpoint)
+	if frontErr == nil {
+		defer front.Stop()
+		issuerEndpoint, curlCA = front.URL, "--cacert "+front.CAFile+" "
+	}
+	issuerURL := issuerEndpoint + "/" + o.bucket
 
 	cluster, err := framework.StartCluster(startCtx, framework.ClusterOptions{
 		ReleaseVersion: "0.0.1-local",
@@ -76,14 +84,35 @@ func run(o options) error {
 		return err
 	}
 	defer cluster.Stop()
-	if err := cluster.EnablePodIdentity(startCtx, s3, o.bucket); err != nil {
+	if err := cluster.EnablePodIdentityThrough(startCtx, s3, issuerEndpoint, o.bucket); err != nil {
 		return err
 	}
-	operator, err := cluster.StartOperator(binary, "operator")
+	if err := enableRoles(startCtx, cluster, s3); err != nil {
+		return err
+	}
+	operatorEnv, err := cluster.Payload.OperatorEnv()
+	if err != nil {
+		return err
+	}
+	if front != nil {
+		operatorEnv = append(operatorEnv, "SSL_CERT_FILE="+front.CAFile)
+	}
+	operator, err := framework.StartOperator(framework.OperatorOptions{
+		Binary: binary, Kubeconfig: cluster.OperatorKubeconfig, LogDir: filepath.Join(dir, "logs"), Name: "operator", Env: operatorEnv,
+	})
 	if err != nil {
 		return err
 	}
 	defer operator.Stop()
+	providerARN := ""
+	if front != nil {
+		if providerARN, err = registerIssuer(startCtx, s3, issuerURL, front.Thumbprint); err != nil {
+			return err
+		}
+	}
+	if err := createDemoRequest(startCtx, cluster); err != nil {
+		return err
+	}
 	webhook, err := cluster.StartWebhook(startCtx, binary, "webhook")
 	if err != nil {
 		return err
@@ -124,8 +153,8 @@ Once published, anyone can read the discovery document and keys without
 credentials, as AWS STS does:
 
   kubectl get workloadaccess cluster -o jsonpath='{.status.podIdentity}{"\n"}'   # issuer URL, key IDs
-  curl %s/.well-known/openid-configuration
-  curl %s/keys.json
+  curl %s%s/.well-known/openid-configuration
+  curl %s%s/keys.json
 
 A ServiceAccount with a role gets AWS web identity credentials in its pods
 (AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE, AWS_REGION and a projected token
@@ -136,9 +165,11 @@ for audience sts.amazonaws.com; kwok runs no containers, so read the pod's spec)
   kubectl run demo-aws --image=registry.invalid/demo --restart=Never --overrides='{"spec":{"serviceAccountName":"demo-aws"}}'
   kubectl get pod demo-aws -o yaml
 
-Press Ctrl-C to stop everything.
 `, s3.Endpoint, s3.Region, framework.OperatorNamespace, issuerpublisher.CredentialsSecret, s3.LogPath,
-		issuerURL, issuerURL, issuerURL, demoRoleARN)
+		issuerURL, curlCA, issuerURL, curlCA, issuerURL, demoRoleARN)
+
+	fmt.Print("\n" + rolesDemo(s3.IAMEndpoint, s3.Region, providerARN, frontErr))
+	fmt.Print("\nPress Ctrl-C to stop everything.\n")
 
 	select {
 	case <-ctx.Done():

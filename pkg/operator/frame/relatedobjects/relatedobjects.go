@@ -15,6 +15,9 @@ const (
 	signingCertsNamespace    = "openshift-kube-apiserver"
 	signingCertsConfigMap    = "bound-sa-token-signing-certs"
 	issuerCredentialsRequest = "workload-access-issuer-s3"
+	// The IAMRoleRequest controller's IAM credentials (docs/aws-roles.md):
+	// the request the cloud credential operator serves (manifests/…02_*).
+	iamCredentialsRequest = "workload-access-iam"
 	// The alerts, manifests/0000_90_workload-access_02_prometheusrule.yaml.
 	prometheusRule = "workload-access"
 	// Each namespace's default deny (manifests/…05_networkpolicies.yaml,
@@ -42,6 +45,7 @@ func List() []configv1.ObjectReference {
 		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "scopetemplates.operators.coreos.com"},
 		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "scopeinstances.operators.coreos.com"},
 		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "apiaccesspolicies.apiaccess.openshift.io"},
+		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "iamrolerequests.podidentity.openshift.io"},
 		// All RBAC: what the operator generates (ClusterBundle, ScopeTemplate
 		// and APIAccessPolicy roles, ScopeInstance and APIAccessPolicy
 		// bindings) can be selected only by label, which relatedObjects
@@ -65,15 +69,20 @@ func List() []configv1.ObjectReference {
 		{Group: "operators.coreos.com", Resource: "scopetemplates"},
 		{Group: "operators.coreos.com", Resource: "scopeinstances"},
 		{Group: "apiaccess.openshift.io", Resource: "apiaccesspolicies"},
+		// Phase 2 of pod identity: each request names its role, its
+		// ServiceAccount and, in conditions, the IAM error of the last sync.
+		{Group: "podidentity.openshift.io", Resource: "iamrolerequests"},
 		{Group: "sharedresource.openshift.io", Resource: "sharedsecrets"},
 		{Group: "sharedresource.openshift.io", Resource: "sharedconfigmaps"},
 		{Group: "console.openshift.io", Resource: "consoleyamlsamples", Name: operatorclient.ClusterBundleSample},
 		{Group: "console.openshift.io", Resource: "consoleyamlsamples", Name: operatorclient.BundleSample},
 		// The issuer publisher's inputs: the public keys it publishes, and the
 		// request for its S3 credentials (never the Secret, whose name and
-		// namespace the operator's namespace above already covers).
+		// namespace the operator's namespace above already covers); the
+		// request for the IAM credentials IAMRoleRequests are served with.
 		{Resource: "configmaps", Namespace: signingCertsNamespace, Name: signingCertsConfigMap},
 		{Group: "cloudcredential.openshift.io", Resource: "credentialsrequests", Namespace: "openshift-cloud-credential-operator", Name: issuerCredentialsRequest},
+		{Group: "cloudcredential.openshift.io", Resource: "credentialsrequests", Namespace: "openshift-cloud-credential-operator", Name: iamCredentialsRequest},
 		// What the cluster's Prometheus scrapes and alerts on (shipped by the CVO).
 		{Group: "monitoring.coreos.com", Resource: "servicemonitors", Namespace: operatorclient.OperatorNamespace, Name: operatorclient.OperatorName},
 		{Group: "monitoring.coreos.com", Resource: "servicemonitors", Namespace: operatorclient.OperandNamespace, Name: operatorclient.WebhookName},

@@ -1,0 +1,58 @@
+package rolerequest
+
+import (
+	"slices"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"k8s.io/client-go/tools/cache"
+
+	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+)
+
+// updatesWhen is an informer that hands the factory's handler every add and
+// delete, and the updates changed says matter. Every sync reads IAM, so
+// updates that cannot change a role (the controller's own status writes,
+// other controllers' conditions on the WorkloadAccess, informer resyncs;
+// DriftInterval does the periodic read-back) wake nothing.
+type updatesWhen struct {
+	factory.Informer
+	changed func(oldObj, newObj any) bool
+}
+
+func (i *updatesWhen) AddEventHandler(handler cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+	return i.Informer.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: handler.OnAdd,
+		UpdateFunc: func(oldObj, newObj any) {
+			if i.changed(oldObj, newObj) {
+				handler.OnUpdate(oldObj, newObj)
+			}
+		},
+		DeleteFunc: handler.OnDelete,
+	})
+}
+
+// requestChanged: the spec (generation), a deletion, the finalizers, or a
+// recreated object. Not the status.
+func requestChanged(oldObj, newObj any) bool {
+	o, ok1 := oldObj.(*podidentityv1alpha1.IAMRoleRequest)
+	n, ok2 := newObj.(*podidentityv1alpha1.IAMRoleRequest)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return o.Generation != n.Generation || o.UID != n.UID ||
+		(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) || !slices.Equal(o.Finalizers, n.Finalizers)
+}
+
+// podIdentityChanged: what the roles are made from, in the WorkloadAccess:
+// spec.podIdentity (mode, endpoints, boundary, default audience) and the
+// published issuer and region.
+func podIdentityChanged(oldObj, newObj any) bool {
+	o, ok1 := oldObj.(*operatorv1alpha1.WorkloadAccess)
+	n, ok2 := newObj.(*operatorv1alpha1.WorkloadAccess)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return o.Generation != n.Generation || o.UID != n.UID ||
+		o.Status.PodIdentity.IssuerURL != n.Status.PodIdentity.IssuerURL || o.Status.PodIdentity.Region != n.Status.PodIdentity.Region
+}

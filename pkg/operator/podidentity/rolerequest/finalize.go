@@ -1,0 +1,95 @@
+package rolerequest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrole"
+)
+
+// finalize deletes the role (only when its uid tag is the request's) and
+// its inline policy, removes the annotations the request added, then the
+// finalizer. Until IAM answers, the request stays, with Provisioned saying
+// why; a request that never got a role (RoleARN empty) and cannot reach IAM
+// (pod identity off, no credentials) is let go.
+func (c *controller) finalize(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) error {
+	if !slices.Contains(request.Finalizers, Finalizer) {
+		return nil
+	}
+	if f := c.deleteRole(ctx, request); f != nil {
+		if request.Status.RoleARN == "" && (f.reason == podidentityv1alpha1.ReasonPlatformNotSupported || f.reason == podidentityv1alpha1.ReasonCredentialsMissing) {
+			return c.removeFinalizer(ctx, request)
+		}
+		status := request.Status.DeepCopy()
+		setCondition(status, request.Generation, metav1.Condition{Type: podidentityv1alpha1.ConditionProvisioned, Status: metav1.ConditionFalse,
+			Reason: f.reason, Message: "deleting the role: " + f.message + "; the request keeps its finalizer " + Finalizer +
+				" until the role is deleted (removing the finalizer by hand leaves the role in IAM)"})
+		if err := c.writeStatus(ctx, request, status); err != nil {
+			return err
+		}
+		return f
+	}
+	if err := c.unlink(ctx, request); err != nil {
+		return err
+	}
+	return c.removeFinalizer(ctx, request)
+}
+
+func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) *failure {
+	env, f := c.environment()
+	if f != nil {
+		return f
+	}
+	client, _, f := c.connect(ctx, env.conn, env.creds)
+	if f != nil {
+		return f
+	}
+	name := iamrole.RoleName(env.infrastructureName, request.Name)
+	got, err := client.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
+	if isNoSuchEntity(err) || (mayBeAbsent(err) && request.Status.RoleARN == "") {
+		// Refused for a request that never got a role: no role of the name
+		// under the operator's path (see mayBeAbsent).
+		return nil
+	}
+	if err != nil {
+		return describe("iam:GetRole", "role "+name, err, env.creds)
+	}
+	if ownership(got.Role, request) != nil {
+		return nil // someone else's role of that name: never touched
+	}
+	_, err = client.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(iamrole.PolicyName)})
+	if err != nil && !isNoSuchEntity(err) {
+		return describe("iam:DeleteRolePolicy", "role "+name, err, env.creds)
+	}
+	_, err = client.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(name)})
+	if err != nil && !isNoSuchEntity(err) {
+		f := describe("iam:DeleteRole", "role "+name, err, env.creds)
+		if errorCode(err) == "DeleteConflict" {
+			f.message += " (detach the policies attached to the role by hand; the operator deletes only its inline policy " + iamrole.PolicyName + ")"
+		}
+		return f
+	}
+	c.events.Eventf(request, corev1.EventTypeNormal, "RoleDeleted", "Deleted IAM role %s", aws.ToString(got.Role.Arn))
+	return nil
+}
+
+func (c *controller) removeFinalizer(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) error {
+	request.Finalizers = slices.DeleteFunc(request.Finalizers, func(f string) bool { return f == Finalizer })
+	if _, err := c.requestClient.IAMRoleRequests().Update(ctx, request, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("removing finalizer %s: %w", Finalizer, err)
+	}
+	return nil
+}
+
+// equalStatus compares statuses as stored (conditions with their times).
+func equalStatus(a, b podidentityv1alpha1.IAMRoleRequestStatus) bool {
+	return equality.Semantic.DeepEqual(a, b)
+}

@@ -1,0 +1,162 @@
+package rolerequest
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/aws/smithy-go"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clienttesting "k8s.io/client-go/testing"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+)
+
+func TestDescribe(t *testing.T) {
+	creds := credentials{accessKeyID: "AKIDEXAMPLE", secretAccessKey: "s3cr3t"}
+	for _, tc := range []struct {
+		name   string
+		err    error
+		call   string
+		reason string
+		retry  bool
+		says   []string
+	}{
+		{"throttled", &smithy.GenericAPIError{Code: "Throttling", Message: "Rate exceeded"}, "iam:GetRole",
+			podidentityv1alpha1.ReasonThrottled, true, []string{"iam:GetRole on role r", "Throttling: Rate exceeded", "backoff"}},
+		{"denied", &smithy.GenericAPIError{Code: "AccessDenied", Message: "User AKIDEXAMPLE is not authorized s3cr3t"}, "iam:PutRolePolicy",
+			podidentityv1alpha1.ReasonAccessDenied, true, []string{"AccessDenied", "workload-access-iam", "must allow iam:PutRolePolicy", "[redacted]"}},
+		{"denied create", &smithy.GenericAPIError{Code: "AccessDenied"}, "iam:CreateRole",
+			podidentityv1alpha1.ReasonAccessDenied, true, []string{"spec.podIdentity.roles.permissionsBoundary"}},
+		{"bad key", &smithy.GenericAPIError{Code: "InvalidClientTokenId"}, "sts:GetCallerIdentity",
+			podidentityv1alpha1.ReasonAccessDenied, true, []string{"InvalidClientTokenId"}},
+		{"malformed policy", &smithy.GenericAPIError{Code: "MalformedPolicyDocument", Message: "bad action"}, "iam:PutRolePolicy",
+			podidentityv1alpha1.ReasonInvalidPolicy, false, []string{"statementEntries"}},
+		{"other", &smithy.GenericAPIError{Code: "ServiceFailure", Message: "oops"}, "iam:DeleteRole",
+			podidentityv1alpha1.ReasonIAMError, true, []string{"ServiceFailure: oops"}},
+		{"unreachable", &smithy.OperationError{ServiceID: "IAM", OperationName: "GetRole", Err: &url.Error{Op: "Post", URL: "https://iam.amazonaws.com/?secret", Err: &net.OpError{Op: "dial", Err: errors.New("connection refused")}}},
+			"iam:GetRole", podidentityv1alpha1.ReasonIAMError, true, []string{"no answer", "connection refused"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := describe(tc.call, "role r", tc.err, creds)
+			if f.reason != tc.reason || f.retry != tc.retry {
+				t.Errorf("reason %s retry %v, want %s %v (%s)", f.reason, f.retry, tc.reason, tc.retry, f.message)
+			}
+			for _, part := range tc.says {
+				if !strings.Contains(f.message, part) {
+					t.Errorf("message %q does not say %q", f.message, part)
+				}
+			}
+			if strings.Contains(f.message, "s3cr3t") || strings.Contains(f.message, "AKIDEXAMPLE") || strings.Contains(f.message, "?secret") {
+				t.Errorf("message holds a credential or URL: %s", f.message)
+			}
+		})
+	}
+}
+
+func TestEventFilters(t *testing.T) {
+	r := &podidentityv1alpha1.IAMRoleRequest{ObjectMeta: metav1.ObjectMeta{Name: "r", UID: "u", Generation: 1, ResourceVersion: "1"}}
+	statusOnly := r.DeepCopy()
+	statusOnly.ResourceVersion = "2"
+	statusOnly.Status.RoleARN = "arn"
+	if requestChanged(r, statusOnly) || requestChanged(r, r) {
+		t.Error("a status write or a resync wakes the controller")
+	}
+	spec := r.DeepCopy()
+	spec.Generation = 2
+	deleted := r.DeepCopy()
+	deleted.DeletionTimestamp = &metav1.Time{}
+	finalized := r.DeepCopy()
+	finalized.Finalizers = []string{Finalizer}
+	for _, n := range []*podidentityv1alpha1.IAMRoleRequest{spec, deleted, finalized} {
+		if !requestChanged(r, n) {
+			t.Errorf("%+v does not wake the controller", n.ObjectMeta)
+		}
+	}
+	wa := &operatorv1alpha1.WorkloadAccess{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+	conditions := wa.DeepCopy()
+	conditions.Status.Conditions = []operatorv1.OperatorCondition{{Type: "X"}}
+	if podIdentityChanged(wa, conditions) {
+		t.Error("another controller's condition wakes the controller")
+	}
+	published := wa.DeepCopy()
+	published.Status.PodIdentity.IssuerURL = "https://x"
+	if !podIdentityChanged(wa, published) {
+		t.Error("a published issuer does not wake the controller")
+	}
+}
+
+// A namespace that does not exist: NamespaceMissing, looked at again.
+func TestNamespaceMissing(t *testing.T) {
+	f := newFixture(t, true)
+	f.kube.PrependReactor("create", "serviceaccounts", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, "gone")
+	})
+	f.request("lost", "gone", "lost")
+	if err := f.sync("lost"); err != nil {
+		t.Fatal(err)
+	}
+	f.wantCondition("lost", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionTrue, podidentityv1alpha1.ReasonProvisioned)
+	f.wantCondition("lost", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceMissing, "namespace gone does not exist")
+	f.wantRetry(waitingRecheck)
+}
+
+// throttler answers every call of one action as IAM does when it throttles.
+type throttler struct {
+	next   http.RoundTripper
+	action string
+}
+
+func (t *throttler) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if r, ok := t.next.(*recorder); ok {
+		r.mu.Lock()
+		last := r.calls[len(r.calls)-1].action
+		r.mu.Unlock()
+		if last == t.action {
+			resp.Body.Close()
+			body := `<ErrorResponse><Error><Type>Sender</Type><Code>Throttling</Code><Message>Rate exceeded</Message></Error><RequestId>1</RequestId></ErrorResponse>`
+			return &http.Response{StatusCode: http.StatusBadRequest, Header: http.Header{"Content-Type": {"text/xml"}},
+				Body: newBody(body), Request: req}, nil
+		}
+	}
+	return resp, nil
+}
+
+// Throttling is reported as such and retried.
+func TestThrottled(t *testing.T) {
+	f := newFixture(t, true)
+	f.request("slow", "apps", "slow")
+	f.controller().transport = &throttler{next: f.http, action: "CreateRole"}
+	if err := f.sync("slow"); err != nil {
+		t.Fatal(err)
+	}
+	f.wantRetry(retryInitial)
+	f.wantCondition("slow", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonThrottled, "iam:CreateRole", "Throttling")
+	var attempts int
+	for _, c := range f.http.calls {
+		if c.action == "CreateRole" {
+			attempts++
+		}
+	}
+	if attempts != 3 {
+		t.Errorf("CreateRole sent %d times, want the SDK's 3 attempts", attempts)
+	}
+}
+
+func newBody(s string) *readCloser { return &readCloser{strings.NewReader(s)} }
+
+type readCloser struct{ *strings.Reader }
+
+func (readCloser) Close() error { return nil }
