@@ -74,11 +74,6 @@ func readIAMGrant() (*iamGrant, error) {
 		return nil, err
 	}
 	data, err := os.ReadFile(filepath.Join(root, iamGrantManifest))
-	if errors.Is(err, os.ErrNotExist) {
-		// TODO(issue 25): remove once the roles controller's branch, which
-		// writes the manifest, is merged.
-		data, err = []byte(placeholderIAMGrant), nil
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -109,41 +104,6 @@ func readIAMGrant() (*iamGrant, error) {
 		Statements:      request.Spec.ProviderSpec.StatementEntries,
 	}, nil
 }
-
-// placeholderIAMGrant stands for the manifest until it exists: the calls the
-// contract names, on the contract's role path.
-const placeholderIAMGrant = `
-apiVersion: cloudcredential.openshift.io/v1
-kind: CredentialsRequest
-metadata:
-  name: workload-access-iam
-  namespace: openshift-cloud-credential-operator
-spec:
-  secretRef:
-    name: workload-access-iam
-    namespace: openshift-workload-access-operator
-  providerSpec:
-    apiVersion: cloudcredential.openshift.io/v1
-    kind: AWSProviderSpec
-    statementEntries:
-    - effect: Allow
-      action:
-      - iam:GetOpenIDConnectProvider
-      resource: "arn:aws:iam::*:oidc-provider/*"
-    - effect: Allow
-      action:
-      - iam:CreateRole
-      - iam:GetRole
-      - iam:DeleteRole
-      - iam:UpdateAssumeRolePolicy
-      - iam:PutRolePolicy
-      - iam:GetRolePolicy
-      - iam:DeleteRolePolicy
-      - iam:TagRole
-      - iam:ListRoleTags
-      - iam:PutRolePermissionsBoundary
-      resource: "arn:aws:iam::*:role/workload-access/*"
-`
 
 // boundaryConditionKey is the condition key IAM sets to the permissions
 // boundary a CreateRole or PutRolePermissionsBoundary carries.
