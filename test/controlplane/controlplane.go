@@ -174,6 +174,11 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		"--service-account-key-file=" + p("sa.pub"), "--service-account-signing-key-file=" + p("sa.key"),
 		"--service-cluster-ip-range=" + cp.ServiceCIDR,
 		"--authorization-mode=Node,RBAC",
+		// OpenShift's kube-apiserver enables it: setting ownerReferences
+		// needs delete on the object, and blockOwnerDeletion update on the
+		// owner's finalizers. Without it here, a grant short of that passes
+		// every test and fails on a cluster.
+		"--enable-admission-plugins=OwnerReferencesPermissionEnforcement",
 		fmt.Sprintf("--profiling=%t", opts.Profiling),
 	}
 	if opts.AuditLog {

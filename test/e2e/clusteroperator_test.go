@@ -99,14 +99,16 @@ func TestDegradedOnlyForSustainedFailure(t *testing.T) {
 
 	// Someone edits the operator's Role in the operand namespace (the CVO
 	// would put it back; here the test plays the CVO, later) and deletes the
-	// webhook's ServiceAccount: the operator cannot restore it.
+	// namespace's default-deny NetworkPolicy: the operator cannot restore
+	// it. (Not a ServiceAccount: the operator's cluster-wide grant for
+	// IAMRoleRequests' ServiceAccounts would still let it.)
 	role, err := env.kube.RbacV1().Roles(operandNS).Get(ctx, operatorclient.OperatorName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var kept []rbacv1.PolicyRule
 	for _, rule := range role.Rules {
-		rule.Resources = slices.DeleteFunc(slices.Clone(rule.Resources), func(r string) bool { return r == "serviceaccounts" })
+		rule.Resources = slices.DeleteFunc(slices.Clone(rule.Resources), func(r string) bool { return r == "networkpolicies" })
 		if len(rule.Resources) > 0 {
 			kept = append(kept, rule)
 		}
@@ -121,7 +123,7 @@ func TestDegradedOnlyForSustainedFailure(t *testing.T) {
 		}
 	}
 	defer restore()
-	if err := deleteWebhookServiceAccount(ctx); err != nil {
+	if err := env.kube.NetworkingV1().NetworkPolicies(operandNS).Delete(ctx, "default-deny-ingress", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {

@@ -282,6 +282,9 @@ func TestTheOperatorWritesOnlyRoleAnnotationsOfServiceAccounts(t *testing.T) {
 	} {
 		refused("an update of another's ServiceAccount with "+tc.name, change(tc.edit), tc.want)
 	}
+	// Its RBAC holds delete for OwnerReferencesPermissionEnforcement alone.
+	refused("a delete of another's ServiceAccount", operator.CoreV1().ServiceAccounts(ns).Delete(ctx, "theirs",
+		metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}), "deletes no ServiceAccount")
 	// Others' writes are none of the policy's business.
 	sa := existing.DeepCopy()
 	sa.ImagePullSecrets, sa.Annotations[roleARNAnnotation] = nil, "arn:aws:iam::000000000000:role/anything"

@@ -125,9 +125,11 @@ func TestOperatorRightsEndAtItsOperandNamespace(t *testing.T) {
 		// The ServiceAccounts IAMRoleRequests name, in any namespace: RBAC
 		// cannot narrow create and update to them; the
 		// workload-access-operator-serviceaccount-writes admission policy does
-		// (TestTheOperatorWritesOnlyRoleAnnotationsOfServiceAccounts). Never deleted.
+		// (TestTheOperatorWritesOnlyRoleAnnotationsOfServiceAccounts). Delete
+		// only for OwnerReferencesPermissionEnforcement; the policy refuses
+		// every delete the operator sends.
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Resource: "serviceaccounts"}, true},
-		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "delete", Resource: "serviceaccounts"}, false},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "delete", Resource: "serviceaccounts"}, true},
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "serviceaccounts"}, false},
 		// Listed and watched cluster-wide, metadata only, to wake bundles
 		// (referencewatch, docs/security.md); never written outside its namespace.
