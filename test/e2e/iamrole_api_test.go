@@ -160,6 +160,19 @@ func TestIAMRoleRequestValidationMessages(t *testing.T) {
 		t.Errorf("a 63-character name: %v", err)
 	}
 
+	// A condition written the cloud-credential operator's other way, a bare
+	// string, is refused: pruned, the statement would grant more.
+	bare := []byte(`{"apiVersion":"podidentity.openshift.io/v1alpha1","kind":"IAMRoleRequest","metadata":{"name":"e2e-bare-condition"},` +
+		`"spec":{"storage":{"serviceAccount":{"namespace":"e2e-absent","name":"reader"}},"providerSpec":{"statementEntries":[` +
+		`{"effect":"Allow","action":["s3:GetObject"],"resource":"*","policyCondition":{"StringEquals":{"aws:SourceVpc":"vpc-1"}}}]}}}`)
+	err = env.operator.PodIdentityV1alpha1().RESTClient().Post().Resource("iamrolerequests").Param("dryRun", "All").Body(bare).Do(ctx).Error()
+	refused("a policyCondition value that is not a list", err, "policyCondition")
+	listed := valid("e2e-listed-condition")
+	listed.Spec.ProviderSpec.StatementEntries[0].PolicyCondition = map[string]map[string][]string{"StringEquals": {"aws:SourceVpc": {"vpc-1"}}}
+	if _, err := requests.Create(ctx, listed, dry); err != nil {
+		t.Errorf("a policyCondition with a list: %v", err)
+	}
+
 	// The ServiceAccount cannot change once the role trusts it.
 	created, err := requests.Create(ctx, valid("e2e-immutable-sa"), metav1.CreateOptions{})
 	if err != nil {

@@ -142,10 +142,12 @@ type StatementEntry struct {
 	// +kubebuilder:validation:MaxLength=2048
 	Resource string `json:"resource"`
 
-	// condition is the statement's IAM condition: operator, then key, then
-	// the values (a single value is written as a one-item list).
+	// policyCondition is the statement's IAM condition, named as in the
+	// cloud-credential operator's StatementEntry: operator, then key, then
+	// the values. Values are a list: a single value is a one-item list, and a
+	// bare string is refused rather than dropped.
 	// +optional
-	Condition map[string]map[string][]string `json:"condition,omitempty"`
+	PolicyCondition map[string]map[string][]string `json:"policyCondition,omitempty"`
 }
 
 // Condition types of an IAMRoleRequest.

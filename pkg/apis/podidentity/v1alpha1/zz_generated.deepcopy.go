@@ -196,8 +196,8 @@ func (in *StatementEntry) DeepCopyInto(out *StatementEntry) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
-	if in.Condition != nil {
-		in, out := &in.Condition, &out.Condition
+	if in.PolicyCondition != nil {
+		in, out := &in.PolicyCondition, &out.PolicyCondition
 		*out = make(map[string]map[string][]string, len(*in))
 		for key, val := range *in {
 			var outVal map[string][]string

@@ -26,7 +26,7 @@ func FuzzPolicyDocument(f *testing.F) {
 			entry.Action = append(entry.Action, action2)
 		}
 		if operator != "" {
-			entry.Condition = map[string]map[string][]string{operator: {key: {value}}}
+			entry.PolicyCondition = map[string]map[string][]string{operator: {key: {value}}}
 		}
 		entries := make([]podidentityv1alpha1.StatementEntry, copies)
 		for i := range entries {

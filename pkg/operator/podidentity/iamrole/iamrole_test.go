@@ -116,7 +116,7 @@ func TestPolicyDocument(t *testing.T) {
 	}
 	got, err = PolicyDocument([]podidentityv1alpha1.StatementEntry{
 		{Effect: "Allow", Action: []string{"s3:GetObject", "s3:ListBucket"}, Resource: "arn:aws:s3:::b/*",
-			Condition: map[string]map[string][]string{"StringEquals": {"aws:SourceVpc": {"vpc-1"}}}},
+			PolicyCondition: map[string]map[string][]string{"StringEquals": {"aws:SourceVpc": {"vpc-1"}}}},
 		{Effect: "Deny", Action: []string{"s3:DeleteObject"}, Resource: "arn:aws:s3:::b/<x>"},
 	})
 	if err != nil {

@@ -44,8 +44,8 @@ func PolicyDocument(entries []podidentityv1alpha1.StatementEntry) (string, error
 	doc := document{Version: policyVersion}
 	for _, e := range entries {
 		s := statement{Effect: e.Effect, Action: slices.Clone(e.Action), Resource: e.Resource}
-		if len(e.Condition) > 0 {
-			s.Condition = e.Condition
+		if len(e.PolicyCondition) > 0 {
+			s.Condition = e.PolicyCondition
 		}
 		doc.Statement = append(doc.Statement, s)
 	}

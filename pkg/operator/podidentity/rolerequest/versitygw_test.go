@@ -435,7 +435,7 @@ func TestCreateThenResyncWritesNothing(t *testing.T) {
 	f := newFixture(t, true)
 	ctx := context.Background()
 	entries := []podidentityv1alpha1.StatementEntry{{Effect: "Allow", Action: []string{"s3:GetObject", "s3:ListBucket"}, Resource: "arn:aws:s3:::data/*",
-		Condition: map[string]map[string][]string{"StringEquals": {"aws:SourceVpc": {"vpc-1"}}}}}
+		PolicyCondition: map[string]map[string][]string{"StringEquals": {"aws:SourceVpc": {"vpc-1"}}}}}
 	created := f.request("registry", "openshift-image-registry", "image-registry-sa", entries...)
 	if err := f.sync("registry"); err != nil {
 		t.Fatalf("sync: %v", err)
