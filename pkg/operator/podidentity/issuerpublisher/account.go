@@ -10,6 +10,8 @@ import (
 	awscredentials "github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awsfailure"
 )
 
 // ReasonCallerIdentityUnknown: STS did not say which account the
@@ -57,7 +59,7 @@ func describeCallerAccountError(err error, creds credentials) *failure {
 	if !errors.As(err, &apiErr) {
 		var op *smithy.OperationError
 		if errors.As(err, &op) {
-			return &failure{ReasonS3Unreachable, scrub(fmt.Sprintf("%s: STS did not answer: %s", where, transportError(err)), creds)}
+			return &failure{ReasonS3Unreachable, scrub(fmt.Sprintf("%s: STS did not answer: %s", where, awsfailure.Unanswered(err)), creds)}
 		}
 		return &failure{ReasonCallerIdentityUnknown, scrub(fmt.Sprintf("%s: %v", where, err), creds)}
 	}

@@ -1,14 +1,11 @@
 package issuerpublisher
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,6 +15,8 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"k8s.io/klog/v2"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awsfailure"
 )
 
 // Reasons of IssuerPublisherDegraded for S3 failures.
@@ -104,7 +103,7 @@ func describe(err error, creds credentials) *failure {
 	}
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
-		return &failure{ReasonS3Unreachable, scrub(fmt.Sprintf("%s: S3 did not answer: %s", where, transportError(op.err)), creds)}
+		return &failure{ReasonS3Unreachable, scrub(fmt.Sprintf("%s: S3 did not answer: %s", where, awsfailure.Unanswered(op.err)), creds)}
 	}
 	code, message := apiErr.ErrorCode(), apiErr.ErrorMessage()
 	text := where + ": " + code
@@ -196,36 +195,8 @@ func signingRegion(region string) string {
 	return region
 }
 
-// transportError is why a request got no answer, without the request URL.
-func transportError(err error) string {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "timed out"
-	}
-	var urlErr *url.Error
-	if errors.As(err, &urlErr) {
-		if urlErr.Timeout() {
-			return "timed out"
-		}
-		return urlErr.Err.Error()
-	}
-	var opErr *net.OpError
-	if errors.As(err, &opErr) {
-		return opErr.Error()
-	}
-	var smithyOp *smithy.OperationError
-	if errors.As(err, &smithyOp) {
-		return smithyOp.Err.Error()
-	}
-	return err.Error()
-}
-
 func scrub(message string, creds credentials) string {
-	for _, secret := range []string{creds.secretAccessKey, creds.accessKeyID} {
-		if secret != "" {
-			message = strings.ReplaceAll(message, secret, "[redacted]")
-		}
-	}
-	return message
+	return awsfailure.Scrub(message, creds.secretAccessKey, creds.accessKeyID)
 }
 
 func klogUnsupported(operation, code, bucket string) {

@@ -52,6 +52,7 @@ import (
 	podidentitylisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awsfailure"
 )
 
 // ControllerName names the controller in logs and its operator Events.
@@ -332,12 +333,7 @@ type credentials struct {
 }
 
 func (creds credentials) scrub(message string) string {
-	for _, secret := range []string{creds.secretAccessKey, creds.accessKeyID} {
-		if secret != "" {
-			message = strings.ReplaceAll(message, secret, "[redacted]")
-		}
-	}
-	return message
+	return awsfailure.Scrub(message, creds.secretAccessKey, creds.accessKeyID)
 }
 
 func (c *controller) readCredentials() (credentials, *failure) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awsfailure"
 )
 
 // iamAPI is the part of IAM the controller calls, and nothing more: the
@@ -129,7 +129,7 @@ func describe(call, on string, err error, creds credentials) *failure {
 	where := call + " on " + on
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
-		return &failure{podidentityv1alpha1.ReasonIAMError, creds.scrub(fmt.Sprintf("%s: no answer: %s; retrying with backoff", where, transportError(err))), true}
+		return &failure{podidentityv1alpha1.ReasonIAMError, creds.scrub(fmt.Sprintf("%s: no answer: %s; retrying with backoff", where, awsfailure.Unanswered(err))), true}
 	}
 	code, text := apiErr.ErrorCode(), apiErr.ErrorMessage()
 	said := code
@@ -158,23 +158,4 @@ func deniedHint(call string) string {
 			"set spec.podIdentity.roles.permissionsBoundary of the WorkloadAccess to such a policy)"
 	}
 	return ""
-}
-
-// transportError is why a call got no answer, without the request URL.
-func transportError(err error) string {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "timed out"
-	}
-	var urlErr *url.Error
-	if errors.As(err, &urlErr) {
-		if urlErr.Timeout() {
-			return "timed out"
-		}
-		return urlErr.Err.Error()
-	}
-	var opErr *smithy.OperationError
-	if errors.As(err, &opErr) {
-		return opErr.Err.Error()
-	}
-	return err.Error()
 }
