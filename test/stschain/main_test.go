@@ -32,6 +32,7 @@ import (
 	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
+	"github.com/openshift/cluster-workload-access-operator/test/framework/issuerfront"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
 
@@ -57,7 +58,7 @@ var env struct {
 	running  *framework.Process
 	webhook  *framework.WebhookProcess
 	s3       *s3server.Server
-	front    *front
+	front    *issuerfront.Front
 	// iam and sts are an admin's clients (root credentials) and an
 	// anonymous STS client.
 	iam      *iam.Client
@@ -167,7 +168,7 @@ func setUp(ctx context.Context) error {
 	if env.s3, err = s3server.Start(ctx, s3server.Options{Dir: filepath.Join(env.dir, "s3"), Region: region, IAM: true}); err != nil {
 		return err
 	}
-	if env.front, err = startFront(env.dir, env.s3.Endpoint); err != nil {
+	if env.front, err = issuerfront.Start(env.dir, issuerAddress, env.s3.Endpoint); err != nil {
 		return err
 	}
 	root := credentials.NewStaticCredentialsProvider(env.s3.AccessKeyID, env.s3.SecretAccessKey, "")

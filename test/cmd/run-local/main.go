@@ -18,6 +18,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
+	"github.com/openshift/cluster-workload-access-operator/test/framework/issuerfront"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
 
@@ -68,7 +69,7 @@ func run(o options) error {
 	}
 	defer s3.Stop()
 	issuerEndpoint, curlCA := s3.Endpoint, ""
-	front, frontErr := startHTTPSFront(dir, s3.Endpoint)
+	front, frontErr := issuerfront.Start(dir, issuerAddress, s3.Endpoint)
 	if frontErr == nil {
 		defer front.Stop()
 		issuerEndpoint, curlCA = front.URL, "--cacert "+front.CAFile+" "

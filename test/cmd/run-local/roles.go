@@ -8,25 +8,7 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/sha1" //nolint:gosec // an IAM OIDC provider's thumbprint is SHA-1 by definition
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/hex"
-	"encoding/pem"
-	"errors"
 	"fmt"
-	"math/big"
-	"net"
-	"net/http"
-	"net/http/httputil"
-	"net/url"
-	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -59,94 +41,6 @@ const (
 	// for https:// URLs without a port.
 	issuerAddress = "127.0.0.1"
 )
-
-// httpsFront serves s3 at https://127.0.0.1 (port 443) with a certificate of
-// its own CA, keeping each request's Host so that the operator's signed
-// uploads still verify at the gateway. The operator trusts the CA through
-// SSL_CERT_FILE, as it would trust a public one.
-type httpsFront struct {
-	URL    string
-	CAFile string
-	// Thumbprint is the CA certificate's SHA-1 (hex), which an IAM OIDC
-	// provider pins.
-	Thumbprint string
-	server     *http.Server
-}
-
-// startHTTPSFront listens on 127.0.0.1:443, which needs root or
-// CAP_NET_BIND_SERVICE (or net.ipv4.ip_unprivileged_port_start <= 443);
-// the error says so.
-func startHTTPSFront(dir, target string) (*httpsFront, error) {
-	targetURL, err := url.Parse(target)
-	if err != nil {
-		return nil, err
-	}
-	l, err := net.Listen("tcp", net.JoinHostPort(issuerAddress, "443"))
-	if err != nil {
-		return nil, fmt.Errorf("listening on %s:443 for the issuer's HTTPS front (needs root or CAP_NET_BIND_SERVICE): %w", issuerAddress, err)
-	}
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		l.Close()
-		return nil, err
-	}
-	now := time.Now()
-	caTemplate := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "run-local-issuer-ca"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(7 * 24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTemplate, caTemplate, caKey.Public(), caKey)
-	if err != nil {
-		l.Close()
-		return nil, err
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		l.Close()
-		return nil, err
-	}
-	serverKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		l.Close()
-		return nil, err
-	}
-	serverDER, err := x509.CreateCertificate(rand.Reader, &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: issuerAddress},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(7 * 24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.ParseIP(issuerAddress)},
-	}, ca, serverKey.Public(), caKey)
-	if err != nil {
-		l.Close()
-		return nil, err
-	}
-	f := &httpsFront{URL: "https://" + issuerAddress, CAFile: filepath.Join(dir, "issuer-ca.crt")}
-	if err := os.WriteFile(f.CAFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o600); err != nil {
-		l.Close()
-		return nil, err
-	}
-	sum := sha1.Sum(caDER) //nolint:gosec // see the import
-	f.Thumbprint = hex.EncodeToString(sum[:])
-	f.server = &http.Server{
-		TLSConfig: &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{{
-			Certificate: [][]byte{serverDER, caDER}, PrivateKey: serverKey,
-		}}},
-		Handler: &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
-			r.SetURL(targetURL)
-			r.Out.Host = r.In.Host
-		}},
-		ReadHeaderTimeout: 10 * time.Second,
-	}
-	go func() {
-		if err := f.server.ServeTLS(l, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintf(os.Stderr, "run-local: the issuer's HTTPS front stopped: %v\n", err)
-		}
-	}()
-	return f, nil
-}
-
-func (f *httpsFront) Stop() { _ = f.server.Close() }
 
 // enableRoles points spec.podIdentity.roles at versitygw's IAM and STS (one
 // endpoint serves both) and gives the operator the IAM credentials Secret,

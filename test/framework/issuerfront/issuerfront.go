@@ -1,4 +1,8 @@
-package stschain
+// Package issuerfront serves a service account issuer published to a local
+// S3 gateway over HTTPS on port 443 with a test CA, as a CDN or an S3
+// website endpoint would on AWS: versitygw's IAM registers OIDC providers
+// only for https:// URLs without a port. test/stschain and run-local use it.
+package issuerfront
 
 import (
 	"crypto/ecdsa"
@@ -22,12 +26,12 @@ import (
 	"time"
 )
 
-// front is the issuer's HTTPS address: a reverse proxy on issuerAddress:443
-// to the S3 gateway, as a CDN or an S3 website endpoint is on AWS, serving a
+// Front is the issuer's HTTPS address: a reverse proxy on address:443 to
+// the S3 gateway, as a CDN or an S3 website endpoint is on AWS, serving a
 // certificate of its own test CA. Requests keep their Host, so the
 // operator's signed uploads through it verify at the gateway.
-type front struct {
-	// URL is https://issuerAddress.
+type Front struct {
+	// URL is https://<address>.
 	URL string
 	// CAFile holds the CA certificate (PEM), for SSL_CERT_FILE.
 	CAFile string
@@ -39,7 +43,10 @@ type front struct {
 	server *http.Server
 }
 
-func startFront(dir, target string) (*front, error) {
+// Start serves target (the S3 gateway's URL) at https://address on port
+// 443, which needs root, CAP_NET_BIND_SERVICE or a network namespace of
+// one's own; the CA certificate is written to dir/issuer-ca.crt.
+func Start(dir, address, target string) (*Front, error) {
 	targetURL, err := url.Parse(target)
 	if err != nil {
 		return nil, err
@@ -51,7 +58,7 @@ func startFront(dir, target string) (*front, error) {
 	now := time.Now()
 	caTemplate := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "stschain-issuer-ca"},
+		Subject:               pkix.Name{CommonName: "issuer-front-ca"},
 		NotBefore:             now.Add(-time.Hour),
 		NotAfter:              now.Add(24 * time.Hour),
 		IsCA:                  true,
@@ -72,17 +79,17 @@ func startFront(dir, target string) (*front, error) {
 	}
 	leafDER, err := x509.CreateCertificate(rand.Reader, &x509.Certificate{
 		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: issuerAddress},
+		Subject:      pkix.Name{CommonName: address},
 		NotBefore:    now.Add(-time.Hour),
 		NotAfter:     now.Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.ParseIP(issuerAddress)},
+		IPAddresses:  []net.IP{net.ParseIP(address)},
 	}, ca, leafKey.Public(), caKey)
 	if err != nil {
 		return nil, err
 	}
-	f := &front{URL: "https://" + issuerAddress, CAFile: filepath.Join(dir, "issuer-ca.crt")}
+	f := &Front{URL: "https://" + address, CAFile: filepath.Join(dir, "issuer-ca.crt")}
 	if err := os.WriteFile(f.CAFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o600); err != nil {
 		return nil, err
 	}
@@ -92,9 +99,9 @@ func startFront(dir, target string) (*front, error) {
 	pool.AddCert(ca)
 	f.Client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 
-	l, err := net.Listen("tcp", net.JoinHostPort(issuerAddress, "443"))
+	l, err := net.Listen("tcp", net.JoinHostPort(address, "443"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listening on %s:443 for the issuer's HTTPS front (needs root, CAP_NET_BIND_SERVICE or a network namespace): %w", address, err)
 	}
 	f.server = &http.Server{
 		// The chain ends in the CA: IAM takes the thumbprint of the last
@@ -117,4 +124,5 @@ func startFront(dir, target string) (*front, error) {
 	return f, nil
 }
 
-func (f *front) Stop() { _ = f.server.Close() }
+// Stop closes the front.
+func (f *Front) Stop() { _ = f.server.Close() }
