@@ -332,11 +332,12 @@ func (c *controller) publish(ctx context.Context, syncCtx factory.SyncContext) e
 	if err != nil {
 		return err
 	}
-	report := []conditions.Condition{enabledCondition(d), matches, availableCondition(matches)}
+	report := []conditions.Condition{enabledCondition(d), matches}
 
 	if !d.Publish {
 		c.policySafe, c.unsafeReported = nil, ""
-		report = append(report, condition(IssuerBucketPolicySafe, operatorv1.ConditionUnknown, ReasonNotPublished, "no issuer is published"))
+		report = append(report, availableCondition(matches, nil),
+			condition(IssuerBucketPolicySafe, operatorv1.ConditionUnknown, ReasonNotPublished, "no issuer is published"))
 		degraded, progressing := conditions.Normal(degradedType, "pod identity is disabled: nothing to publish"), conditions.Normal(progressingType, "")
 		if d.Enabled {
 			message := "pod identity is enabled but the issuer cannot be published: " + d.PublishMessage
@@ -349,7 +350,8 @@ func (c *controller) publish(ctx context.Context, syncCtx factory.SyncContext) e
 	}
 
 	docs, failure := c.publishDocuments(ctx, syncCtx.Recorder(), d)
-	report = append(report, c.policyCondition())
+	policy := c.policyCondition()
+	report = append(report, policy, availableCondition(matches, policy))
 	status := operatorv1alpha1.PodIdentityStatus{Region: d.Region, IssuerURL: wa.Status.PodIdentity.IssuerURL, PublishedKeyIDs: wa.Status.PodIdentity.PublishedKeyIDs}
 	if failure == nil {
 		status.IssuerURL, status.PublishedKeyIDs = d.IssuerURL, docs.KeyIDs

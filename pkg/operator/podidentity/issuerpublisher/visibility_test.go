@@ -127,3 +127,37 @@ func TestBucketPolicyUnsafeMetric(t *testing.T) {
 		})
 	}
 }
+
+// A bucket policy that lets anyone write the issuer documents shows in the
+// ClusterOperator's Available message with its runbook; Available stays
+// True and Degraded False, and the message goes once the statement does.
+func TestUnsafeBucketPolicyIsOnTheClusterOperator(t *testing.T) {
+	f := newFixture(t, healthy(t))
+	f.mustSync()
+	clusterConditions := func() (configv1.ClusterOperatorStatusCondition, configv1.ClusterOperatorStatusCondition) {
+		_, st, _, _ := f.operator.GetOperatorState()
+		return status.UnionClusterCondition(configv1.OperatorAvailable, operatorv1.ConditionTrue, nil, st.Conditions...),
+			status.UnionClusterCondition(configv1.OperatorDegraded, operatorv1.ConditionFalse, nil, st.Conditions...)
+	}
+	bucket := f.s3.buckets["mycluster-workload-access-oidc"]
+	clean := bucket.policy
+	bucket.policy = strings.Replace(clean, `"Statement":[`, `"Statement":[{"Sid":"PlantedWrite","Effect":"Allow","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::mycluster-workload-access-oidc/*"},`, 1)
+	f.clock.now = f.clock.now.Add(ResyncInterval)
+	f.mustSync()
+	available, degraded := clusterConditions()
+	if available.Status != configv1.ConditionTrue || degraded.Status != configv1.ConditionFalse {
+		t.Errorf("Available=%s Degraded=%s, want True and False", available.Status, degraded.Status)
+	}
+	for _, part := range []string{PodIdentityAvailable + ": the policy of S3 bucket mycluster-workload-access-oidc", `Sid "PlantedWrite"`, BucketPolicyUnsafeRunbook} {
+		if !strings.Contains(available.Message, part) {
+			t.Errorf("Available message %q does not say %q", available.Message, part)
+		}
+	}
+
+	bucket.policy = clean
+	f.clock.now = f.clock.now.Add(ResyncInterval)
+	f.mustSync()
+	if available, _ := clusterConditions(); strings.Contains(available.Message, PodIdentityAvailable) {
+		t.Errorf("a safe policy still shows: %q", available.Message)
+	}
+}
