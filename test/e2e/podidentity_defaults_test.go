@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -173,6 +174,29 @@ func TestPodIdentityWindowsPod(t *testing.T) {
 		wantCredentials(t, stored.Spec.Containers[0], map[string]string{"AWS_ROLE_ARN": e2eRoleARN, "AWS_WEB_IDENTITY_TOKEN_FILE": tc.want})
 		if tokenProjection(stored) == nil {
 			t.Errorf("%s: no token volume", tc.name)
+		}
+	}
+}
+
+// spec.podIdentity.region takes the region of every AWS partition the
+// operator knows (podidentity.Partition), eusc- included, and refuses what
+// is not a region.
+func TestPodIdentityRegionOfEveryPartition(t *testing.T) {
+	ctx := context.Background()
+	dry := metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}
+	patch := func(region string) error {
+		_, err := env.operator.OperatorV1alpha1().WorkloadAccesses().Patch(ctx, "cluster", "application/merge-patch+json",
+			[]byte(`{"spec":{"podIdentity":{"region":"`+region+`"}}}`), dry)
+		return err
+	}
+	for _, region := range []string{"us-east-1", "eu-west-3", "cn-north-1", "us-gov-west-1", "us-isob-east-1", "eu-isoe-west-1", "eusc-de-east-1"} {
+		if err := patch(region); err != nil {
+			t.Errorf("region %s refused: %v", region, err)
+		}
+	}
+	for _, region := range []string{"EU-west-1", "us-east", "useast1", "eu-west-1a"} {
+		if err := patch(region); !apierrors.IsInvalid(err) {
+			t.Errorf("region %s: %v, want Invalid", region, err)
 		}
 	}
 }

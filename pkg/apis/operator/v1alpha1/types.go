@@ -98,7 +98,7 @@ type PodIdentitySpec struct {
 	// Infrastructure's AWS region.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
-	// +kubebuilder:validation:Pattern=`^([a-z]{2}(-[a-z]+)+-[0-9]+)?$`
+	// +kubebuilder:validation:Pattern=`^([a-z]{2,4}(-[a-z]+)+-[0-9]+)?$`
 	Region string `json:"region,omitempty"`
 
 	// issuer configures where the OIDC discovery document and keys are
