@@ -54,9 +54,20 @@ func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha
 	}
 	name := iamrole.RoleName(env.infrastructureName, request.Name)
 	got, err := client.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
-	if isNoSuchEntity(err) || (mayBeAbsent(err) && request.Status.RoleARN == "") {
-		// Refused for a request that never got a role: no role of the name
-		// under the operator's path (see mayBeAbsent).
+	if isNoSuchEntity(err) {
+		return nil
+	}
+	if mayBeAbsent(err) {
+		// Under the operator's grant, GetRole on a role of its path is
+		// refused only when no such role exists (see mayBeAbsent): the role
+		// was deleted, by hand or by an earlier pass whose answer was lost.
+		// Keeping the finalizer would hold the request for ever; letting it go
+		// says which role to look for, in case the grant was narrowed instead.
+		if request.Status.RoleARN != "" {
+			c.events.Eventf(request, corev1.EventTypeWarning, "RoleNotFound",
+				"IAM refused iam:GetRole on role %s, which under the operator's grant means it no longer exists; the request is let go (if the grant was narrowed instead, delete %s by hand)",
+				name, request.Status.RoleARN)
+		}
 		return nil
 	}
 	if err != nil {

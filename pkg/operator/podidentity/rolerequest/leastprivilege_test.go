@@ -281,3 +281,45 @@ func TestLeastPrivilegeLifecycle(t *testing.T) {
 		}
 	})
 }
+
+// Under the shipped grant, GetRole of a role that is gone is refused, not
+// NoSuchEntity. A request whose role was deleted in IAM (by hand, or by a
+// deletion pass whose answer was lost) is still let go, with a Warning
+// naming the role, instead of keeping its finalizer for ever.
+func TestDeletionOfARoleAlreadyGoneUnderThePathGrant(t *testing.T) {
+	cr := readCredentialsRequest(t)
+	ctx := context.Background()
+	f := newFixture(t, true)
+	keyID, secret := f.user("operator", policyOf(t, cr, "iam:PermissionsBoundary"))
+	f.useKeys(keyID, secret)
+	f.serviceAccount("apps", "app", nil)
+	f.request("app", "apps", "app")
+	if err := f.sync("app"); err != nil {
+		t.Fatal(err)
+	}
+	if f.get("app").Status.RoleARN == "" {
+		t.Fatal("no role was provisioned")
+	}
+	name := aws.String(f.roleName("app"))
+	if _, err := f.root.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: name, PolicyName: aws.String(iamrole.PolicyName)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.root.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: name}); err != nil {
+		t.Fatal(err)
+	}
+	f.drainEvents()
+	f.markDeleted("app")
+	if err := f.sync("app"); err != nil {
+		t.Fatal(err)
+	}
+	if fin := f.get("app").Finalizers; len(fin) != 0 {
+		t.Errorf("finalizers %v left on a request whose role is gone", fin)
+	}
+	if evs := strings.Join(f.drainEvents(), "\n"); !strings.Contains(evs, "RoleNotFound") || !strings.Contains(evs, *name) {
+		t.Errorf("events:\n%s", evs)
+	}
+	sa, _ := f.kube.CoreV1().ServiceAccounts("apps").Get(ctx, "app", metav1.GetOptions{})
+	if _, ok := sa.Annotations[RoleARNAnnotation]; ok {
+		t.Errorf("the ServiceAccount still names the role: %v", sa.Annotations)
+	}
+}
