@@ -191,7 +191,9 @@ const (
 	// ReasonConflict: the ServiceAccount already names another role; it is
 	// never overwritten.
 	ReasonConflict = "Conflict"
-	// ReasonNamespaceMissing: the ServiceAccount's namespace does not exist.
+	// ReasonNamespaceMissing: the ServiceAccount's namespace does not exist
+	// (also a reason of Provisioned: no role is made for a namespace that
+	// does not exist yet).
 	ReasonNamespaceMissing = "NamespaceMissing"
 )
 

@@ -118,8 +118,10 @@ type Inputs struct {
 	Own              *Informers
 	// ServiceAccounts are read by name (GET), never cached cluster-wide.
 	ServiceAccounts corev1client.ServiceAccountsGetter
-	OperatorClient  v1helpers.OperatorClient
-	Recorder        events.Recorder
+	// Namespaces are listed by name when a request's ServiceAccount is absent.
+	Namespaces     corev1client.NamespacesGetter
+	OperatorClient v1helpers.OperatorClient
+	Recorder       events.Recorder
 	// ObjectEvents records Events on the IAMRoleRequests.
 	ObjectEvents record.EventRecorder
 }
@@ -131,6 +133,7 @@ type controller struct {
 	infrastructures  configv1listers.InfrastructureLister
 	secrets          corev1listers.SecretLister
 	serviceAccounts  corev1client.ServiceAccountsGetter
+	namespaces       corev1client.NamespacesGetter
 	operatorClient   v1helpers.OperatorClient
 	events           record.EventRecorder
 
@@ -166,6 +169,7 @@ func newController(in Inputs) *controller {
 		infrastructures:  in.Config.Infrastructures().Lister(),
 		secrets:          in.Own.credentials.Core().V1().Secrets().Lister(),
 		serviceAccounts:  in.ServiceAccounts,
+		namespaces:       in.Namespaces,
 		operatorClient:   in.OperatorClient,
 		events:           in.ObjectEvents,
 		backoff:          newBackoff(),
@@ -262,6 +266,40 @@ func (c *controller) retry(syncCtx factory.SyncContext, key string, err error) e
 	return nil
 }
 
+// namespaceExists lists the namespace by name: the operator may list and
+// watch namespaces, not get them.
+func (c *controller) namespaceExists(ctx context.Context, name string) (bool, error) {
+	list, err := c.namespaces.Namespaces().List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
+	if err != nil {
+		return false, err
+	}
+	for _, ns := range list.Items {
+		if ns.Name == name {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// waitForNamespace reports a request whose ServiceAccount's namespace does
+// not exist, and makes no role: the role would trust a ServiceAccount of
+// whoever creates that namespace first (any user may, with OpenShift's
+// self-provisioner), and the operator would then create the account there.
+func (c *controller) waitForNamespace(ctx context.Context, syncCtx factory.SyncContext, request *podidentityv1alpha1.IAMRoleRequest, status *podidentityv1alpha1.IAMRoleRequestStatus) error {
+	ns := request.Spec.Storage.ServiceAccount.Namespace
+	message := fmt.Sprintf("namespace %s does not exist, so no role is made yet: whoever creates it controls its ServiceAccounts "+
+		"and so would control the role; create it (the operator checks again every minute)", ns)
+	setCondition(status, request.Generation, metav1.Condition{Type: podidentityv1alpha1.ConditionProvisioned, Status: metav1.ConditionFalse,
+		Reason: podidentityv1alpha1.ReasonNamespaceMissing, Message: message})
+	setCondition(status, request.Generation, metav1.Condition{Type: podidentityv1alpha1.ConditionServiceAccountLinked, Status: metav1.ConditionFalse,
+		Reason: podidentityv1alpha1.ReasonNamespaceMissing, Message: message})
+	if err := c.writeStatus(ctx, request, status); err != nil {
+		return err
+	}
+	syncCtx.Queue().AddAfter(request.Name, waitingRecheck)
+	return nil
+}
+
 // reconcile makes the role and the link, and reports both in the status.
 func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext, request *podidentityv1alpha1.IAMRoleRequest) error {
 	status := request.Status.DeepCopy()
@@ -275,6 +313,16 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 	}
 	if err != nil {
 		return fmt.Errorf("reading ServiceAccount %s: %w", status.ServiceAccount, err)
+	}
+
+	if sa == nil {
+		exists, err := c.namespaceExists(ctx, ref.Namespace)
+		if err != nil {
+			return fmt.Errorf("reading namespace %s: %w", ref.Namespace, err)
+		}
+		if !exists {
+			return c.waitForNamespace(ctx, syncCtx, request, status)
+		}
 	}
 
 	role, f := c.provision(ctx, request, sa)

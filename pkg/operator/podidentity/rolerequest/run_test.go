@@ -10,6 +10,7 @@ import (
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -30,7 +31,7 @@ func TestControllerRunsOnInformers(t *testing.T) {
 	f := newFixture(t, true)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	kube := kubefake.NewClientset(f.secret)
+	kube := kubefake.NewClientset(f.secret, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps"}})
 	clients := fake.NewSimpleClientset(f.wa)
 	config := configfake.NewSimpleClientset(f.infra)
 	own := NewInformers(kube, 0)
@@ -39,9 +40,9 @@ func TestControllerRunsOnInformers(t *testing.T) {
 	controller := New(Inputs{
 		Requests: shared.PodIdentity().V1alpha1().IAMRoleRequests(), RequestClient: clients.PodIdentityV1alpha1(),
 		WorkloadAccesses: shared.Operator().V1alpha1().WorkloadAccesses(), Config: configs.Config().V1(), Own: own,
-		ServiceAccounts: kube.CoreV1(),
-		OperatorClient:  v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil),
-		Recorder:        events.NewInMemoryRecorder("test", clock.RealClock{}), ObjectEvents: record.NewFakeRecorder(100),
+		ServiceAccounts: kube.CoreV1(), Namespaces: kube.CoreV1(),
+		OperatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil),
+		Recorder:       events.NewInMemoryRecorder("test", clock.RealClock{}), ObjectEvents: record.NewFakeRecorder(100),
 	})
 	own.Start(ctx.Done())
 	shared.Start(ctx.Done())

@@ -1,6 +1,7 @@
 package rolerequest
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -107,6 +108,38 @@ func TestNamespaceMissing(t *testing.T) {
 	f.wantCondition("lost", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionTrue, podidentityv1alpha1.ReasonProvisioned)
 	f.wantCondition("lost", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceMissing, "namespace gone does not exist")
 	f.wantRetry(waitingRecheck)
+}
+
+// A request for a ServiceAccount in a namespace that does not exist makes
+// no role: whoever created the namespace first (any user may, on OpenShift)
+// would control the account the role trusts. Once the namespace exists,
+// the role and the account are made.
+func TestNoRoleBeforeTheNamespaceExists(t *testing.T) {
+	f := newFixture(t, true)
+	f.request("early", "later", "reader")
+	if err := f.kube.CoreV1().Namespaces().Delete(context.Background(), "later", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.resetRecords()
+	if err := f.sync("early"); err != nil {
+		t.Fatal(err)
+	}
+	f.wantCondition("early", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceMissing, "namespace later does not exist", "no role is made")
+	f.wantCondition("early", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceMissing)
+	f.wantRetry(waitingRecheck)
+	if w := f.http.writes(); len(w) > 0 {
+		t.Errorf("IAM writes before the namespace exists: %v", w)
+	}
+	if _, err := f.getRole("early"); errorCode(err) != "NoSuchEntity" {
+		t.Errorf("a role was made before the namespace exists: %v", err)
+	}
+
+	f.namespace("later")
+	if err := f.sync("early"); err != nil {
+		t.Fatal(err)
+	}
+	f.wantCondition("early", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionTrue, podidentityv1alpha1.ReasonProvisioned)
+	f.wantCondition("early", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionTrue, podidentityv1alpha1.ReasonLinked)
 }
 
 // throttler answers every call of one action as IAM does when it throttles.

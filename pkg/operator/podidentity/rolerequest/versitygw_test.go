@@ -31,6 +31,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -229,6 +230,15 @@ func (f *fixture) useKeys(keyID, secret string) {
 }
 
 // request creates an IAMRoleRequest for ServiceAccount namespace/name.
+// namespace creates a namespace in the fake API server, once.
+func (f *fixture) namespace(name string) {
+	f.t.Helper()
+	_, err := f.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		f.t.Fatal(err)
+	}
+}
+
 func (f *fixture) request(name, namespace, sa string, entries ...podidentityv1alpha1.StatementEntry) *podidentityv1alpha1.IAMRoleRequest {
 	f.t.Helper()
 	if len(entries) == 0 {
@@ -241,6 +251,7 @@ func (f *fixture) request(name, namespace, sa string, entries ...podidentityv1al
 			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: entries},
 		},
 	}
+	f.namespace(namespace)
 	created, err := f.requests.PodIdentityV1alpha1().IAMRoleRequests().Create(context.Background(), r, metav1.CreateOptions{})
 	if err != nil {
 		f.t.Fatal(err)
@@ -287,6 +298,7 @@ func (f *fixture) controller() *controller {
 	f.c.infrastructures = configv1listers.NewInfrastructureLister(indexer(infra))
 	f.c.secrets = corev1listers.NewSecretLister(indexer(secret))
 	f.c.serviceAccounts = f.kube.CoreV1()
+	f.c.namespaces = f.kube.CoreV1()
 	f.c.operatorClient = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
 	f.c.events = f.events
 	return f.c
