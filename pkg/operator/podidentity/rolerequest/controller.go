@@ -338,9 +338,20 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 	if f != nil {
 		provisioned.Status, provisioned.Reason, provisioned.Message = metav1.ConditionFalse, f.reason, f.message
 	}
-	linked, linkErr := c.link(ctx, request, sa, role.arn)
 	setCondition(status, request.Generation, provisioned)
-	setCondition(status, request.Generation, linked)
+	var linked metav1.Condition
+	var linkErr error
+	if role.arn == "" && f != nil && f.retry && request.Status.RoleARN != "" {
+		// A passing failure (throttled, unanswered, refused once) says
+		// nothing of a link made before: the ServiceAccount still carries
+		// the role, and its condition stays as it was.
+		if previous := meta.FindStatusCondition(request.Status.Conditions, podidentityv1alpha1.ConditionServiceAccountLinked); previous != nil {
+			linked = *previous
+		}
+	} else {
+		linked, linkErr = c.link(ctx, request, sa, role.arn)
+		setCondition(status, request.Generation, linked)
+	}
 	if err := c.writeStatus(ctx, request, status); err != nil {
 		return err
 	}

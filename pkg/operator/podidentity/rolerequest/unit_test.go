@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/smithy-go"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -193,3 +194,29 @@ func newBody(s string) *readCloser { return &readCloser{strings.NewReader(s)} }
 type readCloser struct{ *strings.Reader }
 
 func (readCloser) Close() error { return nil }
+
+// A throttled read of a role linked before leaves ServiceAccountLinked as
+// it was: the account still carries the role, and the condition does not
+// flap (nor its transition time move) on every passing failure.
+func TestPassingFailureKeepsTheLink(t *testing.T) {
+	f := newFixture(t, true)
+	f.serviceAccount("apps", "steady", nil)
+	f.request("steady", "apps", "steady")
+	if err := f.sync("steady"); err != nil {
+		t.Fatal(err)
+	}
+	before := meta.FindStatusCondition(f.get("steady").Status.Conditions, podidentityv1alpha1.ConditionServiceAccountLinked)
+	if before == nil || before.Status != metav1.ConditionTrue {
+		t.Fatalf("not linked first: %+v", before)
+	}
+	f.controller().transport = &throttler{next: f.http, action: "GetRole"}
+	f.controller().iam = nil // built again, on the throttling transport
+	if err := f.sync("steady"); err != nil {
+		t.Fatal(err)
+	}
+	f.wantCondition("steady", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonThrottled, "iam:GetRole")
+	after := meta.FindStatusCondition(f.get("steady").Status.Conditions, podidentityv1alpha1.ConditionServiceAccountLinked)
+	if after == nil || after.Status != metav1.ConditionTrue || after.Reason != podidentityv1alpha1.ReasonLinked || !after.LastTransitionTime.Equal(&before.LastTransitionTime) {
+		t.Errorf("ServiceAccountLinked after a throttled GetRole: %+v, want as before %+v", after, before)
+	}
+}
