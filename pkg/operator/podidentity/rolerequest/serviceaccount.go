@@ -42,8 +42,11 @@ func (c *controller) link(ctx context.Context, request *podidentityv1alpha1.IAMR
 			return linked(metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceMissing, fmt.Sprintf(
 				"namespace %s does not exist: create it, and the operator creates ServiceAccount %s in it (it checks again every minute)", ref.Namespace, name)), nil
 		case err != nil:
-			return linked(metav1.ConditionFalse, podidentityv1alpha1.ReasonWaitingForRole, fmt.Sprintf("creating ServiceAccount %s failed: %v", name, err)),
-				fmt.Errorf("creating ServiceAccount %s: %w", name, err)
+			// Retried with the request's own backoff, not the queue's 5 ms:
+			// each pass reads the role from IAM again.
+			message := fmt.Sprintf("creating ServiceAccount %s failed: %v", name, err)
+			return linked(metav1.ConditionFalse, podidentityv1alpha1.ReasonWaitingForRole, message),
+				&failure{podidentityv1alpha1.ReasonWaitingForRole, message + "; retrying with backoff", true}
 		}
 		c.events.Eventf(request, corev1.EventTypeNormal, "ServiceAccountCreated", "Created ServiceAccount %s with %s=%s", name, RoleARNAnnotation, arn)
 		return done, nil

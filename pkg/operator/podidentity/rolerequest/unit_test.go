@@ -220,3 +220,19 @@ func TestPassingFailureKeepsTheLink(t *testing.T) {
 		t.Errorf("ServiceAccountLinked after a throttled GetRole: %+v, want as before %+v", after, before)
 	}
 }
+
+// A ServiceAccount create the API server refuses is retried on the
+// request's own backoff (5 s, doubling), not the queue's 5 ms: each pass
+// reads the role from IAM again.
+func TestRefusedServiceAccountCreateBacksOff(t *testing.T) {
+	f := newFixture(t, true)
+	f.kube.PrependReactor("create", "serviceaccounts", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "serviceaccounts"}, "refused", nil)
+	})
+	f.request("refused", "apps", "refused")
+	if err := f.sync("refused"); err != nil {
+		t.Fatalf("sync returned %v: the queue's fast backoff would retry it", err)
+	}
+	f.wantRetry(retryInitial)
+	f.wantCondition("refused", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionFalse, podidentityv1alpha1.ReasonWaitingForRole, "creating ServiceAccount apps/refused failed")
+}
