@@ -154,7 +154,7 @@ func New(in Inputs) factory.Controller {
 	return factory.New().
 		WithInformersQueueKeysFunc(requestKey, &updatesWhen{in.Requests.Informer(), requestChanged}).
 		WithInformersQueueKeysFunc(c.allRequests, &updatesWhen{in.WorkloadAccesses.Informer(), podIdentityChanged}).
-		WithInformersQueueKeysFunc(c.allRequests, in.Own.credentials.Core().V1().Secrets().Informer()).
+		WithInformersQueueKeysFunc(c.allRequests, &updatesWhen{in.Own.credentials.Core().V1().Secrets().Informer(), credentialsChanged}).
 		WithBareInformers(in.Config.Infrastructures().Informer(), in.OperatorClient.Informer()).
 		WithSync(c.sync).
 		ResyncEvery(DriftInterval).

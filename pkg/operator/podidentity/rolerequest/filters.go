@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
@@ -55,4 +56,15 @@ func podIdentityChanged(oldObj, newObj any) bool {
 	}
 	return o.Generation != n.Generation || o.UID != n.UID ||
 		o.Status.PodIdentity.IssuerURL != n.Status.PodIdentity.IssuerURL || o.Status.PodIdentity.Region != n.Status.PodIdentity.Region
+}
+
+// credentialsChanged: another Secret object, or its keys. An informer
+// resync hands the same object again and reads no IAM.
+func credentialsChanged(oldObj, newObj any) bool {
+	o, ok1 := oldObj.(*corev1.Secret)
+	n, ok2 := newObj.(*corev1.Secret)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return o.UID != n.UID || o.ResourceVersion != n.ResourceVersion
 }

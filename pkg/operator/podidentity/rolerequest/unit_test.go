@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aws/smithy-go"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -93,6 +94,15 @@ func TestEventFilters(t *testing.T) {
 	published.Status.PodIdentity.IssuerURL = "https://x"
 	if !podIdentityChanged(wa, published) {
 		t.Error("a published issuer does not wake the controller")
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: CredentialsSecret, UID: "s", ResourceVersion: "7"}}
+	if credentialsChanged(secret, secret.DeepCopy()) {
+		t.Error("an informer resync of the credentials Secret wakes every request")
+	}
+	rotated := secret.DeepCopy()
+	rotated.ResourceVersion = "8"
+	if !credentialsChanged(secret, rotated) {
+		t.Error("rotated credentials do not wake the controller")
 	}
 }
 
