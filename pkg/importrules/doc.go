@@ -50,7 +50,7 @@ var Shared = map[string]string{
 	"subscription/referencewatch": "waking bundle controllers when what their bundles reference changes",
 	"podidentity/issuer":          "the OIDC discovery document and JWKS",
 	"podidentity/iamrole":         "the IAM role of an IAMRoleRequest: names, documents, drift",
-	"podidentity/awsfailure":      "why an AWS call failed, without URLs or keys",
+	"podidentity/awscall":         "why an AWS call failed, without URLs or keys",
 	"rbac/rbacsubjects":           "binding subjects with the API server's defaults",
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awsfailure"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
 // ReasonCallerIdentityUnknown: STS did not say which account the
@@ -36,7 +36,7 @@ func callerAccount(ctx context.Context, conn connection, stsEndpoint string) (st
 		Region:           signingRegion(conn.region),
 		Credentials:      awscredentials.NewStaticCredentialsProvider(conn.accessKeyID, conn.secret, ""),
 		RetryMaxAttempts: 2,
-		HTTPClient:       newHTTPClient(),
+		HTTPClient:       awscall.HTTPClient(),
 	}
 	if stsEndpoint != "" {
 		options.BaseEndpoint = aws.String(stsEndpoint)
@@ -59,7 +59,7 @@ func describeCallerAccountError(err error, creds credentials) *failure {
 	if !errors.As(err, &apiErr) {
 		var op *smithy.OperationError
 		if errors.As(err, &op) {
-			return &failure{ReasonS3Unreachable, scrub(fmt.Sprintf("%s: STS did not answer: %s", where, awsfailure.Unanswered(err)), creds)}
+			return &failure{ReasonS3Unreachable, scrub(fmt.Sprintf("%s: STS did not answer: %s", where, awscall.Unanswered(err)), creds)}
 		}
 		return &failure{ReasonCallerIdentityUnknown, scrub(fmt.Sprintf("%s: %v", where, err), creds)}
 	}

@@ -53,6 +53,8 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuer"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
 // ControllerName owns IssuerPublisherDegraded and IssuerPublisherProgressing,
@@ -76,8 +78,8 @@ const (
 	CredentialsSecret = "workload-access-issuer-s3"
 	// AccessKeyIDKey and SecretAccessKeyKey are the keys the cloud
 	// credential operator writes into AWS credentials Secrets.
-	AccessKeyIDKey     = "aws_access_key_id"
-	SecretAccessKeyKey = "aws_secret_access_key"
+	AccessKeyIDKey     = awscall.AccessKeyIDKey
+	SecretAccessKeyKey = awscall.SecretAccessKeyKey
 )
 
 // Conditions this controller reports besides its Degraded and Progressing.
@@ -491,14 +493,9 @@ func (c *controller) credentials() (credentials, *failure) {
 	if err != nil {
 		return credentials{}, &failure{ReasonMissingCredentials, err.Error()}
 	}
-	creds := credentials{accessKeyID: strings.TrimSpace(string(secret.Data[AccessKeyIDKey])), secretAccessKey: strings.TrimSpace(string(secret.Data[SecretAccessKeyKey]))}
+	var creds credentials
 	var missing []string
-	if creds.accessKeyID == "" {
-		missing = append(missing, AccessKeyIDKey)
-	}
-	if creds.secretAccessKey == "" {
-		missing = append(missing, SecretAccessKeyKey)
-	}
+	creds.accessKeyID, creds.secretAccessKey, missing = awscall.Keys(secret)
 	if len(missing) > 0 {
 		return credentials{}, &failure{ReasonMissingCredentials, fmt.Sprintf("Secret %s/%s has no %s",
 			operatorclient.OperatorNamespace, CredentialsSecret, strings.Join(missing, " and no "))}

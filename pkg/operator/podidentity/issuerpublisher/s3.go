@@ -3,20 +3,17 @@ package issuerpublisher
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"regexp"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awscredentials "github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"k8s.io/klog/v2"
 
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awsfailure"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
 // Reasons of IssuerPublisherDegraded for S3 failures.
@@ -66,7 +63,7 @@ func newS3Store(conn connection) objectStore {
 		Region:           signingRegion(conn.region),
 		Credentials:      awscredentials.NewStaticCredentialsProvider(conn.accessKeyID, conn.secret, ""),
 		RetryMaxAttempts: 2,
-		HTTPClient:       newHTTPClient(),
+		HTTPClient:       awscall.HTTPClient(),
 	}
 	if conn.endpoint != "" {
 		options.BaseEndpoint = aws.String(conn.endpoint)
@@ -75,17 +72,6 @@ func newS3Store(conn connection) objectStore {
 		options.UsePathStyle = true
 	}
 	return s3.New(options)
-}
-
-// newHTTPClient is the S3 and STS clients' transport: short timeouts.
-func newHTTPClient() *awshttp.BuildableClient {
-	return awshttp.NewBuildableClient().
-		WithTimeout(30 * time.Second).
-		WithDialerOptions(func(d *net.Dialer) { d.Timeout = 10 * time.Second }).
-		WithTransportOptions(func(t *http.Transport) {
-			t.TLSHandshakeTimeout = 10 * time.Second
-			t.ResponseHeaderTimeout = 20 * time.Second
-		})
 }
 
 // describe turns a failed publication into a condition reason and a message
@@ -103,7 +89,7 @@ func describe(err error, creds credentials) *failure {
 	}
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
-		return &failure{ReasonS3Unreachable, scrub(fmt.Sprintf("%s: S3 did not answer: %s", where, awsfailure.Unanswered(op.err)), creds)}
+		return &failure{ReasonS3Unreachable, scrub(fmt.Sprintf("%s: S3 did not answer: %s", where, awscall.Unanswered(op.err)), creds)}
 	}
 	code, message := apiErr.ErrorCode(), apiErr.ErrorMessage()
 	text := where + ": " + code
@@ -196,7 +182,7 @@ func signingRegion(region string) string {
 }
 
 func scrub(message string, creds credentials) string {
-	return awsfailure.Scrub(message, creds.secretAccessKey, creds.accessKeyID)
+	return awscall.Scrub(message, creds.secretAccessKey, creds.accessKeyID)
 }
 
 func klogUnsupported(operation, code, bucket string) {

@@ -52,7 +52,7 @@ import (
 	podidentitylisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awsfailure"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
 // ControllerName names the controller in logs and its operator Events.
@@ -66,8 +66,8 @@ const (
 	CredentialsSecret = "workload-access-iam"
 	// AccessKeyIDKey and SecretAccessKeyKey are the keys the cloud
 	// credential operator writes.
-	AccessKeyIDKey     = "aws_access_key_id"
-	SecretAccessKeyKey = "aws_secret_access_key"
+	AccessKeyIDKey     = awscall.AccessKeyIDKey
+	SecretAccessKeyKey = awscall.SecretAccessKeyKey
 	// RoleARNAnnotation is what the pod identity webhook reads.
 	RoleARNAnnotation = "eks.amazonaws.com/role-arn"
 	// AudienceAnnotation chooses the token audience, and so the trust
@@ -392,7 +392,7 @@ type credentials struct {
 }
 
 func (creds credentials) scrub(message string) string {
-	return awsfailure.Scrub(message, creds.secretAccessKey, creds.accessKeyID)
+	return awscall.Scrub(message, creds.secretAccessKey, creds.accessKeyID)
 }
 
 func (c *controller) readCredentials() (credentials, *failure) {
@@ -406,14 +406,9 @@ func (c *controller) readCredentials() (credentials, *failure) {
 	if err != nil {
 		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf("%s: %v", where, err), true}
 	}
-	creds := credentials{strings.TrimSpace(string(secret.Data[AccessKeyIDKey])), strings.TrimSpace(string(secret.Data[SecretAccessKeyKey]))}
+	var creds credentials
 	var missing []string
-	if creds.accessKeyID == "" {
-		missing = append(missing, AccessKeyIDKey)
-	}
-	if creds.secretAccessKey == "" {
-		missing = append(missing, SecretAccessKeyKey)
-	}
+	creds.accessKeyID, creds.secretAccessKey, missing = awscall.Keys(secret)
 	if len(missing) > 0 {
 		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf("%s has no %s", where, strings.Join(missing, " and no ")), false}
 	}

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awscredentials "github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
@@ -18,7 +16,7 @@ import (
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awsfailure"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
 // iamAPI is the part of IAM the controller calls, and nothing more: the
@@ -80,13 +78,7 @@ func httpClient(transport http.RoundTripper) aws.HTTPClient {
 	if transport != nil {
 		return &http.Client{Transport: transport, Timeout: 30 * time.Second}
 	}
-	return awshttp.NewBuildableClient().
-		WithTimeout(30 * time.Second).
-		WithDialerOptions(func(d *net.Dialer) { d.Timeout = 10 * time.Second }).
-		WithTransportOptions(func(t *http.Transport) {
-			t.TLSHandshakeTimeout = 10 * time.Second
-			t.ResponseHeaderTimeout = 20 * time.Second
-		})
+	return awscall.HTTPClient()
 }
 
 // failure is why a request is not provisioned: the Provisioned reason, a
@@ -129,7 +121,7 @@ func describe(call, on string, err error, creds credentials) *failure {
 	where := call + " on " + on
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
-		return &failure{podidentityv1alpha1.ReasonIAMError, creds.scrub(fmt.Sprintf("%s: no answer: %s; retrying with backoff", where, awsfailure.Unanswered(err))), true}
+		return &failure{podidentityv1alpha1.ReasonIAMError, creds.scrub(fmt.Sprintf("%s: no answer: %s; retrying with backoff", where, awscall.Unanswered(err))), true}
 	}
 	code, text := apiErr.ErrorCode(), apiErr.ErrorMessage()
 	said := code

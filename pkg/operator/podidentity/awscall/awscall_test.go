@@ -1,4 +1,4 @@
-package awsfailure
+package awscall
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aws/smithy-go"
+	corev1 "k8s.io/api/core/v1"
 )
 
 func TestUnansweredLeavesOutTheURL(t *testing.T) {
@@ -35,5 +36,12 @@ func TestScrubRedactsEverySecret(t *testing.T) {
 	got := Scrub("key AKIA1 with secret s3cr3t refused (AKIA1)", "AKIA1", "s3cr3t", "")
 	if got != "key [redacted] with secret [redacted] refused ([redacted])" {
 		t.Errorf("%q", got)
+	}
+}
+
+func TestKeysNamesWhatIsMissing(t *testing.T) {
+	id, secret, missing := Keys(&corev1.Secret{Data: map[string][]byte{AccessKeyIDKey: []byte(" AKIA1\n"), SecretAccessKeyKey: []byte("  ")}})
+	if id != "AKIA1" || secret != "" || len(missing) != 1 || missing[0] != SecretAccessKeyKey {
+		t.Errorf("Keys = %q, %q, %v", id, secret, missing)
 	}
 }
