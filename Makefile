@@ -46,6 +46,10 @@ promtool:
 
 test: test-unit test-rules test-e2e
 
+# pkg/operator/podidentity/rolerequest's tests start versitygw (IAM): built
+# first, since a cold build takes minutes on 2 cores while go test compiles.
+test-unit: s3server
+
 # promtool check rules and test rules on the shipped PrometheusRule
 # (test/rules: every alert fires when it should and stays quiet when not).
 test-rules: promtool

@@ -115,8 +115,14 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		cp.tempDir = true
 	}
 	if cp.BinDir == "" {
+		started := time.Now()
 		if cp.BinDir, err = ResolveBinDir(); err != nil {
 			return nil, err
+		}
+		// A cold build outlasts every caller's deadline: say so, not a health timeout.
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("the control plane was built in %s, past the caller's deadline: build it first with `make controlplane`",
+				time.Since(started).Round(time.Second))
 		}
 	}
 	if cp.ServiceCIDR == "" {
@@ -405,7 +411,10 @@ func (cp *ControlPlane) Logs(lines int) string {
 }
 
 // ResolveBinDir finds the control-plane binaries: $CONTROLPLANE_BIN_DIR, or
-// whatever hack/build-controlplane.sh builds (a no-op once cached).
+// whatever hack/build-controlplane.sh builds (a no-op once cached; a cold build
+// takes tens of minutes on 2 cores). Call it before starting any deadline: the
+// build has none. `make controlplane` runs the same build, and every make
+// target whose tests start a control plane depends on it.
 func ResolveBinDir() (string, error) {
 	if dir := os.Getenv("CONTROLPLANE_BIN_DIR"); dir != "" {
 		return dir, nil
@@ -418,9 +427,17 @@ func ResolveBinDir() (string, error) {
 	cmd := exec.Command("bash", filepath.Join(root, "hack", "build-controlplane.sh"))
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("hack/build-controlplane.sh: %w\n%s", err, stderr.String())
+		return "", fmt.Errorf("the control plane is not built and hack/build-controlplane.sh failed (%v: %s); run `make controlplane` to see the whole build",
+			err, LastLine(stderr.String()))
 	}
 	return strings.TrimSpace(stdout.String()), nil
+}
+
+// LastLine is the last non-empty line of a build's output: the one that says
+// why it failed, for an error that stays on one line.
+func LastLine(output string) string {
+	lines := strings.Split(strings.TrimSpace(output), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // RepoRoot is the operator repository's top directory: the nearest

@@ -48,8 +48,10 @@ var env struct {
 	webhooks int
 	// s3 is the S3-compatible server the issuer is published to; the suite
 	// runs with pod identity Enabled, publishing to issuerBucket there.
-	s3    *s3server.Server
-	s3Dir string
+	s3 *s3server.Server
+	// s3Binary and binDir are versitygw and the control plane's binaries.
+	s3Binary, binDir string
+	s3Dir            string
 }
 
 // issuerURL is where the suite's issuer is published (path style).
@@ -63,6 +65,16 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	// The servers' binaries before the deadline: a cold build has none
+	// (make test-e2e builds them first).
+	var err error
+	if env.s3Binary, err = s3server.ResolveBinary(); err == nil {
+		env.binDir, err = controlplane.ResolveBinDir()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e setup failed: %v\n", err)
+		return 1
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if err := setUp(ctx); err != nil {
@@ -89,13 +101,13 @@ func setUp(ctx context.Context) error {
 	if env.s3Dir, err = os.MkdirTemp("", "e2e-s3-"); err != nil {
 		return err
 	}
-	if env.s3, err = s3server.Start(ctx, s3server.Options{Dir: env.s3Dir, Region: e2eRegion}); err != nil {
+	if env.s3, err = s3server.Start(ctx, s3server.Options{Dir: env.s3Dir, Binary: env.s3Binary, Region: e2eRegion}); err != nil {
 		return err
 	}
 	env.cp, err = framework.StartCluster(ctx, framework.ClusterOptions{
 		ReleaseVersion: releaseVersion,
 		Image:          operatorImage,
-		ControlPlane:   controlplane.Options{AuditLog: true, ServiceAccountIssuer: issuerURL()},
+		ControlPlane:   controlplane.Options{BinDir: env.binDir, AuditLog: true, ServiceAccountIssuer: issuerURL()},
 	})
 	if err != nil {
 		return err

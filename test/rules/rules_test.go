@@ -184,7 +184,7 @@ func promtoolBinary(t *testing.T, root string) string {
 	}
 	out, err := exec.Command("bash", filepath.Join(root, "hack", "build-promtool.sh")).Output()
 	if err != nil {
-		t.Fatalf("building promtool (hack/build-promtool.sh): %v", err)
+		t.Fatalf("promtool is not built and hack/build-promtool.sh failed (%v); run `make promtool` to see the whole build", err)
 	}
 	return strings.TrimSpace(string(out))
 }

@@ -86,7 +86,10 @@ type Server struct {
 
 // ResolveBinary finds versitygw: $S3SERVER_BINARY, or whatever
 // hack/build-s3server.sh builds (a no-op once cached; a cold build takes about
-// 40 s on an idle 2-core machine, figures in docs/performance.md).
+// 40 s on an idle 2-core machine, minutes while other builds run: figures in
+// docs/performance.md). Call it before starting any deadline: the build has
+// none. `make s3server` runs the same build, and every make target whose tests
+// start versitygw depends on it.
 func ResolveBinary() (string, error) {
 	if bin := os.Getenv(BinaryEnv); bin != "" {
 		return filepath.Abs(bin)
@@ -99,7 +102,8 @@ func ResolveBinary() (string, error) {
 	cmd := exec.Command("bash", filepath.Join(root, "hack", "build-s3server.sh"))
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("hack/build-s3server.sh: %w\n%s", err, stderr.String())
+		return "", fmt.Errorf("versitygw is not built and hack/build-s3server.sh failed (%v: %s); run `make s3server` to see the whole build",
+			err, controlplane.LastLine(stderr.String()))
 	}
 	return strings.TrimSpace(stdout.String()), nil
 }
@@ -123,8 +127,14 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		binary:          opts.Binary,
 	}
 	if s.binary == "" {
+		started := time.Now()
 		if s.binary, err = ResolveBinary(); err != nil {
 			return nil, err
+		}
+		// A cold build outlasts most callers' deadlines: say so, not a health timeout.
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("versitygw was built in %s, past the caller's deadline: build it first with `make s3server`",
+				time.Since(started).Round(time.Second))
 		}
 	}
 	if s.AccessKeyID == "" {
@@ -171,9 +181,13 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 // prints its log if the test fails, and stops it when the test ends.
 func StartT(t testing.TB) *Server {
 	t.Helper()
+	binary, err := ResolveBinary() // before the deadline: a cold build has none
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := Start(ctx, Options{Dir: t.TempDir()})
+	s, err := Start(ctx, Options{Dir: t.TempDir(), Binary: binary})
 	if err != nil {
 		t.Fatalf("starting the S3 server: %v", err)
 	}

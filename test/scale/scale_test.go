@@ -148,6 +148,12 @@ func operatorBinary(b *testing.B, makeTarget string) string {
 func startCluster(b *testing.B, controlPlane controlplane.Options) *framework.Cluster {
 	b.Helper()
 	controlPlane.Profiling = os.Getenv(profileDirEnv) != ""
+	if controlPlane.BinDir == "" { // before the deadline: a cold build has none
+		var err error
+		if controlPlane.BinDir, err = controlplane.ResolveBinDir(); err != nil {
+			b.Fatal(err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cluster, err := framework.StartCluster(ctx, framework.ClusterOptions{

@@ -57,6 +57,17 @@ func run(o options) error {
 	}
 	_ = os.RemoveAll(dir) // a fresh cluster each run
 
+	// The servers' binaries before the deadline: a cold build has none
+	// (make run-local builds them first).
+	if o.s3Binary == "" {
+		if o.s3Binary, err = s3server.ResolveBinary(); err != nil {
+			return err
+		}
+	}
+	binDir, err := controlplane.ResolveBinDir()
+	if err != nil {
+		return err
+	}
 	startCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	// The S3 server first, with its IAM and STS service for phase 2: the
@@ -79,7 +90,7 @@ func run(o options) error {
 	cluster, err := framework.StartCluster(startCtx, framework.ClusterOptions{
 		ReleaseVersion: "0.0.1-local",
 		Image:          "registry.invalid/cluster-workload-access-operator:local",
-		ControlPlane:   controlplane.Options{Dir: dir, ServiceAccountIssuer: issuerURL},
+		ControlPlane:   controlplane.Options{Dir: dir, BinDir: binDir, ServiceAccountIssuer: issuerURL},
 	})
 	if err != nil {
 		return err
