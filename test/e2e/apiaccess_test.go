@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -497,16 +496,19 @@ func TestAPIAccessConflictsBundleRolesAndCRDDeletion(t *testing.T) {
 		t.Errorf("the bundle's role is not bound: %+v %v", rb, err)
 	}
 	expectAccess(t, gadgetsGVR, []access{{editor, "create", ns, true}})
-	list, _ := env.kube.CoreV1().Events("").List(ctx, metav1.ListOptions{})
-	conflictEvent := false
-	for _, e := range list.Items {
-		if e.Reason == "APIAccessPolicyConflict" && strings.Contains(e.Message, name) {
-			conflictEvent = true
+	// The operator's Events are sent in the background: wait for it.
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		list, err := env.kube.CoreV1().Events("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
 		}
-	}
-	if !conflictEvent {
-		t.Error("no APIAccessPolicyConflict event")
-	}
+		for _, e := range list.Items {
+			if e.Reason == "APIAccessPolicyConflict" && strings.Contains(e.Message, name) {
+				return nil
+			}
+		}
+		return fmt.Errorf("no APIAccessPolicyConflict event")
+	})
 
 	// A resync with nothing changed writes nothing: touching a selected
 	// CRD wakes the policy, whose sync reads the foreign role (it is not
@@ -821,32 +823,39 @@ func TestAPIAccessAnUpgradeThatBringsTheBundlesRole(t *testing.T) {
 	}
 	expectAccess(t, gvr, []access{{editor, "delete", ns, true}})
 
-	// The upgrade: the generated role goes, the bundle's (create and read
-	// only) takes its name. The policy may re-create its role first, as it
-	// would before OLM's retry: then go again.
+	// The upgrade: the admin deletes the generated role to make room, and
+	// OLM's retry brings the bundle's (create and read only) on its own
+	// backoff, here 30 s later. Meanwhile the policy leaves the name alone.
+	generated, err := env.kube.RbacV1().ClusterRoles().Get(ctx, roleName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.kube.RbacV1().ClusterRoles().Delete(ctx, roleName, metav1.DeleteOptions{
+		Preconditions: metav1.NewUIDPreconditions(string(generated.UID))}); err != nil {
+		t.Fatal(err)
+	}
+	deleted := time.Now()
+	waitPolicy(t, name, func(p *apiaccessv1alpha1.APIAccessPolicy) error {
+		if len(p.Status.AwaitingBundleRoles) != 1 || p.Status.AwaitingBundleRoles[0].Name != roleName {
+			return fmt.Errorf("awaitingBundleRoles %+v", p.Status.AwaitingBundleRoles)
+		}
+		return nil
+	})
+	for time.Since(deleted) < 30*time.Second {
+		if got, err := env.kube.RbacV1().ClusterRoles().Get(ctx, roleName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Fatalf("%s was created again %s after its deletion, before the bundle's role could come: %+v %v",
+				roleName, time.Since(deleted).Round(time.Millisecond), got, err)
+		}
+		time.Sleep(time.Second)
+	}
 	bundleRole := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: roleName, Labels: map[string]string{
 		apiaccessv1alpha1.OLMOwnerKindLabel: apiaccessv1alpha1.OLMOwnerKindClusterExtension, apiaccessv1alpha1.OLMOwnerNameLabel: extension}},
 		Rules: []rbacv1.PolicyRule{{Verbs: []string{"get", "list", "create"}, APIGroups: []string{gvr.Group}, Resources: []string{gvr.Resource}}}}
-	var bundleUID types.UID
-	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
-		existing, err := env.kube.RbacV1().ClusterRoles().Get(ctx, roleName, metav1.GetOptions{})
-		if err == nil && existing.Labels[apiaccessv1alpha1.PolicyLabel] == "" {
-			bundleUID = existing.UID
-			return nil
-		}
-		if err == nil {
-			if err := env.kube.RbacV1().ClusterRoles().Delete(ctx, roleName, metav1.DeleteOptions{
-				Preconditions: metav1.NewUIDPreconditions(string(existing.UID))}); err != nil && !apierrors.IsNotFound(err) {
-				return err
-			}
-		}
-		created, err := env.kube.RbacV1().ClusterRoles().Create(ctx, bundleRole, metav1.CreateOptions{})
-		if err != nil {
-			return err
-		}
-		bundleUID = created.UID
-		return nil
-	})
+	created, err := env.kube.RbacV1().ClusterRoles().Create(ctx, bundleRole, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("the bundle's role, 30 s after the deletion: %v", err)
+	}
+	bundleUID := created.UID
 	t.Cleanup(func() {
 		_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), roleName, metav1.DeleteOptions{})
 	})

@@ -168,6 +168,26 @@ type APIAccessPolicyStatus struct {
 	// until the spec is written again.
 	// +optional
 	Checked *CheckedNamespaces `json:"checked,omitempty"`
+
+	// awaitingBundleRoles are generated ClusterRoles of a ClusterExtension's
+	// CRDs that someone else deleted, as an admin does to make room for an
+	// upgrade that brings the bundle's own role of that name: the policy
+	// leaves each name to the bundle for a while before creating it again.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=5000
+	AwaitingBundleRoles []AwaitedRole `json:"awaitingBundleRoles,omitempty"`
+}
+
+// AwaitedRole is a generated role's name left to a bundle's own role.
+type AwaitedRole struct {
+	// name of the ClusterRole.
+	// +required
+	Name string `json:"name"`
+	// since is when the policy found its generated role gone.
+	// +required
+	Since metav1.Time `json:"since"`
 }
 
 // CheckedNamespaces are the namespaces one generation of a policy's spec

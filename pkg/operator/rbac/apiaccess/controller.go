@@ -217,6 +217,8 @@ type controller struct {
 	bindings        kind[*rbacv1.RoleBinding]
 	// namespaces pins Bind-mode RoleBindings' namespaces by UID.
 	namespaces corelisters.NamespaceLister
+	// now is the clock of the handover window.
+	now func() time.Time
 }
 
 func newGenerator(policyClient apiaccessclient.APIAccessPoliciesGetter, kube kubernetes.Interface, crds crdReader,
@@ -227,5 +229,6 @@ func newGenerator(policyClient apiaccessclient.APIAccessPoliciesGetter, kube kub
 		roles:           clusterRoleKind(kube, roles, roleNames),
 		clusterBindings: clusterRoleBindingKind(kube, clusterBindings),
 		bindings:        roleBindingKind(kube, bindings),
+		now:             time.Now,
 	}
 }

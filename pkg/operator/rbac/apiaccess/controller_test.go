@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -65,6 +66,8 @@ type cluster struct {
 	// staleRoles are in the caches in place of what the API server holds,
 	// as informers that have yet to see a deletion.
 	staleRoles []*rbacv1.ClusterRole
+	// now is the controller's clock; nil is the real one.
+	now func() time.Time
 }
 
 func newCluster(p *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensionsv1.CustomResourceDefinition, objects ...runtime.Object) *cluster {
@@ -138,6 +141,9 @@ func (c *cluster) trySync(t *testing.T) ([]string, error) {
 	ctrl := newGenerator(c.client.APIAccessV1alpha1(), c.kube, crdLister{crdIndexer},
 		rbacv1listers.NewClusterRoleLister(roles), roleNames, rbacv1listers.NewClusterRoleBindingLister(clusterBindings), rbacv1listers.NewRoleBindingLister(bindings))
 	ctrl.namespaces = corelisters.NewNamespaceLister(namespaces)
+	if c.now != nil {
+		ctrl.now = c.now
+	}
 	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
 	syncErr := ctrl.syncPolicy(ctx, factory.NewSyncContext("test", recorder), policy)
 	for _, e := range recorder.Events() {
@@ -673,8 +679,16 @@ func TestCachesThatLagNeitherFailNorOverwrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	writes, err = c.trySync(t)
-	if err == nil || !strings.Contains(err.Error(), "Widget.example.com-edit") || !strings.Contains(err.Error(), "left untouched") {
-		t.Errorf("a stranger's role found at create: err %v, want it named and left untouched", err)
+	// A role the policy made before is read from the API server when the
+	// caches lack it (it may have been deleted: handoverOf), so the
+	// stranger's is found then and is a Conflict; otherwise at create.
+	if err != nil {
+		if !strings.Contains(err.Error(), "Widget.example.com-edit") || !strings.Contains(err.Error(), "left untouched") {
+			t.Errorf("a stranger's role found at create: err %v, want it named and left untouched", err)
+		}
+	} else if got := condition(t, c.status(t), apiaccessv1alpha1.ConditionConflict); got.Status != metav1.ConditionTrue ||
+		!strings.Contains(got.Message, "ClusterRole Widget.example.com-edit") {
+		t.Errorf("a stranger's role found by its read: Conflict %+v, want it named", got)
 	}
 	for _, w := range writes {
 		if strings.HasPrefix(w, "update clusterroles Widget.example.com-edit") {
@@ -779,4 +793,115 @@ func TestAReplacedNamespaceIsNotBoundInUntilTheSpecIsWrittenAgain(t *testing.T) 
 	if checked := c.status(t).Checked; checked == nil || checked.Generation != 2 || checked.Namespaces[1].UID != "b-2" {
 		t.Errorf("checked %+v", checked)
 	}
+}
+
+// An upgrade that brings the bundle's own role of a generated role's name
+// stops on the generated one; the admin deletes it to make room, and OLM
+// retries on its own backoff, minutes later. The policy leaves the name to
+// the bundle for HandoverWindow, then creates its role again, once.
+func TestADeletedGeneratedRoleIsLeftToTheBundleForTheHandoverWindow(t *testing.T) {
+	editor := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "editor"}
+	const name = "Widget.example.com-edit"
+	deleted := func(t *testing.T) (*cluster, *time.Time) {
+		now := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+		c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"},
+			apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"team"}}),
+			[]*apiextensionsv1.CustomResourceDefinition{widgets}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team", UID: "uid-team"}})
+		c.now = func() time.Time { return now }
+		c.sync(t)
+		if err := c.kube.RbacV1().ClusterRoles().Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		writes := c.sync(t)
+		if slices.Contains(writes, "create clusterroles "+name) {
+			t.Fatalf("the deleted role was created again at once: %v", writes)
+		}
+		status := c.status(t)
+		if len(status.AwaitingBundleRoles) != 1 || status.AwaitingBundleRoles[0].Name != name || !status.AwaitingBundleRoles[0].Since.Time.Equal(now) {
+			t.Fatalf("awaitingBundleRoles %+v", status.AwaitingBundleRoles)
+		}
+		if got := condition(t, status, apiaccessv1alpha1.ConditionRBACManaged); got.Status != metav1.ConditionTrue ||
+			!strings.Contains(got.Message, "left to the ClusterExtension's own roles until 2026-11-28T09:20:00Z") {
+			t.Errorf("RBACManaged %+v", got)
+		}
+		if _, err := c.kube.RbacV1().RoleBindings("team").Get(context.Background(), "p-0-"+name, metav1.GetOptions{}); err != nil {
+			t.Errorf("the binding should stay for the bundle's role: %v", err)
+		}
+		return c, &now
+	}
+
+	t.Run("the bundle's role comes within the window", func(t *testing.T) {
+		c, now := deleted(t)
+		*now = now.Add(10 * time.Minute)
+		if writes := c.sync(t); len(writes) != 0 {
+			t.Errorf("a resync inside the window wrote %v", writes)
+		}
+		bundleRole := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name, UID: "uid-bundle", Labels: ownedByExtension("ext")},
+			Rules: []rbacv1.PolicyRule{{Verbs: []string{"get", "list", "watch", "create"}, APIGroups: []string{"example.com"}, Resources: []string{"widgets"}}}}
+		if _, err := c.kube.RbacV1().ClusterRoles().Create(context.Background(), bundleRole, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		c.sync(t)
+		*now = now.Add(time.Hour)
+		if writes := c.sync(t); len(writes) != 0 {
+			t.Errorf("a resync with the bundle's role wrote %v", writes)
+		}
+		if got := c.role(t, name); got.UID != "uid-bundle" {
+			t.Errorf("the bundle's role was replaced: %+v", got)
+		}
+		status := c.status(t)
+		if len(status.AwaitingBundleRoles) != 0 {
+			t.Errorf("still awaiting %+v", status.AwaitingBundleRoles)
+		}
+		if got := condition(t, status, apiaccessv1alpha1.ConditionRBACManaged); !strings.Contains(got.Message, "roles the bundles provide are used: "+name) {
+			t.Errorf("RBACManaged %+v", got)
+		}
+		if n := countPrefix(c.events, "APIAccessPolicyAwaitsBundleRoles"); n != 1 {
+			t.Errorf("%d APIAccessPolicyAwaitsBundleRoles events, want 1: %v", n, c.events)
+		}
+	})
+
+	t.Run("no bundle's role comes", func(t *testing.T) {
+		c, now := deleted(t)
+		*now = now.Add(HandoverWindow - time.Second)
+		if writes := c.sync(t); len(writes) != 0 {
+			t.Errorf("a resync a second before the window ends wrote %v", writes)
+		}
+		*now = now.Add(time.Second)
+		if writes := c.sync(t); !slices.Contains(writes, "create clusterroles "+name) {
+			t.Fatalf("the role was not created again when the window ended: %v", writes)
+		}
+		if writes := c.sync(t); len(writes) != 0 {
+			t.Errorf("a resync after the role came back wrote %v", writes)
+		}
+		if got := c.status(t).AwaitingBundleRoles; len(got) != 0 {
+			t.Errorf("still awaiting %+v", got)
+		}
+		if n := countPrefix(c.events, "APIAccessPolicyRecreatedRoles"); n != 1 {
+			t.Errorf("%d APIAccessPolicyRecreatedRoles events, want 1: %v", n, c.events)
+		}
+	})
+
+	t.Run("a role of a CRD no ClusterExtension owns is created again at once", func(t *testing.T) {
+		gadgets := crd("gadgets", "example.com", "Gadget", nil)
+		c := newCluster(policy(apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{Names: []string{gadgets.Name}}),
+			[]*apiextensionsv1.CustomResourceDefinition{gadgets})
+		c.sync(t)
+		if err := c.kube.RbacV1().ClusterRoles().Delete(context.Background(), "Gadget.example.com-edit", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if writes := c.sync(t); !slices.Contains(writes, "create clusterroles Gadget.example.com-edit") {
+			t.Errorf("not created again: %v", writes)
+		}
+	})
+}
+
+func countPrefix(events []string, prefix string) int {
+	n := 0
+	for _, e := range events {
+		if strings.HasPrefix(e, prefix) {
+			n++
+		}
+	}
+	return n
 }

@@ -11,6 +11,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 )
@@ -43,6 +44,11 @@ type plan struct {
 	// re-created since the spec was checked, not bound in.
 	checked  *apiaccessv1alpha1.CheckedNamespaces
 	replaced []string
+	// awaiting are generated roles someone deleted, whose names are left to
+	// the bundle's roles for HandoverWindow; recreated those whose window
+	// ran out, created again.
+	awaiting  []apiaccessv1alpha1.AwaitedRole
+	recreated []string
 }
 
 // roleFinding is what exists of one generated role's name.
@@ -90,6 +96,14 @@ func (c *controller) plan(ctx context.Context, policy *apiaccessv1alpha1.APIAcce
 			p.conflicts = append(p.conflicts, fmt.Sprintf("ClusterRole %s (%s)", f.desired.Name, f.owner))
 		default:
 			usable[f.desired.Name] = true
+			switch h, since := c.handoverOf(policy, f); h {
+			case await:
+				// Its bindings stay: they grant the bundle's role once it comes.
+				p.awaiting = append(p.awaiting, apiaccessv1alpha1.AwaitedRole{Name: f.desired.Name, Since: metav1.NewTime(since)})
+				continue
+			case recreate:
+				p.recreated = append(p.recreated, f.desired.Name)
+			}
 			p.roles = append(p.roles, planned[*rbacv1.ClusterRole]{desired: f.desired, existing: f.existing})
 		}
 	}
@@ -125,6 +139,13 @@ func (c *controller) plan(ctx context.Context, policy *apiaccessv1alpha1.APIAcce
 // labelled objects, then the API server.
 func (c *controller) findRole(ctx context.Context, policy *apiaccessv1alpha1.APIAccessPolicy, f *roleFinding) error {
 	existing, err := lookup(ctx, c.roles, policy, "", f.desired.Name)
+	if err == nil && existing == nil && madeBefore(policy, f.desired.Name) {
+		// Gone from caches that may trail the create that made it: only
+		// the API server can say it was deleted (see handoverOf).
+		if existing, err = c.roles.get(ctx, "", f.desired.Name); apierrors.IsNotFound(err) {
+			existing, err = nil, nil
+		}
+	}
 	if err != nil || existing == nil {
 		return err
 	}

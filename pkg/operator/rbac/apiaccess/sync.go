@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sort"
 	"time"
 
@@ -66,7 +67,32 @@ func (c *controller) syncPolicy(ctx context.Context, syncCtx factory.SyncContext
 	}
 	status := desiredStatus(policy, crds, invalid, p)
 	recordTransitions(syncCtx.Recorder(), policy, policy.Status.Conditions, status.Conditions)
-	return c.updateStatus(ctx, policy, status)
+	recordHandovers(syncCtx.Recorder(), policy, p)
+	if err := c.updateStatus(ctx, policy, status); err != nil {
+		return err
+	}
+	if p != nil && len(p.awaiting) > 0 {
+		// Nothing else wakes the policy when a window runs out.
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), awaitedUntil(p.awaiting).Sub(c.now())+time.Second)
+	}
+	return nil
+}
+
+// recordHandovers says, once each, that a deleted generated role's name is
+// left to the bundle, and that one whose window ran out was created again.
+func recordHandovers(recorder events.Recorder, policy *apiaccessv1alpha1.APIAccessPolicy, p *plan) {
+	if p == nil {
+		return
+	}
+	if names := newlyAwaited(policy.Status.AwaitingBundleRoles, p.awaiting); len(names) > 0 {
+		recorder.Eventf("APIAccessPolicyAwaitsBundleRoles", "APIAccessPolicy %s: generated ClusterRoles %s were deleted; their names are left "+
+			"to the ClusterExtension's own roles for %s (an upgrade that brings them), then created again if none has come",
+			policy.Name, joined(names), HandoverWindow)
+	}
+	if len(p.recreated) > 0 {
+		recorder.Warningf("APIAccessPolicyRecreatedRoles", "APIAccessPolicy %s: no ClusterExtension role took the names of deleted "+
+			"generated ClusterRoles %s within %s; they are created again", policy.Name, joined(p.recreated), HandoverWindow)
+	}
 }
 
 // desiredStatus is the status a sync that applied p reports.
@@ -84,6 +110,12 @@ func desiredStatus(policy *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensi
 	}
 	status.ManagedObjects = objects
 	status.Checked = p.checked
+	status.AwaitingBundleRoles = slices.SortedFunc(slices.Values(p.awaiting), func(a, b apiaccessv1alpha1.AwaitedRole) int {
+		return strings.Compare(a.Name, b.Name)
+	})
+	if len(status.AwaitingBundleRoles) == 0 {
+		status.AwaitingBundleRoles = nil
+	}
 	set := func(conditionType string, s metav1.ConditionStatus, reason, message string) {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: conditionType, Status: s, Reason: reason,
 			Message: message, ObservedGeneration: policy.Generation})
@@ -115,6 +147,9 @@ func desiredStatus(policy *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensi
 		message := fmt.Sprintf("%s mode: %d CRDs, %d roles and bindings generated", policy.Spec.Mode, len(crds), len(objects))
 		if len(p.bundleRoles) > 0 {
 			message += fmt.Sprintf("; %d roles the bundles provide are used: %s", len(p.bundleRoles), named(p.bundleRoles))
+		}
+		if len(p.awaiting) > 0 {
+			message += "; " + awaitingMessage(p.awaiting)
 		}
 		if len(p.missingNamespaces) > 0 {
 			message += fmt.Sprintf("; %d RoleBindings wait for their namespace: %s", len(p.missingNamespaces), named(p.missingNamespaces))
