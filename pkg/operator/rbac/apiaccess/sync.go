@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
