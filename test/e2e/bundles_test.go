@@ -489,6 +489,10 @@ func TestConsoleYAMLSamplesArePublished(t *testing.T) {
 		}
 		return nil
 	})
+	// The seed's samples say v1, which docs/subscriptions.md says is not served.
+	if _, err := env.kube.Discovery().ServerResourcesForGroupVersion("subscription.openshift.io/v1"); !apierrors.IsNotFound(err) {
+		t.Errorf("subscription.openshift.io/v1: %v, want it not served, as docs/subscriptions.md says", err)
+	}
 }
 
 // A new operator process revisits every bundle on start, as the periodic

@@ -154,6 +154,23 @@ func TestIAMRoleRequestValidationMessages(t *testing.T) {
 	refused("storage.type Secret", err, "an IAMRoleRequest links a role to a ServiceAccount only: storage.type Secret "+
 		"(IAM user keys in a Secret) is the cloud-credential operator's CredentialsRequest")
 
+	// The enhancement's Secret form, as a reader pastes it (strict, as
+	// kubectl sends): the message that points elsewhere, not a missing field.
+	seedForm := []byte(`{"apiVersion":"podidentity.openshift.io/v1alpha1","kind":"IAMRoleRequest","metadata":{"name":"e2e-seed-secret"},` +
+		`"spec":{"storage":{"type":"Secret","secret":{"namespace":"app","name":"aws-creds"}},"providerSpec":{"statementEntries":[` +
+		`{"effect":"Allow","action":["s3:GetObject"],"resource":"*"}]}}}`)
+	err = env.operator.PodIdentityV1alpha1().RESTClient().Post().Resource("iamrolerequests").Param("dryRun", "All").
+		Param("fieldValidation", "Strict").Body(seedForm).Do(ctx).Error()
+	refused("the enhancement's Secret form", err, "storage.type Secret (IAM user keys in a Secret) is the cloud-credential operator's CredentialsRequest")
+	if err != nil && strings.Contains(err.Error(), "Required value") {
+		t.Errorf("the enhancement's Secret form: %v, want no Required value ahead of the pointer", err)
+	}
+	noAccount := []byte(`{"apiVersion":"podidentity.openshift.io/v1alpha1","kind":"IAMRoleRequest","metadata":{"name":"e2e-no-account"},` +
+		`"spec":{"storage":{},"providerSpec":{"statementEntries":[{"effect":"Allow","action":["s3:GetObject"],"resource":"*"}]}}}`)
+	err = env.operator.PodIdentityV1alpha1().RESTClient().Post().Resource("iamrolerequests").Param("dryRun", "All").
+		Body(noAccount).Do(ctx).Error()
+	refused("no serviceAccount", err, "storage.serviceAccount is required")
+
 	_, err = requests.Create(ctx, valid(strings.Repeat("n", 64)), dry)
 	refused("a 64-character name", err, "an IAMRoleRequest name is at most 63 characters: it names the IAM role after the cluster's infrastructureName")
 	if _, err := requests.Create(ctx, valid(strings.Repeat("n", 63)), dry); err != nil {

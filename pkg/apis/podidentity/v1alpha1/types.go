@@ -68,15 +68,41 @@ const (
 // Storage is the enhancement's storage union. Omitted, type means
 // ServiceAccount (in the enhancement it means Secret, which stays the
 // cloud-credential operator's CredentialsRequest).
+//
+// The enhancement's Secret form (type Secret, storage.secret) is in the
+// schema only to be refused with the message that points to the
+// cloud-credential operator: unknown, it would be refused by strict field
+// validation, or pruned before any rule could say so.
 // +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type == 'ServiceAccount'",message="an IAMRoleRequest links a role to a ServiceAccount only: storage.type Secret (IAM user keys in a Secret) is the cloud-credential operator's CredentialsRequest"
+// +kubebuilder:validation:XValidation:rule="!has(self.secret)",message="storage.secret is the cloud-credential operator's CredentialsRequest (IAM user keys in a Secret); an IAMRoleRequest names a ServiceAccount in storage.serviceAccount"
+// +kubebuilder:validation:XValidation:rule="has(self.serviceAccount) || has(self.secret) || (has(self.type) && self.type != 'ServiceAccount')",message="storage.serviceAccount is required: the namespace and name of the ServiceAccount whose pods may assume the role"
 type Storage struct {
 	// type is ServiceAccount, the only type this API serves.
 	// +optional
 	Type StorageType `json:"type,omitempty"`
 
 	// serviceAccount is the ServiceAccount whose pods may assume the role.
-	// +required
+	// Required (a rule of Storage says so, after the type).
+	// +optional
 	ServiceAccount ServiceAccountStorage `json:"serviceAccount"`
+
+	// secret is the enhancement's Secret storage, always refused: it is the
+	// cloud-credential operator's CredentialsRequest.
+	// +optional
+	Secret *SecretStorage `json:"secret,omitempty"`
+}
+
+// SecretStorage is the enhancement's Secret member, accepted by the schema
+// only to be refused with a useful message.
+type SecretStorage struct {
+	// namespace of the Secret.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace,omitempty"`
+	// name of the Secret.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name,omitempty"`
 }
 
 // ServiceAccountStorage names the ServiceAccount a role is linked to.
