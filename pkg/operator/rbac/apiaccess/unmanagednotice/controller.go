@@ -1,6 +1,8 @@
 // Package unmanagednotice tells each OLM v1 ClusterExtension, with an Event,
 // when access to the APIs of its CRDs is managed by no APIAccessPolicy: the
-// default ("Unmanaged"), where only cluster admins can use them. It writes
+// default ("Unmanaged"), where only cluster admins can use them. The notice
+// stays while it is true: an expired Event (1 h upstream, 3 h on OpenShift)
+// is recorded again as soon as it is gone. It writes
 // nothing to the ClusterExtension itself: its status is OLM's, and its
 // conditions leave no room for another writer. It reads only what every
 // version of the API guarantees, the object's metadata; without the API
@@ -55,6 +57,9 @@ const (
 	informerResync = 10 * time.Minute
 	// syncWait is when a sync looks again for informers still syncing.
 	syncWait = time.Second
+	// recordedLately is how long after recording a notice its absence from
+	// the Event cache means the cache has yet to see it, not that it expired.
+	recordedLately = 10 * time.Second
 )
 
 // Inputs are what the controller needs.
@@ -77,7 +82,8 @@ type Inputs struct {
 // policies and ClusterExtensions.
 func New(in Inputs) factory.Controller {
 	c := &controller{crds: in.CRDs.GetIndexer(), policies: in.Policies.Lister(), events: in.Events,
-		start: func(ctx context.Context) watches { return startWatches(ctx, in.Metadata, in.Kube) }, said: map[types.UID]string{}}
+		start: func(ctx context.Context) watches { return startWatches(ctx, in.Metadata, in.Kube) },
+		said:  map[types.UID]string{}, recordedAt: map[types.UID]time.Time{}, now: time.Now}
 	return factory.New().
 		WithInformers(in.CRDs, in.Policies.Informer()).
 		WithSync(managementstate.Syncs{Managed: c.sync}.Sync(in.OperatorClient)).
@@ -115,6 +121,9 @@ type controller struct {
 	// said is the last notice recorded on each ClusterExtension ("reason:
 	// message"), read back from the recorded Events after a restart.
 	said map[types.UID]string
+	// recordedAt is when this process last recorded each one's notice.
+	recordedAt map[types.UID]time.Time
+	now        func() time.Time
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
@@ -131,6 +140,11 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		wake := func(any) { syncCtx.Queue().Add(syncCtx.QueueKey()) }
 		if _, err := w.extensions.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: wake,
 			UpdateFunc: func(_, obj any) { wake(obj) }, DeleteFunc: wake}); err != nil {
+			w.stop()
+			return err
+		}
+		// An Event of ours gone (its TTL ran out): say it again if still true.
+		if _, err := w.recorded.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: wake}); err != nil {
 			w.stop()
 			return err
 		}
@@ -152,7 +166,11 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 			recorded = append(recorded, e)
 		}
 	}
-	return c.noticeAll(extensions, recorded)
+	again, err := c.noticeAll(extensions, recorded)
+	if again > 0 {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), again)
+	}
+	return err
 }
 
 // served says whether the API server serves ClusterExtensions.
@@ -169,44 +187,57 @@ func (c *controller) served() bool {
 // notice (in memory, or among the Events recorded before a restart): a
 // resync with nothing changed records nothing. ReasonManaged follows a
 // ReasonUnmanaged only: an extension whose CRDs were always managed has
-// the policy's status to say so.
-func (c *controller) noticeAll(extensions []metav1.Object, recorded []*corev1.Event) error {
+// the policy's status to say so. An Unmanaged notice whose Event is gone
+// from the cluster (expired) is recorded again. It returns when to look
+// again for a notice recorded too lately to tell, or 0.
+func (c *controller) noticeAll(extensions []metav1.Object, recorded []*corev1.Event) (time.Duration, error) {
 	policies, err := c.policies.List(labels.Everything())
 	if err != nil {
-		return err
+		return 0, err
 	}
-	before := lastSaid(recorded)
+	live := lastSaid(recorded)
 	seen := map[types.UID]bool{}
+	var again time.Duration
 	for _, ext := range extensions {
-		seen[ext.GetUID()] = true
+		uid := ext.GetUID()
+		seen[uid] = true
 		if ext.GetDeletionTimestamp() != nil {
 			continue
 		}
 		crds, err := c.crdsOf(ext.GetName())
 		if err != nil {
-			return err
+			return 0, err
 		}
 		reason, message := Notice(crds, policies)
-		said, known := c.said[ext.GetUID()]
+		said, known := c.said[uid]
 		if !known {
-			said = before[ext.GetUID()]
+			said = live[uid]
 		}
 		notice := reason + ": " + message
-		if reason == "" || notice == said || (reason == ReasonManaged && !strings.HasPrefix(said, ReasonUnmanaged+":")) {
+		expired := false
+		if reason == ReasonUnmanaged && notice == said && live[uid] != notice {
+			if wait := recordedLately - c.now().Sub(c.recordedAt[uid]); wait > 0 {
+				again = max(again, wait) // the cache may not have seen it yet
+			} else {
+				expired = true
+			}
+		}
+		if reason == "" || (notice == said && !expired) || (reason == ReasonManaged && !strings.HasPrefix(said, ReasonUnmanaged+":")) {
 			if said != "" {
-				c.said[ext.GetUID()] = said
+				c.said[uid] = said
 			}
 			continue
 		}
 		c.events.Event(reference(ext), corev1.EventTypeNormal, reason, message)
-		c.said[ext.GetUID()] = notice
+		c.said[uid], c.recordedAt[uid] = notice, c.now()
 	}
 	for uid := range c.said {
 		if !seen[uid] {
 			delete(c.said, uid)
+			delete(c.recordedAt, uid)
 		}
 	}
-	return nil
+	return again, nil
 }
 
 // crdsOf are the CRDs OLM v1 installed for the ClusterExtension, by the

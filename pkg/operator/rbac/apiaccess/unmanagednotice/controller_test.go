@@ -20,15 +20,28 @@ import (
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 	apiaccesslisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess"
 )
 
+// crd is a CRD named <plural>.<group>, of kind <plural>, installed by extension.
 func crd(name, extension string) *apiextensionsv1.CustomResourceDefinition {
+	plural, group, _ := strings.Cut(name, ".")
 	return &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-		apiaccessv1alpha1.OLMOwnerKindLabel: apiaccessv1alpha1.OLMOwnerKindClusterExtension, apiaccessv1alpha1.OLMOwnerNameLabel: extension}}}
+		apiaccessv1alpha1.OLMOwnerKindLabel: apiaccessv1alpha1.OLMOwnerKindClusterExtension, apiaccessv1alpha1.OLMOwnerNameLabel: extension}},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: group, Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: plural, Plural: plural}}}
 }
 
-func policy(name string, mode apiaccessv1alpha1.AccessMode, crds apiaccessv1alpha1.CRDSelection) *apiaccessv1alpha1.APIAccessPolicy {
-	return &apiaccessv1alpha1.APIAccessPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: apiaccessv1alpha1.APIAccessPolicySpec{Mode: mode, CRDs: crds}}
+// policy is a policy that generated the roles of every CRD its selection
+// names in the table's CRDs (see generating); without them it generated
+// nothing, as one whose roles are all Conflicts.
+func policy(name string, mode apiaccessv1alpha1.AccessMode, crds apiaccessv1alpha1.CRDSelection, generated ...*apiextensionsv1.CustomResourceDefinition) *apiaccessv1alpha1.APIAccessPolicy {
+	p := &apiaccessv1alpha1.APIAccessPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: apiaccessv1alpha1.APIAccessPolicySpec{Mode: mode, CRDs: crds}}
+	for _, c := range generated {
+		for _, r := range apiaccess.API(c).Roles() {
+			p.Status.ManagedObjects = append(p.Status.ManagedObjects, apiaccessv1alpha1.ManagedObject{Kind: "ClusterRole", Name: r.Name})
+		}
+	}
+	return p
 }
 
 func extension(name, uid string) metav1.Object {
@@ -38,6 +51,10 @@ func extension(name, uid string) metav1.Object {
 func TestNotice(t *testing.T) {
 	widgets, gadgets := crd("widgets.example.com", "ext"), crd("gadgets.example.com", "ext")
 	byExtension := apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}
+	bindingOnly := policy("b", apiaccessv1alpha1.ModeBind, byExtension)
+	bindingOnly.Spec.Bindings = []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleEdit}}
+	bindingOnly.Status.ManagedObjects = []apiaccessv1alpha1.ManagedObject{
+		{Kind: "RoleBinding", Namespace: "team", Name: apiaccess.BindingName("b", 0, apiaccess.API(widgets).Roles()[1].Name)}}
 	for _, tc := range []struct {
 		name     string
 		crds     []*apiextensionsv1.CustomResourceDefinition
@@ -56,15 +73,21 @@ func TestNotice(t *testing.T) {
 				Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Bogus"}}}})},
 			reason: ReasonUnmanaged},
 		{name: "by name, one of two", crds: []*apiextensionsv1.CustomResourceDefinition{widgets, gadgets},
-			policies: []*apiaccessv1alpha1.APIAccessPolicy{policy("w", apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}})},
-			reason:   ReasonUnmanaged, names: []string{"1 of its 2 CRDs", "selects gadgets.example.com;"}},
+			policies: []*apiaccessv1alpha1.APIAccessPolicy{policy("w", apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}}, widgets)},
+			reason:   ReasonUnmanaged, names: []string{"1 of its 2 CRDs", "generates roles for gadgets.example.com;"}},
 		{name: "by ClusterExtension", crds: []*apiextensionsv1.CustomResourceDefinition{widgets, gadgets},
-			policies: []*apiaccessv1alpha1.APIAccessPolicy{policy("p", apiaccessv1alpha1.ModeAggregate, byExtension)},
+			policies: []*apiaccessv1alpha1.APIAccessPolicy{policy("p", apiaccessv1alpha1.ModeAggregate, byExtension, widgets, gadgets)},
 			reason:   ReasonManaged, names: []string{"its 2 CRDs", "APIAccessPolicy p"}},
+		{name: "a policy whose roles are all Conflicts manages nothing", crds: []*apiextensionsv1.CustomResourceDefinition{widgets, gadgets},
+			policies: []*apiaccessv1alpha1.APIAccessPolicy{policy("c", apiaccessv1alpha1.ModeBind, byExtension, gadgets)},
+			reason:   ReasonUnmanaged, names: []string{"1 of its 2 CRDs", "generates roles for widgets.example.com;"}},
+		{name: "bindings to the bundle's roles manage", crds: []*apiextensionsv1.CustomResourceDefinition{widgets},
+			policies: []*apiaccessv1alpha1.APIAccessPolicy{bindingOnly},
+			reason:   ReasonManaged, names: []string{"APIAccessPolicy b"}},
 		{name: "by selector and name together", crds: []*apiextensionsv1.CustomResourceDefinition{widgets, gadgets},
 			policies: []*apiaccessv1alpha1.APIAccessPolicy{
-				policy("s", apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{apiaccessv1alpha1.OLMOwnerNameLabel: "ext"}}}),
-				policy("n", apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{Names: []string{"gadgets.example.com"}})},
+				policy("s", apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{apiaccessv1alpha1.OLMOwnerNameLabel: "ext"}}}, widgets, gadgets),
+				policy("n", apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{Names: []string{"gadgets.example.com"}}, gadgets)},
 			reason: ReasonManaged, names: []string{"APIAccessPolicy n, s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,14 +118,15 @@ func newFixture(crds ...*apiextensionsv1.CustomResourceDefinition) *fixture {
 	for _, c := range crds {
 		_ = f.crds.Add(c)
 	}
-	f.c = &controller{crds: f.crds, policies: apiaccesslisters.NewAPIAccessPolicyLister(f.policies), events: f.recorder, said: map[types.UID]string{}}
+	f.c = &controller{crds: f.crds, policies: apiaccesslisters.NewAPIAccessPolicyLister(f.policies), events: f.recorder, said: map[types.UID]string{},
+		recordedAt: map[types.UID]time.Time{}, now: time.Now}
 	return f
 }
 
 // notice runs one pass and returns the Events it recorded.
 func (f *fixture) notice(t *testing.T, extensions []metav1.Object, recorded ...*corev1.Event) []string {
 	t.Helper()
-	if err := f.c.noticeAll(extensions, recorded); err != nil {
+	if _, err := f.c.noticeAll(extensions, recorded); err != nil {
 		t.Fatal(err)
 	}
 	var out []string
@@ -129,7 +153,7 @@ func TestAnEventOnceForEachChangeAndNoneOnAResync(t *testing.T) {
 	}
 
 	// A policy takes the CRD on: one Managed event, then quiet.
-	_ = f.policies.Add(policy("p", apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}))
+	_ = f.policies.Add(policy("p", apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}, crd("widgets.example.com", "ext")))
 	if got := f.notice(t, exts); len(got) != 1 || !strings.Contains(got[0], ReasonManaged) {
 		t.Errorf("managed: %v", got)
 	}
@@ -137,7 +161,7 @@ func TestAnEventOnceForEachChangeAndNoneOnAResync(t *testing.T) {
 		t.Errorf("a resync repeated: %v", got)
 	}
 	// Another policy joining is no change of state worth an Event.
-	_ = f.policies.Add(policy("q", apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}))
+	_ = f.policies.Add(policy("q", apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}, crd("widgets.example.com", "ext")))
 	if got := f.notice(t, exts); len(got) != 0 {
 		t.Errorf("a second manager: %v", got)
 	}
@@ -157,7 +181,7 @@ func TestAnEventOnceForEachChangeAndNoneOnAResync(t *testing.T) {
 
 func TestAnExtensionAlwaysManagedGetsNoEvent(t *testing.T) {
 	f := newFixture(crd("widgets.example.com", "ext"))
-	_ = f.policies.Add(policy("p", apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}))
+	_ = f.policies.Add(policy("p", apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}, crd("widgets.example.com", "ext")))
 	if got := f.notice(t, []metav1.Object{extension("ext", "uid-ext")}); len(got) != 0 {
 		t.Errorf("%v", got)
 	}
@@ -239,5 +263,55 @@ func TestWithoutTheClusterExtensionAPINothingHappens(t *testing.T) {
 	_ = f.crds.Delete(&apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: ClusterExtensionCRD}})
 	if err := f.c.sync(ctx, syncCtx); err != nil || f.c.watching != nil {
 		t.Errorf("after the API went: %v, watching %v", err, f.c.watching)
+	}
+}
+
+// Events expire (1 h upstream, 3 h on OpenShift); the notice must not. An
+// Unmanaged notice whose Event is gone is recorded again, once; one just
+// recorded and not yet in the cache is not taken for expired.
+func TestAnExpiredUnmanagedNoticeIsRecordedAgain(t *testing.T) {
+	f := newFixture(crd("widgets.example.com", "ext"))
+	now := time.Now()
+	f.c.now = func() time.Time { return now }
+	exts := []metav1.Object{extension("ext", "uid-ext")}
+	first := f.notice(t, exts)
+	if len(first) != 1 {
+		t.Fatalf("%v", first)
+	}
+	reason, message := Notice([]*apiextensionsv1.CustomResourceDefinition{crd("widgets.example.com", "ext")}, nil)
+	live := &corev1.Event{InvolvedObject: corev1.ObjectReference{UID: "uid-ext"}, Reason: reason, Message: message, LastTimestamp: metav1.NewTime(now)}
+
+	now = now.Add(time.Second)
+	if got, again := f.noticeAgain(t, exts); len(got) != 0 || again <= 0 {
+		t.Errorf("a second later, the Event not yet cached: recorded %v, looks again in %s", got, again)
+	}
+	now = now.Add(time.Hour)
+	if got, again := f.noticeAgain(t, exts, live); len(got) != 0 || again != 0 {
+		t.Errorf("with its Event there: recorded %v, looks again in %s", got, again)
+	}
+	// The Event expired.
+	if got, _ := f.noticeAgain(t, exts); len(got) != 1 || !strings.Contains(got[0], ReasonUnmanaged) {
+		t.Errorf("after the Event expired: %v, want the notice again", got)
+	}
+	if got, _ := f.noticeAgain(t, exts); len(got) != 0 {
+		t.Errorf("recorded again before the cache could see it: %v", got)
+	}
+}
+
+// noticeAgain is notice with the wait it asks for.
+func (f *fixture) noticeAgain(t *testing.T, extensions []metav1.Object, recorded ...*corev1.Event) ([]string, time.Duration) {
+	t.Helper()
+	again, err := f.c.noticeAll(extensions, recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for {
+		select {
+		case e := <-f.recorder.Events:
+			out = append(out, e)
+		default:
+			return out, again
+		}
 	}
 }

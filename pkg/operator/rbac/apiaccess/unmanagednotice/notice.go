@@ -47,7 +47,7 @@ func Notice(crds []*apiextensionsv1.CustomResourceDefinition, policies []*apiacc
 	slices.Sort(unmanaged)
 	if len(unmanaged) > 0 {
 		return ReasonUnmanaged, fmt.Sprintf("access to the APIs of %d of its %d CRDs is not managed: no APIAccessPolicy in Aggregate or Bind mode "+
-			"selects %s; only cluster admins can use them until access is granted by hand or by an APIAccessPolicy (docs/apiaccess.md)",
+			"generates roles for %s; only cluster admins can use them until access is granted by hand or by an APIAccessPolicy (docs/apiaccess.md)",
 			len(unmanaged), len(crds), named(unmanaged))
 	}
 	names := make([]string, 0, len(managers))
@@ -58,7 +58,10 @@ func Notice(crds []*apiextensionsv1.CustomResourceDefinition, policies []*apiacc
 	return ReasonManaged, fmt.Sprintf("access to the APIs of its %d CRDs is managed by APIAccessPolicy %s", len(crds), named(names))
 }
 
-// managedBy names the policies that generate roles for crd.
+// managedBy names the policies that manage crd: they select it (in
+// Aggregate or Bind mode, with a selector that parses) and generated a role
+// or a binding for it, as their status.managedObjects says. A policy whose
+// roles for it are all Conflicts generates nothing, and manages nothing.
 func managedBy(crd *apiextensionsv1.CustomResourceDefinition, policies []*apiaccessv1alpha1.APIAccessPolicy) []string {
 	var out []string
 	for _, p := range policies {
@@ -66,18 +69,41 @@ func managedBy(crd *apiextensionsv1.CustomResourceDefinition, policies []*apiacc
 			continue
 		}
 		selector, err := apiaccess.Selector(p.Spec.CRDs)
+		selected := false
 		switch {
 		case err != nil:
 			// Invalid: the policy generates nothing.
 		case selector != nil:
-			if selector.Matches(labels.Set(crd.Labels)) {
-				out = append(out, p.Name)
-			}
-		case slices.Contains(p.Spec.CRDs.Names, crd.Name):
+			selected = selector.Matches(labels.Set(crd.Labels))
+		default:
+			selected = slices.Contains(p.Spec.CRDs.Names, crd.Name)
+		}
+		if selected && generatedFor(p, crd) {
 			out = append(out, p.Name)
 		}
 	}
 	return out
+}
+
+// generatedFor says whether p's status lists one of crd's roles, or a
+// binding to one of them.
+func generatedFor(p *apiaccessv1alpha1.APIAccessPolicy, crd *apiextensionsv1.CustomResourceDefinition) bool {
+	roles := map[string]bool{}
+	for _, r := range apiaccess.API(crd).Roles() {
+		roles[r.Name] = true
+	}
+	bindings := map[string]bool{}
+	for i := range p.Spec.Bindings {
+		for role := range roles {
+			bindings[apiaccess.BindingName(p.Name, i, role)] = true
+		}
+	}
+	for _, m := range p.Status.ManagedObjects {
+		if (m.Kind == "ClusterRole" && roles[m.Name]) || (m.Kind != "ClusterRole" && bindings[m.Name]) {
+			return true
+		}
+	}
+	return false
 }
 
 // named lists up to maxNamed items and counts the rest.
