@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
@@ -155,6 +157,50 @@ func TestAPIAccessUnmanagedByDefaultIsAnEventOnTheClusterExtension(t *testing.T)
 		if w.ObjectRef != nil && w.ObjectRef.Resource == "clusterextensions" {
 			t.Errorf("the operator wrote a ClusterExtension: %s", w)
 		}
+	}
+
+	// The notice outlives its Event: the API server deletes an Event when
+	// its TTL runs out (1 h here, 3 h on OpenShift), and the operator, which
+	// watches its notices, records it again. Deleted here as the TTL would.
+	gone := events["APIAccessUnmanaged"][0]
+	if err := env.kube.CoreV1().Events(gone.Namespace).Delete(context.Background(), gone.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		events, err := eventsOn(ctx, uid)
+		if err != nil {
+			return err
+		}
+		if n := len(events["APIAccessUnmanaged"]); n != 1 || events["APIAccessUnmanaged"][0].UID == gone.UID {
+			return fmt.Errorf("after the notice's Event was deleted: %+v", events["APIAccessUnmanaged"])
+		}
+		return nil
+	})
+
+	// A policy in Aggregate mode whose roles are all someone else's
+	// (Conflicts) generates nothing for the CRD, and manages nothing: the
+	// notice stays Unmanaged.
+	for _, role := range apiaccess.API(gizmos).Roles() {
+		foreign := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: role.Name}}
+		if _, err := env.kube.RbacV1().ClusterRoles().Create(context.Background(), foreign, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), foreign.Name, metav1.DeleteOptions{}) })
+	}
+	createPolicy(t, "e2e-unmanaged-conflicts", apiaccessv1alpha1.APIAccessPolicySpec{Mode: apiaccessv1alpha1.ModeAggregate,
+		CRDs: apiaccessv1alpha1.CRDSelection{Names: []string{gizmos.Name}}})
+	waitPolicy(t, "e2e-unmanaged-conflicts", func(p *apiaccessv1alpha1.APIAccessPolicy) error {
+		return conditionIs(p, apiaccessv1alpha1.ConditionConflict, metav1.ConditionTrue, apiaccessv1alpha1.ReasonNotOurs)
+	})
+	time.Sleep(3 * time.Second)
+	if events, err := eventsOn(context.Background(), uid); err != nil || len(events["APIAccessManaged"]) != 0 {
+		t.Errorf("a policy whose roles are all Conflicts was counted as managing: %+v %v", events["APIAccessManaged"], err)
+	}
+	if err := env.operator.APIAccessV1alpha1().APIAccessPolicies().Delete(context.Background(), "e2e-unmanaged-conflicts", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range apiaccess.API(gizmos).Roles() {
+		_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
 	}
 
 	// A policy takes the CRDs on: the ClusterExtension is told, once.
