@@ -188,8 +188,13 @@ type ScopeInstanceSpec struct {
 	Namespaces []string `json:"namespaces,omitempty"`
 
 	// namespaceSelector adds every namespace whose labels match, including
-	// namespaces created or relabelled later.
+	// namespaces created or relabelled later. It must select something: an
+	// empty selector would match every namespace, and is what a plain map
+	// (namespaceSelector: {team: a}) becomes when a client that only warns
+	// on unknown fields drops its keys. Every namespace is said by leaving
+	// out both namespaces and namespaceSelector (cluster-wide bindings).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="(has(self.matchLabels) && size(self.matchLabels) > 0) || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",message="namespaceSelector must select something, in label selector form: matchLabels: {team: a} or matchExpressions: [{key: team, operator: In, values: [a]}]. A plain map such as {team: a} is not a selector: a client that only warns on unknown fields drops its keys and sends {}, which would select every namespace. To bind in every namespace, leave out both namespaces and namespaceSelector"
 	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
 }
 

@@ -2,6 +2,7 @@ package scopes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -168,6 +169,9 @@ func (c *instances) scope(instance *scopesv1alpha1.ScopeInstance, checked *scope
 		}
 	}
 	if instance.Spec.NamespaceSelector != nil {
+		if selectsEverything(instance.Spec.NamespaceSelector) {
+			return scope{}, errEmptySelector
+		}
 		selector, err := metav1.LabelSelectorAsSelector(instance.Spec.NamespaceSelector)
 		if err != nil {
 			return scope{}, err
@@ -190,6 +194,19 @@ func (c *instances) scope(instance *scopesv1alpha1.ScopeInstance, checked *scope
 	sort.Strings(out.missing)
 	sort.Strings(out.replaced)
 	return out, nil
+}
+
+// errEmptySelector is an instance's empty namespaceSelector, which the CRD
+// refuses since issue 33 but an instance written before may hold: it would
+// select every namespace, and is what a plain label map becomes when a
+// client that only warns on unknown fields drops its keys.
+var errEmptySelector = errors.New("it is empty ({}), which would select every namespace: a plain map such as {team: a} " +
+	"becomes that when a client drops its unknown keys; write it as matchLabels: {team: a} or matchExpressions, " +
+	"or leave out both namespaces and namespaceSelector to bind cluster-wide")
+
+// selectsEverything says whether s has neither labels nor expressions.
+func selectsEverything(s *metav1.LabelSelector) bool {
+	return len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0
 }
 
 // pinNamespace says whether ns is the namespace checked pinned under its
