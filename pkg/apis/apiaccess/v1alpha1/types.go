@@ -177,6 +177,16 @@ type CheckedNamespaces struct {
 	// +required
 	Generation int64 `json:"generation"`
 
+	// specWrittenAt is when this generation of the spec was written, as
+	// the API server recorded it: the latest of the object's creation and
+	// its managed-fields times outside status, read at the generation's
+	// first sync. A listed namespace created more than 2 seconds after it
+	// is not the one the access-grants check judged (it did not exist
+	// then): it is not pinned, and not bound in, until the spec is written
+	// again.
+	// +optional
+	SpecWrittenAt *metav1.Time `json:"specWrittenAt,omitempty"`
+
 	// namespaces are the bindings' namespaces and their UIDs when first
 	// bound in.
 	// +optional
