@@ -103,8 +103,12 @@ type CRDSelection struct {
 	// +kubebuilder:validation:MaxLength=253
 	ClusterExtension string `json:"clusterExtension,omitempty"`
 
-	// selector selects CRDs by label.
+	// selector selects CRDs by label. It must select something: an empty
+	// selector would match every CRD in the cluster, the platform's own
+	// included, and is what a plain map (selector: {team: a}) becomes when
+	// a client that only warns on unknown fields drops its keys.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="(has(self.matchLabels) && size(self.matchLabels) > 0) || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",message="selector must select something, in label selector form: matchLabels: {team: a} or matchExpressions: [{key: team, operator: In, values: [a]}]. A plain map such as {team: a} is not a selector: a client that only warns on unknown fields drops its keys and sends {}, which would select every CRD in the cluster"
 	Selector *metav1.LabelSelector `json:"selector,omitempty"`
 
 	// names are CRD names (<plural>.<group>).
