@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	operatorv1 "github.com/openshift/api/operator/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -341,5 +342,75 @@ func TestAPlainMapSelectorIsRefusedWhenItsKeysAreDropped(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The check sees every listed namespace exist, but the controllers pin
+// them later, at their first sync: here the operator is Unmanaged (as it
+// could be down) while a listed namespace is deleted and created again by
+// a user who may only create namespaces, with the ServiceAccounts the
+// ScopeInstance and the Bind policy name. Managed again, neither binds in
+// it: it was created after their specs were written, so it is not the one
+// the check judged.
+func TestANamespaceReplacedBeforeTheFirstSyncIsNotBound(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t)
+	ctx := context.Background()
+	suffix := rand.String(5)
+	template := scopeTemplate(t, "")
+	accessGrantsChecked(t, template.Name)
+	crd := createWidgetCRD(t, "firstsync"+strings.ToLower(suffix))
+	target := "first-sync-" + suffix
+	if _, err := env.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: target}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.kube.CoreV1().Namespaces().Delete(context.Background(), target, metav1.DeleteOptions{})
+	})
+
+	setManagementState(t, operatorv1.Unmanaged)
+	t.Cleanup(func() { setManagementState(t, operatorv1.Managed) })
+	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{Namespaces: []string{target}})
+	policy := createPolicy(t, "e2e-first-sync-"+suffix, apiaccessv1alpha1.APIAccessPolicySpec{
+		CRDs: apiaccessv1alpha1.CRDSelection{Names: []string{crd.Name}},
+		Mode: apiaccessv1alpha1.ModeBind,
+		Bindings: []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleEdit, Namespaces: []string{target},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "app", Namespace: target}}}},
+	})
+	written := time.Now()
+
+	if err := env.kube.CoreV1().Namespaces().Delete(ctx, target, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		_, err := env.kube.CoreV1().Namespaces().Get(ctx, target, metav1.GetOptions{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("namespace %s still there: %v", target, err)
+		}
+		return nil
+	})
+	// Past the 2 s the controllers allow for clocks and one-second stamps.
+	time.Sleep(time.Until(written.Add(4 * time.Second)))
+	squat := namespaceSquatter(t, "e2e-mallory-"+suffix)
+	squat(target, scopeSA)
+	if _, err := env.kube.CoreV1().ServiceAccounts(target).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "app"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(ctx, instance.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.ObservedGeneration != 0 {
+		t.Fatalf("the operator synced the instance while Unmanaged: %+v", got.Status)
+	}
+
+	setManagementState(t, operatorv1.Managed)
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionFalse, scopesv1alpha1.ReasonNamespacesReplaced, target)
+	waitPolicy(t, policy.Name, func(p *apiaccessv1alpha1.APIAccessPolicy) error {
+		return conditionIs(p, apiaccessv1alpha1.ConditionRBACManaged, metav1.ConditionFalse, apiaccessv1alpha1.ReasonNamespacesReplaced)
+	})
+	noBindingsIn(t, target)
+	if canListConfigMaps(t, target, target) {
+		t.Error("the ServiceAccount in the re-created namespace got the template's rules")
 	}
 }
