@@ -26,8 +26,8 @@ func namespaceObjects(active []string, terminating ...string) []runtime.Object {
 	return out
 }
 
-// verbs are the verbs of the client's namespace requests, in order.
-func verbs(client *fake.Clientset) []string {
+// namespaceVerbs are the verbs of the client's namespace requests, in order.
+func namespaceVerbs(client *fake.Clientset) []string {
 	var out []string
 	for _, a := range client.Actions() {
 		if a.GetResource().Resource == "namespaces" {
@@ -77,7 +77,7 @@ func TestLiveNamespacesTellMissingFromTerminating(t *testing.T) {
 			if !slices.Equal(missing, tc.missing) || !slices.Equal(leaving, tc.leaving) {
 				t.Errorf("missing %v, terminating %v; want %v, %v", missing, leaving, tc.missing, tc.leaving)
 			}
-			if got := verbs(client); !slices.Equal(got, tc.verbs) {
+			if got := namespaceVerbs(client); !slices.Equal(got, tc.verbs) {
 				t.Errorf("requests %v, want %v", got, tc.verbs)
 			}
 		})

@@ -25,9 +25,9 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
-// kubeAs is a clientset acting as user, with the group every authenticated
-// user has.
-func kubeAs(t *testing.T, user string) kubernetes.Interface {
+// kubeImpersonating is a clientset acting as user, with the group every
+// authenticated user has.
+func kubeImpersonating(t *testing.T, user string) kubernetes.Interface {
 	t.Helper()
 	config := rest.CopyConfig(env.cp.Config)
 	config.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{"system:authenticated"}}
@@ -59,7 +59,7 @@ func namespaceSquatter(t *testing.T, name string) func(namespace, serviceAccount
 	t.Helper()
 	grantClusterRole(t, name, "e2e-namespace-creator-"+name,
 		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"create"}})
-	client := kubeAs(t, name)
+	client := kubeImpersonating(t, name)
 	return func(namespace, serviceAccount string) {
 		t.Helper()
 		framework.Eventually(t, time.Minute, func(ctx context.Context) error {

@@ -79,25 +79,25 @@ func unusableNamespaces(what string, missing, terminating []string) string {
 	case 1:
 		which = append(which, fmt.Sprintf("namespace %q, which does not exist", missing[0]))
 	default:
-		which = append(which, fmt.Sprintf("%d namespaces that do not exist: %s", len(missing), quoted(missing)))
+		which = append(which, fmt.Sprintf("%d namespaces that do not exist: %s", len(missing), quotedNamespaces(missing)))
 	}
 	switch len(terminating) {
 	case 0:
 	case 1:
 		which = append(which, fmt.Sprintf("namespace %q, which is being deleted", terminating[0]))
 	default:
-		which = append(which, fmt.Sprintf("%d namespaces being deleted: %s", len(terminating), quoted(terminating)))
+		which = append(which, fmt.Sprintf("%d namespaces being deleted: %s", len(terminating), quotedNamespaces(terminating)))
 	}
 	var next string
 	switch {
 	case len(terminating) == 0:
-		next = fmt.Sprintf("create %s first (oc create namespace %s), then apply again", itOrThem(missing), missing[0])
+		next = fmt.Sprintf("create %s first (oc create namespace %s), then apply again", itOrThemNamespaces(missing), missing[0])
 	case len(missing) == 0:
 		gone := "it is"
 		if len(terminating) > 1 {
 			gone = "they are"
 		}
-		next = fmt.Sprintf("wait until %s gone, create %s again (oc create namespace %s), then apply again", gone, itOrThem(terminating), terminating[0])
+		next = fmt.Sprintf("wait until %s gone, create %s again (oc create namespace %s), then apply again", gone, itOrThemNamespaces(terminating), terminating[0])
 	default:
 		next = fmt.Sprintf("create the missing ones first (oc create namespace %s), wait until those being deleted are gone and create them again, then apply again", missing[0])
 	}
@@ -105,15 +105,15 @@ func unusableNamespaces(what string, missing, terminating []string) string {
 		what, strings.Join(which, ", and "), next)
 }
 
-func itOrThem(names []string) string {
+func itOrThemNamespaces(names []string) string {
 	if len(names) == 1 {
 		return "it"
 	}
 	return "them"
 }
 
-// quoted names up to maxNamespacesNamed namespaces and counts the rest.
-func quoted(names []string) string {
+// quotedNamespaces names up to maxNamespacesNamed namespaces and counts the rest.
+func quotedNamespaces(names []string) string {
 	shown := make([]string, 0, min(len(names), maxNamespacesNamed))
 	for _, n := range names[:min(len(names), maxNamespacesNamed)] {
 		shown = append(shown, fmt.Sprintf("%q", n))

@@ -67,7 +67,7 @@ func (f fakeNamespaces) lookedUp() []string {
 	return slices.Clone(*f.asked)
 }
 
-func update(t testing.TB, resource string, old, updated any) Request {
+func updateRequest(t testing.TB, resource string, old, updated any) Request {
 	r := create(t, resource, updated)
 	r.Operation, r.OldObject = "UPDATE", raw(t, old)
 	return r
@@ -187,7 +187,7 @@ func TestAnUpdateChecksNamespacesOnlyWithItsSpec(t *testing.T) {
 	labelled.Labels = map[string]string{"team": "a"}
 	namespaces := namespacesOf(map[string]bool{"shop": true})
 	c := &Checker{Authorizer: admin, Templates: templates, Namespaces: namespaces}
-	if d := c.Check(context.Background(), update(t, ScopeInstances, old, labelled)); !d.Allowed || d.Reviews != 0 {
+	if d := c.Check(context.Background(), updateRequest(t, ScopeInstances, old, labelled)); !d.Allowed || d.Reviews != 0 {
 		t.Errorf("a label: got %+v, want admitted unchecked", d)
 	}
 	if got := namespaces.lookedUp(); len(got) > 0 {
@@ -196,14 +196,14 @@ func TestAnUpdateChecksNamespacesOnlyWithItsSpec(t *testing.T) {
 
 	retemplated := old.DeepCopy()
 	retemplated.Spec.ScopeTemplateName = "u"
-	d := c.Check(context.Background(), update(t, ScopeInstances, old, retemplated))
+	d := c.Check(context.Background(), updateRequest(t, ScopeInstances, old, retemplated))
 	if d.Allowed || d.Reason != NamespacesNotFound || !strings.Contains(d.Message, `ScopeInstance "i" lists namespace "payments", which does not exist`) {
 		t.Errorf("another template, the same namespaces: got %+v, want refused for payments", d)
 	}
 
 	narrowed := old.DeepCopy()
 	narrowed.Spec.Namespaces = []string{"shop"}
-	if d := c.Check(context.Background(), update(t, ScopeInstances, old, narrowed)); !d.Allowed {
+	if d := c.Check(context.Background(), updateRequest(t, ScopeInstances, old, narrowed)); !d.Allowed {
 		t.Errorf("payments dropped from the list: got %+v, want admitted", d)
 	}
 }
