@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
@@ -173,7 +174,7 @@ func TestScopeInstanceBindsInListedAndSelectedNamespaces(t *testing.T) {
 	later := "scope-later-" + rand.String(5)
 	start := time.Now()
 	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{
-		Namespaces:        []string{listed, later},
+		Namespaces:        []string{listed},
 		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{key: "yes"}},
 	})
 
@@ -185,7 +186,6 @@ func TestScopeInstanceBindsInListedAndSelectedNamespaces(t *testing.T) {
 	}
 	watched := []string{listed, selected, outside}
 	expectRoleBindings(t, instance.Name, watched, listed, selected)
-	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionFalse, scopesv1alpha1.ReasonNamespacesNotFound, later)
 
 	if !canListConfigMaps(t, saNS, listed) || !canListConfigMaps(t, saNS, selected) {
 		t.Error("the template's subject cannot list ConfigMaps where the instance binds it")
@@ -194,12 +194,23 @@ func TestScopeInstanceBindsInListedAndSelectedNamespaces(t *testing.T) {
 		t.Error("the template's subject can list ConfigMaps outside the instance's namespaces")
 	}
 
-	// A listed namespace created later, a namespace labelled later, and one
-	// unlabelled.
+	// A namespace created later and then listed (a namespace must exist
+	// to be listed), a namespace labelled later, and one unlabelled.
 	if _, err := env.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: later}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.kube.CoreV1().Namespaces().Delete(context.Background(), later, metav1.DeleteOptions{}) })
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		current, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(context.Background(), instance.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		current.Spec.Namespaces = append(current.Spec.Namespaces, later)
+		_, err = env.operator.ScopesV1alpha1().ScopeInstances().Update(context.Background(), current, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	labelNamespace(t, outside, map[string]string{key: "yes"})
 	labelNamespace(t, selected, nil)
 	watched = append(watched, later)

@@ -199,6 +199,7 @@ func accessGrantsChecker(config *rest.Config) (*grants.Checker, error) {
 	return &grants.Checker{
 		Authorizer: webhook.GrantsAuthorizer{Client: kube.AuthorizationV1().SubjectAccessReviews()},
 		Templates:  webhook.LiveScopeTemplates{Client: client.ScopesV1alpha1()},
+		Namespaces: webhook.LiveNamespaces{Client: kube.CoreV1()},
 	}, nil
 }
 

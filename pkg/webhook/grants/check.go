@@ -22,10 +22,13 @@ const (
 	maxNamed = 3
 )
 
-// Checker decides requests. Authorizer and Templates are required.
+// Checker decides requests. Authorizer, Templates and Namespaces are
+// required.
 type Checker struct {
 	Authorizer Authorizer
 	Templates  Templates
+	// Namespaces reads the namespaces an object lists: each must exist.
+	Namespaces Namespaces
 	// Concurrency bounds the questions in flight; zero means DefaultConcurrency.
 	Concurrency int
 	// MaxReviews caps the questions one request may ask; zero means
@@ -56,6 +59,9 @@ const (
 	// TooManyPermissions: checking would take more questions than one
 	// request may ask.
 	TooManyPermissions Reason = "TooManyPermissions"
+	// NamespacesNotFound: the object lists namespaces that do not exist or
+	// are being deleted.
+	NamespacesNotFound Reason = "NamespacesNotFound"
 	// CheckFailed: the check could not finish (API server error, timeout);
 	// retrying may succeed. The request is refused: the check fails closed.
 	CheckFailed Reason = "CheckFailed"
@@ -75,7 +81,9 @@ type Decision struct {
 // says. On UPDATE only a change of spec is checked, and then everything the
 // new object grants: a change of labels, finalizers or annotations grants
 // nothing, so controllers and users without the object's permissions may
-// still make it.
+// still make it. Then every namespace the object lists must exist: one
+// deleted since an unchanged spec was written is the controllers' to
+// report, not a reason to refuse a label.
 func (c *Checker) Check(ctx context.Context, req Request) Decision {
 	if req.Operation != "CREATE" && req.Operation != "UPDATE" {
 		return Decision{Allowed: true}
@@ -102,6 +110,13 @@ func (c *Checker) Check(ctx context.Context, req Request) Decision {
 	}
 	d := c.spent(asked).checkGrants(ctx, what, obj, req.Requester)
 	d.Reviews += asked
+	if !d.Allowed {
+		return d
+	}
+	if refused, ok := c.checkNamespaces(ctx, what, obj, req.Requester); !ok {
+		refused.Reviews, refused.Warnings = d.Reviews, d.Warnings
+		return refused
+	}
 	return d
 }
 

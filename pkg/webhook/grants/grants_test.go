@@ -234,7 +234,7 @@ func TestScopeInstanceAsksWhereItBinds(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			auth := nsHolder()
-			d := (&Checker{Authorizer: auth, Templates: templates, Concurrency: 1}).Check(context.Background(), create(t, ScopeInstances, tc.instance))
+			d := (&Checker{Authorizer: auth, Templates: templates, Namespaces: allExist, Concurrency: 1}).Check(context.Background(), create(t, ScopeInstances, tc.instance))
 			if d.Allowed != tc.allowed || !strings.Contains(d.Message, tc.message) {
 				t.Errorf("got %+v, want allowed=%v with message %q", d, tc.allowed, tc.message)
 			}
@@ -251,7 +251,7 @@ func TestScopeInstanceAsksWhereItBinds(t *testing.T) {
 func TestScopeInstanceHeldClusterWideAsksNoNamespace(t *testing.T) {
 	templates := fakeTemplates{templates: map[string]*scopesv1alpha1.ScopeTemplate{"t": template("t", readSecrets)}}
 	auth := newFake().hold("", readTemplate("t"), res("get", "", "secrets"), res("list", "", "secrets"), createRoleBindings)
-	d := (&Checker{Authorizer: auth, Templates: templates}).Check(context.Background(),
+	d := (&Checker{Authorizer: auth, Templates: templates, Namespaces: allExist}).Check(context.Background(),
 		create(t, ScopeInstances, instance("i", "t", []string{"a", "b", "c"}, nil)))
 	if !d.Allowed || d.Reviews != 4 {
 		t.Errorf("got %+v, want allowed after reading the template and 3 cluster-wide questions", d)
@@ -277,7 +277,7 @@ func TestScopeInstanceOfAMissingTemplateNeedsBindOnEveryClusterRole(t *testing.T
 		t.Errorf("got %+v, want refused for create on rolebindings after 3 questions", d)
 	}
 	binder.hold("mine", createRoleBindings)
-	d = (&Checker{Authorizer: binder, Templates: fakeTemplates{}}).Check(context.Background(), req)
+	d = (&Checker{Authorizer: binder, Templates: fakeTemplates{}, Namespaces: allExist}).Check(context.Background(), req)
 	if !d.Allowed || d.Reviews != 3 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `ScopeTemplate "later" does not exist`) {
 		t.Errorf("got %+v, want admitted after 3 questions with a warning", d)
 	}
@@ -371,7 +371,7 @@ func TestAPIAccessPolicy(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			auth := newFake().hold("", crdView, createClusterRoleBindings).hold("a", res("get", "example.com", "widgets"), res("list", "example.com", "widgets"), res("watch", "example.com", "widgets"), createRoleBindings)
-			d := (&Checker{Authorizer: auth, Concurrency: 1}).
+			d := (&Checker{Authorizer: auth, Namespaces: allExist, Concurrency: 1}).
 				Check(context.Background(), create(t, APIAccessPolicies, tc.policy))
 			if d.Allowed != tc.allowed {
 				t.Errorf("got %+v, want allowed=%v", d, tc.allowed)
@@ -633,7 +633,7 @@ func TestBindingsNeedCreateWhereTheyAreWritten(t *testing.T) {
 		t.Errorf("got %+v, want refused with %q", d, want)
 	}
 	auth.hold("a", createRoleBindings)
-	if d := (&Checker{Authorizer: auth, Templates: templates}).Check(context.Background(), create(t, ScopeInstances, instance("i", "t", []string{"a"}, nil))); !d.Allowed {
+	if d := (&Checker{Authorizer: auth, Templates: templates, Namespaces: allExist}).Check(context.Background(), create(t, ScopeInstances, instance("i", "t", []string{"a"}, nil))); !d.Allowed {
 		t.Errorf("with create on rolebindings in a: got %+v, want allowed", d)
 	}
 

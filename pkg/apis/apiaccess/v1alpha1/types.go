@@ -103,8 +103,12 @@ type CRDSelection struct {
 	// +kubebuilder:validation:MaxLength=253
 	ClusterExtension string `json:"clusterExtension,omitempty"`
 
-	// selector selects CRDs by label.
+	// selector selects CRDs by label. It must select something: an empty
+	// selector would match every CRD in the cluster, the platform's own
+	// included, and is what a plain map (selector: {team: a}) becomes when
+	// a client that only warns on unknown fields drops its keys.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="(has(self.matchLabels) && size(self.matchLabels) > 0) || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",message="selector must select something, in label selector form: matchLabels: {team: a} or matchExpressions: [{key: team, operator: In, values: [a]}]. A plain map such as {team: a} is not a selector: a client that only warns on unknown fields drops its keys and sends {}, which would select every CRD in the cluster"
 	Selector *metav1.LabelSelector `json:"selector,omitempty"`
 
 	// names are CRD names (<plural>.<group>).
@@ -196,6 +200,16 @@ type CheckedNamespaces struct {
 	// generation is the spec's generation these UIDs were pinned for.
 	// +required
 	Generation int64 `json:"generation"`
+
+	// specWrittenAt is when this generation of the spec was written, as
+	// the API server recorded it: the latest of the object's creation and
+	// its managed-fields times outside status, read at the generation's
+	// first sync. A listed namespace created more than 2 seconds after it
+	// is not the one the access-grants check judged (it did not exist
+	// then): it is not pinned, and not bound in, until the spec is written
+	// again.
+	// +optional
+	SpecWrittenAt *metav1.Time `json:"specWrittenAt,omitempty"`
 
 	// namespaces are the bindings' namespaces and their UIDs when first
 	// bound in.

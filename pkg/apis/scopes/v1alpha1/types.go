@@ -188,8 +188,13 @@ type ScopeInstanceSpec struct {
 	Namespaces []string `json:"namespaces,omitempty"`
 
 	// namespaceSelector adds every namespace whose labels match, including
-	// namespaces created or relabelled later.
+	// namespaces created or relabelled later. It must select something: an
+	// empty selector would match every namespace, and is what a plain map
+	// (namespaceSelector: {team: a}) becomes when a client that only warns
+	// on unknown fields drops its keys. Every namespace is said by leaving
+	// out both namespaces and namespaceSelector (cluster-wide bindings).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="(has(self.matchLabels) && size(self.matchLabels) > 0) || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",message="namespaceSelector must select something, in label selector form: matchLabels: {team: a} or matchExpressions: [{key: team, operator: In, values: [a]}]. A plain map such as {team: a} is not a selector: a client that only warns on unknown fields drops its keys and sends {}, which would select every namespace. To bind in every namespace, leave out both namespaces and namespaceSelector"
 	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
 }
 
@@ -224,6 +229,16 @@ type CheckedScope struct {
 	// generation is the spec's generation these UIDs were pinned for.
 	// +required
 	Generation int64 `json:"generation"`
+
+	// specWrittenAt is when this generation of the spec was written, as
+	// the API server recorded it: the latest of the object's creation and
+	// its managed-fields times outside status, read at the generation's
+	// first sync. A listed namespace created more than 2 seconds after it
+	// is not the one the access-grants check judged (it did not exist
+	// then): it is not pinned, and not bound in, until the spec is written
+	// again.
+	// +optional
+	SpecWrittenAt *metav1.Time `json:"specWrittenAt,omitempty"`
 
 	// scopeTemplateUID is the template's UID when the generation was first
 	// bound; empty while the template did not exist (the check then asked

@@ -3,6 +3,7 @@ package apiaccess
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -32,10 +33,20 @@ func Selector(selection apiaccessv1alpha1.CRDSelection) (labels.Selector, error)
 			apiaccessv1alpha1.OLMOwnerNameLabel: selection.ClusterExtension,
 		}), nil
 	case selection.Selector != nil:
+		if len(selection.Selector.MatchLabels) == 0 && len(selection.Selector.MatchExpressions) == 0 {
+			return nil, errEmptySelector
+		}
 		return metav1.LabelSelectorAsSelector(selection.Selector)
 	}
 	return nil, nil
 }
+
+// errEmptySelector is an empty CRD selector, which the CRD refuses since
+// issue 33 but a policy written before may hold: it would select every
+// CRD, and is what a plain label map becomes when a client that only warns
+// on unknown fields drops its keys.
+var errEmptySelector = errors.New("it is empty ({}), which would select every CRD in the cluster: a plain map such as {team: a} " +
+	"becomes that when a client drops its unknown keys; write it as matchLabels: {team: a} or matchExpressions, or select CRDs by names or clusterExtension")
 
 // selected are the CRDs the policy selects, sorted by name; invalid says
 // why the selection cannot be used. CRDs being deleted are not selected:

@@ -14,35 +14,52 @@ import (
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 	apiaccesslisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/specwritten"
 )
 
-// SlimNamespace keeps of a Namespace what pinning it needs: name, UID and
-// deletion, a few hundred bytes each.
+// SlimNamespace keeps of a Namespace what pinning it needs: name, UID,
+// creation and deletion, a few hundred bytes each.
 func SlimNamespace(obj any) (any, error) {
 	ns, ok := obj.(*corev1.Namespace)
 	if !ok {
 		return obj, nil
 	}
 	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: ns.Name, UID: ns.UID, ResourceVersion: ns.ResourceVersion, DeletionTimestamp: ns.DeletionTimestamp,
+		Name: ns.Name, UID: ns.UID, ResourceVersion: ns.ResourceVersion,
+		CreationTimestamp: ns.CreationTimestamp, DeletionTimestamp: ns.DeletionTimestamp,
 	}}, nil
 }
 
 // checkedFor is what the policy's current generation was first bound
-// against: its status' pins for this generation, or none yet.
+// against: its status' pins for this generation, or none yet, with when
+// the spec was written taken once per generation (a later metadata write
+// moves the object's own times).
 func checkedFor(policy *apiaccessv1alpha1.APIAccessPolicy) *apiaccessv1alpha1.CheckedNamespaces {
+	checked := &apiaccessv1alpha1.CheckedNamespaces{Generation: policy.Generation}
 	if c := policy.Status.Checked; c != nil && c.Generation == policy.Generation {
-		return c.DeepCopy()
+		checked = c.DeepCopy()
 	}
-	return &apiaccessv1alpha1.CheckedNamespaces{Generation: policy.Generation}
+	if checked.SpecWrittenAt == nil {
+		checked.SpecWrittenAt = specwritten.At(policy)
+	}
+	return checked
+}
+
+// listsNamespaces says whether any of the policy's bindings lists
+// namespaces: its status then keeps what it was checked against even
+// while nothing is bound yet.
+func listsNamespaces(policy *apiaccessv1alpha1.APIAccessPolicy) bool {
+	return slices.ContainsFunc(policy.Spec.Bindings, func(b apiaccessv1alpha1.AccessBinding) bool { return len(b.Namespaces) > 0 })
 }
 
 // inCheckedNamespaces keeps the RoleBindings whose namespace is the one
 // the spec was checked against: the first seen under that name for this
-// generation, pinned in checked by UID then. Those in a namespace deleted
-// and re-created since (another UID) are left out and named in replaced;
-// those in a namespace that does not exist are kept (their create fails
-// and they wait for it).
+// generation, if created before the spec was written (the check refuses a
+// listed namespace that does not exist), pinned in checked by UID then.
+// Those in a namespace deleted and re-created since (another UID), or
+// created after the spec was written, are left out and named in replaced;
+// those in a namespace that does not exist are kept (their create fails,
+// and the condition says so).
 func inCheckedNamespaces(namespaces corelisters.NamespaceLister, checked *apiaccessv1alpha1.CheckedNamespaces,
 	bindings []*rbacv1.RoleBinding) (kept []*rbacv1.RoleBinding, replaced []string, err error) {
 	verdict := map[string]bool{}
@@ -72,13 +89,17 @@ func inCheckedNamespaces(namespaces corelisters.NamespaceLister, checked *apiacc
 }
 
 // pinNamespace says whether ns is the namespace pinned under its name,
-// pinning it when none is (sorted by name, so a resync writes nothing).
+// pinning it when none is and it was created before the spec was written
+// (sorted by name, so a resync writes nothing).
 func pinNamespace(checked *apiaccessv1alpha1.CheckedNamespaces, ns *corev1.Namespace) bool {
 	i, found := slices.BinarySearchFunc(checked.Namespaces, ns.Name, func(p apiaccessv1alpha1.NamespaceUID, name string) int {
 		return strings.Compare(p.Name, name)
 	})
 	if found {
 		return checked.Namespaces[i].UID == ns.UID
+	}
+	if !specwritten.Existed(ns, checked.SpecWrittenAt) {
+		return false
 	}
 	checked.Namespaces = slices.Insert(checked.Namespaces, i, apiaccessv1alpha1.NamespaceUID{Name: ns.Name, UID: ns.UID})
 	return true

@@ -41,7 +41,7 @@ type plan struct {
 	// missingNamespaces are RoleBindings not created: no such namespace.
 	missingNamespaces []string
 	// checked pins the namespaces bound in; replaced are those deleted and
-	// re-created since the spec was checked, not bound in.
+	// re-created, or created, since the spec was checked, not bound in.
 	checked  *apiaccessv1alpha1.CheckedNamespaces
 	replaced []string
 	// awaiting are generated roles someone deleted, whose names are left to
@@ -123,7 +123,7 @@ func (c *controller) plan(ctx context.Context, policy *apiaccessv1alpha1.APIAcce
 	if bindings, p.replaced, err = inCheckedNamespaces(c.namespaces, p.checked, bindings); err != nil {
 		return nil, err
 	}
-	if len(p.checked.Namespaces) == 0 {
+	if len(p.checked.Namespaces) == 0 && !listsNamespaces(policy) {
 		p.checked = nil
 	}
 	if p.clusterBindings, err = findAll(ctx, c.clusterBindings, policy, clusterBindings, &p.conflicts); err != nil {

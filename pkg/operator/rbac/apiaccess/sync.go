@@ -152,7 +152,9 @@ func desiredStatus(policy *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensi
 			message += "; " + awaitingMessage(p.awaiting)
 		}
 		if len(p.missingNamespaces) > 0 {
-			message += fmt.Sprintf("; %d RoleBindings wait for their namespace: %s", len(p.missingNamespaces), named(p.missingNamespaces))
+			message += fmt.Sprintf("; %d RoleBindings are not created, their namespace does not exist: %s (one created now is not bound in until the spec "+
+				"is written again: the access-grants check refuses a namespace that does not exist, whoever created it would get the bindings)",
+				len(p.missingNamespaces), named(p.missingNamespaces))
 		}
 		if truncated {
 			message += fmt.Sprintf("; status.managedObjects lists the first %d (list them all with -l %s=%s)",
@@ -160,7 +162,7 @@ func desiredStatus(policy *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensi
 		}
 		if len(p.replaced) > 0 {
 			set(apiaccessv1alpha1.ConditionRBACManaged, metav1.ConditionFalse, apiaccessv1alpha1.ReasonNamespacesReplaced, fmt.Sprintf(
-				"namespaces %s were deleted and re-created after this spec was checked; nothing is bound there until the spec is written again, "+
+				"namespaces %s were deleted and re-created (or first created) after this spec was written; nothing is bound there until the spec is written again, "+
 					"which has the access-grants check judge them anew: change the spec, or delete and re-create the policy; %s",
 				named(p.replaced), message))
 			break

@@ -121,6 +121,7 @@ func slimNamespace(obj any) (any, error) {
 		UID:               ns.UID,
 		ResourceVersion:   ns.ResourceVersion,
 		Labels:            ns.Labels,
+		CreationTimestamp: ns.CreationTimestamp,
 		DeletionTimestamp: ns.DeletionTimestamp,
 	}}, nil
 }

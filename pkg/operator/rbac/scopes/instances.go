@@ -2,6 +2,7 @@ package scopes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -27,6 +28,7 @@ import (
 	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
 	scopelisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/scopes/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/rbacsubjects"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/specwritten"
 )
 
 // InstanceControllerName owns the ScopeInstanceDegraded condition.
@@ -55,8 +57,9 @@ type scope struct {
 	// missing are listed namespaces that do not exist (yet): their creation
 	// wakes the instance.
 	missing []string
-	// replaced are listed namespaces deleted and re-created since the spec
-	// was checked: not bound until it is written again.
+	// replaced are listed namespaces that are not the ones the spec was
+	// checked against (deleted and re-created since, or created after the
+	// spec was written): not bound until it is written again.
 	replaced []string
 }
 
@@ -75,6 +78,11 @@ func (c *instances) sync(ctx context.Context, syncCtx factory.SyncContext, insta
 	// access-grants check judged it when the spec was written.
 	if status.Checked == nil || status.Checked.Generation != instance.Generation {
 		status.Checked = &scopesv1alpha1.CheckedScope{Generation: instance.Generation}
+	}
+	if status.Checked.SpecWrittenAt == nil {
+		// Taken once per generation: a later metadata write moves the
+		// object's own times.
+		status.Checked.SpecWrittenAt = specwritten.At(instance)
 	}
 	template, err := c.templates.Get(instance.Spec.ScopeTemplateName)
 	if apierrors.IsNotFound(err) {
@@ -141,7 +149,9 @@ func (c *instances) invalid(ctx context.Context, recorder events.Recorder, insta
 // scope resolves the instance's namespaces from the Namespace cache. A
 // listed namespace (without a selector, which the check judged
 // cluster-wide) is bound in only as first seen for this generation of the
-// spec: checked pins its UID then, and one of another UID is replaced.
+// spec, and only if it was created before the spec was written (the check
+// refuses a listed namespace that does not exist): checked pins its UID
+// then, and one of another UID, or created later, is replaced.
 func (c *instances) scope(instance *scopesv1alpha1.ScopeInstance, checked *scopesv1alpha1.CheckedScope) (scope, error) {
 	if len(instance.Spec.Namespaces) == 0 && instance.Spec.NamespaceSelector == nil {
 		checked.Namespaces = nil
@@ -168,6 +178,9 @@ func (c *instances) scope(instance *scopesv1alpha1.ScopeInstance, checked *scope
 		}
 	}
 	if instance.Spec.NamespaceSelector != nil {
+		if selectsEverything(instance.Spec.NamespaceSelector) {
+			return scope{}, errEmptySelector
+		}
 		selector, err := metav1.LabelSelectorAsSelector(instance.Spec.NamespaceSelector)
 		if err != nil {
 			return scope{}, err
@@ -192,15 +205,31 @@ func (c *instances) scope(instance *scopesv1alpha1.ScopeInstance, checked *scope
 	return out, nil
 }
 
+// errEmptySelector is an instance's empty namespaceSelector, which the CRD
+// refuses since issue 33 but an instance written before may hold: it would
+// select every namespace, and is what a plain label map becomes when a
+// client that only warns on unknown fields drops its keys.
+var errEmptySelector = errors.New("it is empty ({}), which would select every namespace: a plain map such as {team: a} " +
+	"becomes that when a client drops its unknown keys; write it as matchLabels: {team: a} or matchExpressions, " +
+	"or leave out both namespaces and namespaceSelector to bind cluster-wide")
+
+// selectsEverything says whether s has neither labels nor expressions.
+func selectsEverything(s *metav1.LabelSelector) bool {
+	return len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0
+}
+
 // pinNamespace says whether ns is the namespace checked pinned under its
-// name, pinning it when none is (kept sorted by name, so a resync writes
-// nothing).
+// name, pinning it when none is and it was created before the spec was
+// written (kept sorted by name, so a resync writes nothing).
 func pinNamespace(checked *scopesv1alpha1.CheckedScope, ns *corev1.Namespace) bool {
 	i, found := slices.BinarySearchFunc(checked.Namespaces, ns.Name, func(p scopesv1alpha1.NamespaceUID, name string) int {
 		return strings.Compare(p.Name, name)
 	})
 	if found {
 		return checked.Namespaces[i].UID == ns.UID
+	}
+	if !specwritten.Existed(ns, checked.SpecWrittenAt) {
+		return false
 	}
 	checked.Namespaces = slices.Insert(checked.Namespaces, i, scopesv1alpha1.NamespaceUID{Name: ns.Name, UID: ns.UID})
 	return true
@@ -312,12 +341,14 @@ func setBound(recorder events.Recorder, instance *scopesv1alpha1.ScopeInstance, 
 		condition.Message = fmt.Sprintf("%d bindings failed: %s", len(failures), failureMessage(failures))
 	case len(where.replaced) > 0:
 		condition.Reason = scopesv1alpha1.ReasonNamespacesReplaced
-		condition.Message = fmt.Sprintf("namespaces %s were deleted and re-created after this spec was checked; nothing is bound there "+
+		condition.Message = fmt.Sprintf("namespaces %s were deleted and re-created (or first created) after this spec was written; nothing is bound there "+
 			"until the spec is written again, which has the access-grants check judge them anew: delete and re-create the ScopeInstance, or change its spec",
 			named(where.replaced))
 	case len(where.missing) > 0:
 		condition.Reason = scopesv1alpha1.ReasonNamespacesNotFound
-		condition.Message = fmt.Sprintf("listed namespaces do not exist: %s; they are bound once created", named(where.missing))
+		condition.Message = fmt.Sprintf("listed namespaces do not exist: %s; one created now is not bound until the spec is written again "+
+			"(the access-grants check refuses a namespace that does not exist: whoever created it would get the bindings): "+
+			"create it, then delete and re-create the ScopeInstance, or change its spec", named(where.missing))
 	case len(pending) > 0:
 		condition.Reason = scopesv1alpha1.ReasonClusterRolesNotReady
 		condition.Message = fmt.Sprintf("ClusterRoles %s of ScopeTemplate %s do not exist or are not controlled by it",
