@@ -223,6 +223,10 @@ func TestLeastPrivilegeLifecycle(t *testing.T) {
 					PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)})
 				return err
 			},
+			"DeleteRolePolicy": func() error {
+				_, err := user.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: name, PolicyName: aws.String(iamrole.PolicyName)})
+				return err
+			},
 			"DeleteRole": func() error {
 				_, err := user.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: name})
 				return err
