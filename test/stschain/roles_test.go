@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
@@ -106,15 +107,16 @@ func readIAMGrant() (*iamGrant, error) {
 }
 
 // boundaryConditionKey is the condition key IAM sets to the permissions
-// boundary a CreateRole or PutRolePermissionsBoundary carries.
+// boundary a CreateRole or PutRolePermissionsBoundary carries, and to the
+// role's own boundary for the other writes to a role.
 const boundaryConditionKey = "iam:PermissionsBoundary"
 
 // withoutBoundaryConditions is statements without their conditions on
 // boundaryConditionKey, and what was dropped. versitygw implements no
 // permissions boundaries: it ignores CreateRole's PermissionsBoundary,
-// never sets the key (so a condition on it refuses every CreateRole) and
-// has no PutRolePermissionsBoundary. Every other statement and condition
-// of the grant stays as written.
+// never sets the key (so a condition on it refuses every CreateRole and
+// every write to a role) and has no PutRolePermissionsBoundary. Every other
+// statement and condition of the grant stays as written.
 func withoutBoundaryConditions(statements []credentialsStatement) ([]credentialsStatement, []string) {
 	var out []credentialsStatement
 	var dropped []string
@@ -427,5 +429,135 @@ func TestOperatorIAMGrantStopsAtItsRolePath(t *testing.T) {
 		if err := do(); errorCode(err) != "AccessDenied" {
 			t.Errorf("%s with the operator's IAM keys: %v; want AccessDenied", call, err)
 		}
+	}
+}
+
+// grantAsShipped is an IAM client for a user of its own whose policy is the
+// grant's statements exactly as the manifest writes them, the
+// iam:PermissionsBoundary conditions included. versitygw never sets that key,
+// as AWS sets none for a role that has no permissions boundary, so a
+// statement that requires one refuses such a role on both; what versitygw
+// cannot show is a role that has a boundary.
+func grantAsShipped(t *testing.T, user string) *iam.Client {
+	t.Helper()
+	ctx := context.Background()
+	grant, err := readIAMGrant()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := policyFromStatements(grant.Statements)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.iam.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String(user)}); err != nil {
+		t.Fatalf("CreateUser %s: %v", user, err)
+	}
+	if _, err := env.iam.PutUserPolicy(ctx, &iam.PutUserPolicyInput{
+		UserName: aws.String(user), PolicyName: aws.String("workload-access-iam"), PolicyDocument: aws.String(doc),
+	}); err != nil {
+		t.Fatalf("PutUserPolicy with the statements of %s: %v\n%s", iamGrantManifest, err, doc)
+	}
+	key, err := env.iam.CreateAccessKey(ctx, &iam.CreateAccessKeyInput{UserName: aws.String(user)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := credentials.NewStaticCredentialsProvider(aws.ToString(key.AccessKey.AccessKeyId), aws.ToString(key.AccessKey.SecretAccessKey), "")
+	return iam.New(iam.Options{Region: region, Credentials: creds, BaseEndpoint: aws.String(env.s3.IAMEndpoint), RetryMaxAttempts: 1})
+}
+
+// The operator's IAM keys cannot make a role under their path that they did
+// not create their own by tagging it: a hand-made role there (or another
+// tool's) has no permissions boundary under policy/workload-access/, and the
+// grant changes or deletes only a role that has one, whatever its tags say.
+// The role stays as the admin made it.
+func TestOperatorIAMGrantCannotTakeOverARoleByTaggingIt(t *testing.T) {
+	ctx := context.Background()
+	ns := createNamespace(t)
+	operator := grantAsShipped(t, ns+"-grant-as-shipped")
+	name := aws.String(ns + "-handmade")
+	trust := policy(t, map[string]any{
+		"Effect":    "Allow",
+		"Principal": map[string]any{"Federated": env.providerARN},
+		"Action":    "sts:AssumeRoleWithWebIdentity",
+		"Condition": map[string]any{"StringEquals": map[string]any{
+			issuerHostPath() + ":sub": "system:serviceaccount:" + ns + ":handmade",
+			issuerHostPath() + ":aud": stsAudience,
+		}},
+	})
+	admins := policy(t, map[string]any{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::" + dataBucket + "/*"})
+	if _, err := env.iam.CreateRole(ctx, &iam.CreateRoleInput{
+		RoleName: name, Path: aws.String("/workload-access/" + ns + "/"), AssumeRolePolicyDocument: aws.String(trust),
+	}); err != nil {
+		t.Fatalf("CreateRole as an admin: %v", err)
+	}
+	if _, err := env.iam.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: name, PolicyName: aws.String("admins"), PolicyDocument: aws.String(admins)}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = env.iam.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: name, PolicyName: aws.String("admins")})
+		_, _ = env.iam.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: name, PolicyName: aws.String(rolePolicyName)})
+		_, _ = env.iam.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: name})
+	})
+
+	// The tag the operator's own roles carry. Whether the keys may add it
+	// (AWS has no condition key that tells the TagRole of a CreateRole from
+	// one on an existing role) does not matter: the role carries it below
+	// either way.
+	uid := []iamtypes.Tag{{Key: aws.String(requestUIDTag), Value: aws.String("00000000-0000-0000-0000-000000000000")}}
+	if _, err := operator.TagRole(ctx, &iam.TagRoleInput{RoleName: name, Tags: uid}); err != nil {
+		t.Logf("TagRole %s with the operator's IAM keys: %v; tagging it as an admin", requestUIDTag, err)
+		if _, err := env.iam.TagRole(ctx, &iam.TagRoleInput{RoleName: name, Tags: uid}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	outsider := policy(t, map[string]any{
+		"Effect":    "Allow",
+		"Principal": map[string]any{"AWS": "arn:aws:iam::999999999999:root"},
+		"Action":    "sts:AssumeRole",
+	})
+	anything := policy(t, map[string]any{"Effect": "Allow", "Action": "*", "Resource": "*"})
+	for _, try := range []struct {
+		call string
+		do   func() error
+	}{
+		{"UpdateAssumeRolePolicy to an outside account", func() error {
+			_, err := operator.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: name, PolicyDocument: aws.String(outsider)})
+			return err
+		}},
+		{"PutRolePolicy allowing everything", func() error {
+			_, err := operator.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: name, PolicyName: aws.String(rolePolicyName), PolicyDocument: aws.String(anything)})
+			return err
+		}},
+		{"DeleteRolePolicy of the admin's policy", func() error {
+			_, err := operator.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: name, PolicyName: aws.String("admins")})
+			return err
+		}},
+		{"DeleteRole", func() error {
+			_, err := operator.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: name})
+			return err
+		}},
+	} {
+		if err := try.do(); errorCode(err) != "AccessDenied" {
+			t.Errorf("%s of a role tagged %s that the operator did not create, with the operator's IAM keys: %v; want AccessDenied", try.call, requestUIDTag, err)
+		}
+	}
+
+	got, err := env.iam.GetRole(ctx, &iam.GetRoleInput{RoleName: name})
+	if err != nil {
+		t.Fatalf("the admin's role: %v", err)
+	}
+	held, err := parsePolicy(aws.ToString(got.Role.AssumeRolePolicyDocument))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := parsePolicy(trust); held.String() != want.String() {
+		t.Errorf("the admin's role now trusts %s, want %s", held, want)
+	}
+	if _, err := env.iam.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: name, PolicyName: aws.String("admins")}); err != nil {
+		t.Errorf("the admin's inline policy: %v", err)
+	}
+	if _, err := env.iam.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: name, PolicyName: aws.String(rolePolicyName)}); !isNoSuchEntity(err) {
+		t.Errorf("inline policy %s on the admin's role: %v, want NoSuchEntity", rolePolicyName, err)
 	}
 }

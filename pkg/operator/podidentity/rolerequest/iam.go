@@ -135,7 +135,7 @@ func describe(call, on string, err error, creds credentials) *failure {
 	case deniedCodes[code]:
 		return &failure{podidentityv1alpha1.ReasonAccessDenied, creds.scrub(fmt.Sprintf(
 			"%s: %s: the operator's IAM credentials (Secret %s/%s, from the CredentialsRequest %s) must allow %s on it%s; retrying with backoff",
-			where, said, operatorclient.OperatorNamespace, CredentialsSecret, CredentialsSecret, call, deniedHint(call))), true}
+			where, said, operatorclient.OperatorNamespace, CredentialsSecret, CredentialsSecret, call, deniedHint(call, on))), true}
 	case code == "MalformedPolicyDocument" && strings.Contains(call, "PutRolePolicy"):
 		return &failure{podidentityv1alpha1.ReasonInvalidPolicy, creds.scrub(fmt.Sprintf(
 			"%s: %s: IAM refuses spec.providerSpec.statementEntries as a policy; fix them", where, said)), false}
@@ -144,10 +144,15 @@ func describe(call, on string, err error, creds credentials) *failure {
 }
 
 // deniedHint says what the shipped grant requires of a role it allows.
-func deniedHint(call string) string {
-	if call == "iam:CreateRole" || call == "iam:PutRolePermissionsBoundary" {
+func deniedHint(call, on string) string {
+	switch call {
+	case "iam:CreateRole", "iam:PutRolePermissionsBoundary":
 		return " (the CredentialsRequest workload-access-iam allows it only with a permissions boundary under arn:aws:iam::<account>:policy/workload-access/: " +
 			"set spec.podIdentity.roles.permissionsBoundary of the WorkloadAccess to such a policy)"
+	case "iam:UpdateAssumeRolePolicy", "iam:PutRolePolicy", "iam:DeleteRolePolicy", "iam:DeleteRole":
+		return " (the CredentialsRequest workload-access-iam allows it only on a role whose permissions boundary is under arn:aws:iam::<account>:policy/workload-access/: " +
+			"if the role's boundary was removed in IAM, put it back with `aws iam put-role-permissions-boundary --role-name " + strings.TrimPrefix(on, "role ") +
+			" --permissions-boundary <spec.podIdentity.roles.permissionsBoundary of the WorkloadAccess>`)"
 	}
 	return ""
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -118,6 +119,23 @@ func TestCredentialsRequestGrantsExactlyTheCallsMade(t *testing.T) {
 	// AWS requires iam:TagRole for the tags CreateRole carries.
 	want = append(want, "iam:TagRole")
 	slices.Sort(want)
+	boundary := map[string]any{"iam:PermissionsBoundary": []any{"arn:aws:iam::*:policy/workload-access/*"}}
+	tagKeys := map[string]any{"aws:TagKeys": []any{"openshift.io/workload-access/*", "kubernetes.io/cluster/*"}}
+	// A write to an existing role needs its boundary, not only the tag,
+	// which the TagRole statement may add to any role under the path.
+	write := map[string]map[string]any{"ArnLike": boundary, "Null": {"iam:ResourceTag/" + iamrole.TagRequestUID: []any{"false"}}}
+	conditions := map[string]map[string]map[string]any{
+		"iam:GetOpenIDConnectProvider":   nil,
+		"iam:GetRole":                    nil,
+		"iam:GetRolePolicy":              nil,
+		"iam:CreateRole":                 {"ArnLike": boundary},
+		"iam:TagRole":                    {"ForAllValues:StringLike": tagKeys},
+		"iam:UpdateAssumeRolePolicy":     write,
+		"iam:PutRolePermissionsBoundary": write,
+		"iam:PutRolePolicy":              write,
+		"iam:DeleteRolePolicy":           write,
+		"iam:DeleteRole":                 write,
+	}
 	var granted []string
 	for _, e := range cr.Spec.ProviderSpec.StatementEntries {
 		if e.Effect != "Allow" {
@@ -132,9 +150,8 @@ func TestCredentialsRequestGrantsExactlyTheCallsMade(t *testing.T) {
 		}
 		for _, a := range e.Action {
 			granted = append(granted, a)
-			if (a == "iam:CreateRole" || a == "iam:PutRolePermissionsBoundary") &&
-				!reflect.DeepEqual(e.PolicyCondition, map[string]map[string]any{"ArnLike": {"iam:PermissionsBoundary": []any{"arn:aws:iam::*:policy/workload-access/*"}}}) {
-				t.Errorf("%s without the boundary condition: %v", a, e.PolicyCondition)
+			if wantCondition, known := conditions[a]; !known || !reflect.DeepEqual(e.PolicyCondition, wantCondition) {
+				t.Errorf("%s granted with the condition %v, want %v", a, e.PolicyCondition, wantCondition)
 			}
 		}
 	}
@@ -151,7 +168,9 @@ func TestCredentialsRequestGrantsExactlyTheCallsMade(t *testing.T) {
 // TagRole. It has no iam:PermissionsBoundary key (no permissions boundaries
 // at all), so:
 //   - with the statements exactly as shipped, CreateRole is refused, as AWS
-//     refuses a CreateRole without a boundary;
+//     refuses a CreateRole without a boundary, and so is every write to a
+//     role the operator did not create, tagged as its own with these keys,
+//     as AWS refuses it for a role without a boundary;
 //   - with only the iam:PermissionsBoundary conditions dropped, everything
 //     the controller does succeeds, and calls outside the grant are refused.
 //
@@ -162,7 +181,7 @@ func TestLeastPrivilegeLifecycle(t *testing.T) {
 	cr := readCredentialsRequest(t)
 	ctx := context.Background()
 
-	t.Run("as shipped, no CreateRole without a boundary", func(t *testing.T) {
+	t.Run("as shipped, no CreateRole and no write without a boundary", func(t *testing.T) {
 		f := newFixture(t, true)
 		keyID, secret := f.user("shipped", policyOf(t, cr, ""))
 		f.useKeys(keyID, secret)
@@ -175,6 +194,47 @@ func TestLeastPrivilegeLifecycle(t *testing.T) {
 			"iam:CreateRole", "spec.podIdentity.roles.permissionsBoundary")
 		if _, ok := f.http.find("GetOpenIDConnectProvider"); !ok {
 			t.Error("GetOpenIDConnectProvider was not called before CreateRole")
+		}
+
+		// A role under the path that the operator did not create, tagged as
+		// its own with these keys: every write is still refused, since it
+		// needs the role's boundary under policy/workload-access/, which such
+		// a role lacks (versitygw sets iam:PermissionsBoundary for no role,
+		// as AWS sets it for none without a boundary).
+		user := iamClient(f.s, keyID, secret)
+		name := aws.String(f.infraName + "-handmade")
+		if _, err := f.root.CreateRole(ctx, &iam.CreateRoleInput{RoleName: name, Path: aws.String(iamrole.RolePath(f.infraName)),
+			AssumeRolePolicyDocument: aws.String(f.trustFor("apps", "handmade", testAudience))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := user.TagRole(ctx, &iam.TagRoleInput{RoleName: name, Tags: []iamtypes.Tag{iamTag(iamrole.TagRequestUID, "forged")}}); err != nil {
+			t.Logf("TagRole: %v; tagging as an admin", err)
+			if _, err := f.root.TagRole(ctx, &iam.TagRoleInput{RoleName: name, Tags: []iamtypes.Tag{iamTag(iamrole.TagRequestUID, "forged")}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for what, call := range map[string]func() error{
+			"UpdateAssumeRolePolicy": func() error {
+				_, err := user.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: name, PolicyDocument: aws.String(f.trustFor("apps", "attacker", testAudience))})
+				return err
+			},
+			"PutRolePolicy": func() error {
+				_, err := user.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: name, PolicyName: aws.String(iamrole.PolicyName),
+					PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)})
+				return err
+			},
+			"DeleteRolePolicy": func() error {
+				_, err := user.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: name, PolicyName: aws.String(iamrole.PolicyName)})
+				return err
+			},
+			"DeleteRole": func() error {
+				_, err := user.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: name})
+				return err
+			},
+		} {
+			if code := errorCode(call()); code != "AccessDenied" {
+				t.Errorf("%s on a role the operator did not create, tagged %s: %q, want AccessDenied", what, iamrole.TagRequestUID, code)
+			}
 		}
 	})
 
@@ -322,4 +382,35 @@ func TestDeletionOfARoleAlreadyGoneUnderThePathGrant(t *testing.T) {
 	if _, ok := sa.Annotations[RoleARNAnnotation]; ok {
 		t.Errorf("the ServiceAccount still names the role: %v", sa.Annotations)
 	}
+}
+
+// Under the grant, every write to an existing role but its boundary's needs
+// the role's boundary under policy/workload-access/, so a role whose boundary
+// was removed in IAM gets it back before anything else is written to it.
+// versitygw keeps no boundary and refuses PutRolePermissionsBoundary, so
+// every sync finds it missing: what is shown here is the order of the calls.
+func TestBoundaryIsRepairedBeforeAnyOtherWrite(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, true)
+	f.wa.Spec.PodIdentity.Roles.PermissionsBoundary = "arn:aws:iam::000000000000:policy/workload-access/boundary"
+	f.request("app", "apps", "app")
+	if err := f.sync("app"); err != nil {
+		t.Fatal(err)
+	}
+	name := aws.String(f.roleName("app"))
+	if _, err := f.root.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: name,
+		PolicyDocument: aws.String(f.trustFor("apps", "other", testAudience))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.root.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: name, PolicyName: aws.String(iamrole.PolicyName)}); err != nil {
+		t.Fatal(err)
+	}
+	f.resetRecords()
+	if err := f.sync("app"); err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(f.http.writes(), ","); w != "PutRolePermissionsBoundary" {
+		t.Errorf("the repair of a role without its boundary wrote %s, want PutRolePermissionsBoundary before anything else", w)
+	}
+	f.wantCondition("app", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonIAMError, "iam:PutRolePermissionsBoundary")
 }

@@ -211,17 +211,19 @@ func (c *controller) repair(ctx context.Context, client iamAPI, request *podiden
 	}
 	drift := iamrole.Compare(wanted, h)
 	arn := aws.ToString(held.Arn)
-	if drift.Trust {
-		if _, err := client.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(name), PolicyDocument: aws.String(wanted.Trust)}); err != nil {
-			return describe("iam:UpdateAssumeRolePolicy", "role "+name, err, env.creds)
-		}
-		c.events.Eventf(request, corev1.EventTypeNormal, "RoleRepaired", "Restored the trust policy of IAM role %s, which had been changed in IAM", arn)
-	}
+	// The boundary first: the grant allows the other writes only on a role
+	// whose boundary is under policy/workload-access/.
 	if drift.Boundary {
 		if _, err := client.PutRolePermissionsBoundary(ctx, &iam.PutRolePermissionsBoundaryInput{RoleName: aws.String(name), PermissionsBoundary: aws.String(wanted.Boundary)}); err != nil {
 			return describe("iam:PutRolePermissionsBoundary", "role "+name, err, env.creds)
 		}
 		c.events.Eventf(request, corev1.EventTypeNormal, "RoleRepaired", "Set the permissions boundary of IAM role %s to %s", arn, wanted.Boundary)
+	}
+	if drift.Trust {
+		if _, err := client.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(name), PolicyDocument: aws.String(wanted.Trust)}); err != nil {
+			return describe("iam:UpdateAssumeRolePolicy", "role "+name, err, env.creds)
+		}
+		c.events.Eventf(request, corev1.EventTypeNormal, "RoleRepaired", "Restored the trust policy of IAM role %s, which had been changed in IAM", arn)
 	}
 	if drift.Policy {
 		if _, err := client.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(iamrole.PolicyName), PolicyDocument: aws.String(wanted.Policy)}); err != nil {

@@ -39,6 +39,8 @@ func TestDescribe(t *testing.T) {
 			podidentityv1alpha1.ReasonAccessDenied, true, []string{"AccessDenied", "workload-access-iam", "must allow iam:PutRolePolicy", "[redacted]"}},
 		{"denied create", &smithy.GenericAPIError{Code: "AccessDenied"}, "iam:CreateRole",
 			podidentityv1alpha1.ReasonAccessDenied, true, []string{"spec.podIdentity.roles.permissionsBoundary"}},
+		{"denied write", &smithy.GenericAPIError{Code: "AccessDenied"}, "iam:DeleteRole",
+			podidentityv1alpha1.ReasonAccessDenied, true, []string{"whose permissions boundary is under", "aws iam put-role-permissions-boundary --role-name r "}},
 		{"bad key", &smithy.GenericAPIError{Code: "InvalidClientTokenId"}, "sts:GetCallerIdentity",
 			podidentityv1alpha1.ReasonAccessDenied, true, []string{"InvalidClientTokenId"}},
 		{"malformed policy", &smithy.GenericAPIError{Code: "MalformedPolicyDocument", Message: "bad action"}, "iam:PutRolePolicy",
