@@ -52,6 +52,7 @@ var Shared = map[string]string{
 	"podidentity/iamrole":         "the IAM role of an IAMRoleRequest: names, documents, drift",
 	"podidentity/awscall":         "why an AWS call failed, without URLs or keys",
 	"rbac/rbacsubjects":           "binding subjects with the API server's defaults",
+	"rbac/specwritten":            "whether a namespace existed when an object's spec was written",
 }
 
 // ServerPackages are the webhook's own packages under pkg/webhook, which

@@ -148,7 +148,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		rolerequest.New(rolerequest.Inputs{Requests: subscriptionInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
 			RequestClient: c.subscription.PodIdentityV1alpha1(), WorkloadAccesses: subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
 			Config: configInformers.Config().V1(), Own: roleRequestInputs, ServiceAccounts: c.kube.CoreV1(), Namespaces: c.kube.CoreV1(),
-			OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectEvents}),
+			OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectevents.NewForAdmins(ctx, c.kube)}),
 	}
 
 	// RBAC for operator APIs.

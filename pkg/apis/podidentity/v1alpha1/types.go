@@ -15,6 +15,12 @@ import (
 // eks.amazonaws.com/role-arn, creating it when absent. Deleting the request
 // deletes the role and removes the annotation the operator added.
 //
+// The role trusts one namespace instance, pinned by UID in
+// status.namespaceUID: the namespace that existed when the request was made,
+// or one an admin confirmed later with the annotation
+// podidentity.openshift.io/confirmed-namespace-uid. Until the pin nothing is
+// made; when the pinned namespace is deleted or replaced, the role is deleted.
+//
 // Creating IAM roles is as powerful as the operator's IAM credentials, so
 // only cluster administrators hold this resource: it is cluster-scoped and
 // aggregated to no built-in role.
@@ -176,6 +182,12 @@ type StatementEntry struct {
 	PolicyCondition map[string]map[string][]string `json:"policyCondition,omitempty"`
 }
 
+// ConfirmedNamespaceUIDAnnotation, on an IAMRoleRequest, confirms that the
+// namespace of that UID is the one its role may trust: a namespace created
+// after the request, or in place of the one its role trusted. Only whoever
+// may update IAMRoleRequests sets it; a namespace's creator cannot.
+const ConfirmedNamespaceUIDAnnotation = "podidentity.openshift.io/confirmed-namespace-uid"
+
 // Condition types of an IAMRoleRequest.
 const (
 	// ConditionProvisioned is True when the role, its trust policy and its
@@ -218,9 +230,22 @@ const (
 	// never overwritten.
 	ReasonConflict = "Conflict"
 	// ReasonNamespaceMissing: the ServiceAccount's namespace does not exist
-	// (also a reason of Provisioned: no role is made for a namespace that
-	// does not exist yet).
+	// or is being deleted (also a reason of Provisioned: no role is made for
+	// a namespace that does not exist yet).
 	ReasonNamespaceMissing = "NamespaceMissing"
+)
+
+// Reasons of both conditions about the namespace the role trusts.
+const (
+	// ReasonNamespaceNotConfirmed: the namespace was created after the
+	// request and no admin confirmed it: no role, no ServiceAccount.
+	ReasonNamespaceNotConfirmed = "NamespaceNotConfirmed"
+	// ReasonNamespaceDeleted: the namespace the role trusted is gone or
+	// being deleted: the role was deleted.
+	ReasonNamespaceDeleted = "NamespaceDeleted"
+	// ReasonNamespaceReplaced: a namespace of that name exists, but not the
+	// one the role trusted: the role was deleted.
+	ReasonNamespaceReplaced = "NamespaceReplaced"
 )
 
 // IAMRoleRequestStatus reports the role and its link.
@@ -242,6 +267,14 @@ type IAMRoleRequestStatus struct {
 	// serviceAccount is "<namespace>/<name>" of the linked ServiceAccount.
 	// +optional
 	ServiceAccount string `json:"serviceAccount,omitempty"`
+
+	// namespaceUID is the UID of the namespace the role may trust, pinned
+	// when the operator first saw it existing and no younger than the
+	// request, or when an admin confirmed it with the annotation
+	// podidentity.openshift.io/confirmed-namespace-uid. Until it is set no
+	// role is made; a namespace of another UID, or none, revokes the role.
+	// +optional
+	NamespaceUID string `json:"namespaceUID,omitempty"`
 
 	// conditions are Provisioned and ServiceAccountLinked.
 	// +optional

@@ -4,7 +4,9 @@
 // ServiceAccount's tokens from the cluster's OIDC provider and whose inline
 // policy is the request's statements; it annotates that ServiceAccount with
 // the role's ARN, creating it when absent, and undoes both when the request
-// is deleted. Names and documents come from podidentity/iamrole.
+// is deleted. Names and documents come from podidentity/iamrole. All of it
+// only for the namespace instance the request pins by UID, and the role is
+// deleted when that namespace goes (namespace.go).
 //
 // A resync with nothing changed reads IAM (GetRole, GetRolePolicy) and the
 // ServiceAccount, and writes nothing. Every DriftInterval each request is
@@ -82,7 +84,8 @@ const (
 const DriftInterval = 5 * time.Minute
 
 // waitingRecheck is when a request waiting on something no informer
-// watches (an OIDC provider registered in IAM, a namespace) looks again.
+// watches (an OIDC provider registered in IAM) or on its namespace looks
+// again; a namespace's events wake it sooner.
 const waitingRecheck = time.Minute
 
 // retryInitial is the first wait after failed IAM calls; it doubles.
@@ -91,23 +94,34 @@ const retryInitial = 5 * time.Second
 // syncTimeout bounds one request's IAM calls.
 const syncTimeout = 2 * time.Minute
 
-// Informers watch the credentials Secret by name: RBAC grants nothing else
-// in the operator's namespace to this controller, and nothing else is cached.
+// Informers watch the credentials Secret by name (RBAC grants nothing else
+// in the operator's namespace to this controller) and namespaces, kept as
+// name, UID and times only: a namespace that comes, goes or starts
+// terminating wakes the requests that name it at once, so that a role is
+// revoked when its namespace is deleted, not at the next resync. The sync
+// itself lists the namespace live (namespace.go), never this cache.
 type Informers struct {
 	credentials informers.SharedInformerFactory
+	namespaces  informers.SharedInformerFactory
 }
 
 // NewInformers returns the controller's own informers; start them with the others.
 func NewInformers(kube kubernetes.Interface, resync time.Duration) *Informers {
-	return &Informers{credentials: informers.NewSharedInformerFactoryWithOptions(kube, resync,
-		informers.WithNamespace(operatorclient.OperatorNamespace),
-		informers.WithTweakListOptions(func(options *metav1.ListOptions) {
-			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", CredentialsSecret).String()
-		}))}
+	return &Informers{
+		credentials: informers.NewSharedInformerFactoryWithOptions(kube, resync,
+			informers.WithNamespace(operatorclient.OperatorNamespace),
+			informers.WithTweakListOptions(func(options *metav1.ListOptions) {
+				options.FieldSelector = fields.OneTermEqualSelector("metadata.name", CredentialsSecret).String()
+			})),
+		namespaces: informers.NewSharedInformerFactoryWithOptions(kube, resync, informers.WithTransform(slimNamespace)),
+	}
 }
 
 // Start starts them.
-func (i *Informers) Start(stopCh <-chan struct{}) { i.credentials.Start(stopCh) }
+func (i *Informers) Start(stopCh <-chan struct{}) {
+	i.credentials.Start(stopCh)
+	i.namespaces.Start(stopCh)
+}
 
 // Inputs are what the controller reads and writes.
 type Inputs struct {
@@ -118,7 +132,7 @@ type Inputs struct {
 	Own              *Informers
 	// ServiceAccounts are read by name (GET), never cached cluster-wide.
 	ServiceAccounts corev1client.ServiceAccountsGetter
-	// Namespaces are listed by name when a request's ServiceAccount is absent.
+	// Namespaces are listed by name at each sync: the role trusts one.
 	Namespaces     corev1client.NamespacesGetter
 	OperatorClient v1helpers.OperatorClient
 	Recorder       events.Recorder
@@ -155,6 +169,7 @@ func New(in Inputs) factory.Controller {
 		WithInformersQueueKeysFunc(requestKey, &updatesWhen{in.Requests.Informer(), requestChanged}).
 		WithInformersQueueKeysFunc(c.allRequests, &updatesWhen{in.WorkloadAccesses.Informer(), podIdentityChanged}).
 		WithInformersQueueKeysFunc(c.allRequests, &updatesWhen{in.Own.credentials.Core().V1().Secrets().Informer(), credentialsChanged}).
+		WithInformersQueueKeysFunc(c.requestsIn, &updatesWhen{in.Own.namespaces.Core().V1().Namespaces().Informer(), namespaceChanged}).
 		WithBareInformers(in.Config.Infrastructures().Informer(), in.OperatorClient.Informer()).
 		WithSync(c.sync).
 		ResyncEvery(DriftInterval).
@@ -194,6 +209,25 @@ func (c *controller) allRequests(runtime.Object) []string {
 	keys := make([]string, 0, len(all))
 	for _, r := range all {
 		keys = append(keys, r.Name)
+	}
+	return keys
+}
+
+// requestsIn are the requests whose ServiceAccount is in the namespace.
+func (c *controller) requestsIn(obj runtime.Object) []string {
+	o, err := meta.Accessor(obj)
+	if err != nil {
+		return nil
+	}
+	all, err := c.requests.List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	var keys []string
+	for _, r := range all {
+		if r.Spec.Storage.ServiceAccount.Namespace == o.GetName() {
+			keys = append(keys, r.Name)
+		}
 	}
 	return keys
 }
@@ -266,40 +300,6 @@ func (c *controller) retry(syncCtx factory.SyncContext, key string, err error) e
 	return nil
 }
 
-// namespaceExists lists the namespace by name: the operator may list and
-// watch namespaces, not get them.
-func (c *controller) namespaceExists(ctx context.Context, name string) (bool, error) {
-	list, err := c.namespaces.Namespaces().List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
-	if err != nil {
-		return false, err
-	}
-	for _, ns := range list.Items {
-		if ns.Name == name {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// waitForNamespace reports a request whose ServiceAccount's namespace does
-// not exist, and makes no role: the role would trust a ServiceAccount of
-// whoever creates that namespace first (any user may, with OpenShift's
-// self-provisioner), and the operator would then create the account there.
-func (c *controller) waitForNamespace(ctx context.Context, syncCtx factory.SyncContext, request *podidentityv1alpha1.IAMRoleRequest, status *podidentityv1alpha1.IAMRoleRequestStatus) error {
-	ns := request.Spec.Storage.ServiceAccount.Namespace
-	message := fmt.Sprintf("namespace %s does not exist, so no role is made yet: whoever creates it controls its ServiceAccounts "+
-		"and so would control the role; create it (the operator checks again every minute)", ns)
-	setCondition(status, request.Generation, metav1.Condition{Type: podidentityv1alpha1.ConditionProvisioned, Status: metav1.ConditionFalse,
-		Reason: podidentityv1alpha1.ReasonNamespaceMissing, Message: message})
-	setCondition(status, request.Generation, metav1.Condition{Type: podidentityv1alpha1.ConditionServiceAccountLinked, Status: metav1.ConditionFalse,
-		Reason: podidentityv1alpha1.ReasonNamespaceMissing, Message: message})
-	if err := c.writeStatus(ctx, request, status); err != nil {
-		return err
-	}
-	syncCtx.Queue().AddAfter(request.Name, waitingRecheck)
-	return nil
-}
-
 // reconcile makes the role and the link, and reports both in the status.
 func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext, request *podidentityv1alpha1.IAMRoleRequest) error {
 	status := request.Status.DeepCopy()
@@ -307,22 +307,32 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 	ref := request.Spec.Storage.ServiceAccount
 	status.ServiceAccount = ref.Namespace + "/" + ref.Name
 
+	// The namespace first: nothing is made or linked for a namespace the
+	// role may not trust (namespace.go).
+	ns, err := c.namespaceNamed(ctx, ref.Namespace)
+	if err != nil {
+		return fmt.Errorf("reading namespace %s: %w", ref.Namespace, err)
+	}
+	v := judge(request, ns)
+	if !v.trusted() {
+		return c.withhold(ctx, syncCtx, request, status, v)
+	}
+	if status.NamespaceUID != v.pin {
+		// Stored before any role exists, so that a role is never made
+		// without the pin that revokes it.
+		status.NamespaceUID = v.pin
+		if err := c.writeStatus(ctx, request, status); err != nil {
+			return err
+		}
+		status = request.Status.DeepCopy()
+	}
+
 	sa, err := c.serviceAccounts.ServiceAccounts(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		sa, err = nil, nil
 	}
 	if err != nil {
 		return fmt.Errorf("reading ServiceAccount %s: %w", status.ServiceAccount, err)
-	}
-
-	if sa == nil {
-		exists, err := c.namespaceExists(ctx, ref.Namespace)
-		if err != nil {
-			return fmt.Errorf("reading namespace %s: %w", ref.Namespace, err)
-		}
-		if !exists {
-			return c.waitForNamespace(ctx, syncCtx, request, status)
-		}
 	}
 
 	role, f := c.provision(ctx, request, sa)
@@ -380,9 +390,11 @@ func (c *controller) writeStatus(ctx context.Context, request *podidentityv1alph
 		return nil
 	}
 	request.Status = *status
-	if _, err := c.requestClient.IAMRoleRequests().UpdateStatus(ctx, request, metav1.UpdateOptions{}); err != nil {
+	updated, err := c.requestClient.IAMRoleRequests().UpdateStatus(ctx, request, metav1.UpdateOptions{})
+	if err != nil {
 		return fmt.Errorf("updating the status of IAMRoleRequest %s: %w", request.Name, err)
 	}
+	request.ResourceVersion = updated.ResourceVersion
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
@@ -33,16 +34,41 @@ func (i *updatesWhen) AddEventHandler(handler cache.ResourceEventHandler) (cache
 	})
 }
 
-// requestChanged: the spec (generation), a deletion, the finalizers, or a
-// recreated object. Not the status.
+// requestChanged: the spec (generation), a deletion, the finalizers, an
+// admin's confirmation of a namespace, or a recreated object. Not the status.
 func requestChanged(oldObj, newObj any) bool {
 	o, ok1 := oldObj.(*podidentityv1alpha1.IAMRoleRequest)
 	n, ok2 := newObj.(*podidentityv1alpha1.IAMRoleRequest)
 	if !ok1 || !ok2 {
 		return true
 	}
+	confirmed := podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation
 	return o.Generation != n.Generation || o.UID != n.UID ||
-		(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) || !slices.Equal(o.Finalizers, n.Finalizers)
+		(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) || !slices.Equal(o.Finalizers, n.Finalizers) ||
+		o.Annotations[confirmed] != n.Annotations[confirmed]
+}
+
+// namespaceChanged: a namespace that starts terminating, or another object
+// of the name (adds and deletes always wake). Labels and resyncs do not.
+func namespaceChanged(oldObj, newObj any) bool {
+	o, ok1 := oldObj.(*corev1.Namespace)
+	n, ok2 := newObj.(*corev1.Namespace)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return o.UID != n.UID || (o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)
+}
+
+// slimNamespace keeps what namespaceChanged reads, and the name the requests
+// are found by; the cluster's namespaces are cached, but not their labels,
+// annotations or managed fields.
+func slimNamespace(obj any) (any, error) {
+	ns, ok := obj.(*corev1.Namespace)
+	if !ok {
+		return obj, nil // a tombstone: only its key is read
+	}
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns.Name, UID: ns.UID, ResourceVersion: ns.ResourceVersion,
+		CreationTimestamp: ns.CreationTimestamp, DeletionTimestamp: ns.DeletionTimestamp}}, nil
 }
 
 // podIdentityChanged: what the roles are made from, in the WorkloadAccess:

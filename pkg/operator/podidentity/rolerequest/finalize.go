@@ -24,7 +24,8 @@ func (c *controller) finalize(ctx context.Context, request *podidentityv1alpha1.
 	if !slices.Contains(request.Finalizers, Finalizer) {
 		return nil
 	}
-	if f := c.deleteRole(ctx, request); f != nil {
+	deleted, refused, f := c.deleteRole(ctx, request)
+	if f != nil {
 		if request.Status.RoleARN == "" && (f.reason == podidentityv1alpha1.ReasonPlatformNotSupported || f.reason == podidentityv1alpha1.ReasonCredentialsMissing) {
 			return c.removeFinalizer(ctx, request)
 		}
@@ -37,48 +38,54 @@ func (c *controller) finalize(ctx context.Context, request *podidentityv1alpha1.
 		}
 		return f
 	}
+	if deleted != "" {
+		c.events.Eventf(request, corev1.EventTypeNormal, "RoleDeleted", "Deleted IAM role %s", deleted)
+	}
+	if refused != "" && request.Status.RoleARN != "" {
+		// Keeping the finalizer would hold the request for ever; letting it go
+		// says which role to look for, in case the grant was narrowed instead.
+		c.events.Eventf(request, corev1.EventTypeWarning, "RoleNotFound",
+			"IAM refused iam:GetRole on role %s, which under the operator's grant means it no longer exists; the request is let go (if the grant was narrowed instead, delete %s by hand)",
+			refused, request.Status.RoleARN)
+	}
 	if err := c.unlink(ctx, request); err != nil {
 		return err
 	}
 	return c.removeFinalizer(ctx, request)
 }
 
-func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) *failure {
+// deleteRole deletes the request's role and its inline policy, when the
+// role's request-uid tag is the request's, and returns its ARN; a role that
+// does not exist, or is someone else's, is left alone. refused names the role
+// when IAM refused to read it, which under the operator's grant means it does
+// not exist (see mayBeAbsent): deleted by hand, or by an earlier pass whose
+// answer was lost.
+func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) (deleted, refused string, f *failure) {
 	env, f := c.environment()
 	if f != nil {
-		return f
+		return "", "", f
 	}
 	client, _, f := c.connect(ctx, env.conn, env.creds)
 	if f != nil {
-		return f
+		return "", "", f
 	}
 	name := iamrole.RoleName(env.infrastructureName, request.Name)
 	got, err := client.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
 	if isNoSuchEntity(err) {
-		return nil
+		return "", "", nil
 	}
 	if mayBeAbsent(err) {
-		// Under the operator's grant, GetRole on a role of its path is
-		// refused only when no such role exists (see mayBeAbsent): the role
-		// was deleted, by hand or by an earlier pass whose answer was lost.
-		// Keeping the finalizer would hold the request for ever; letting it go
-		// says which role to look for, in case the grant was narrowed instead.
-		if request.Status.RoleARN != "" {
-			c.events.Eventf(request, corev1.EventTypeWarning, "RoleNotFound",
-				"IAM refused iam:GetRole on role %s, which under the operator's grant means it no longer exists; the request is let go (if the grant was narrowed instead, delete %s by hand)",
-				name, request.Status.RoleARN)
-		}
-		return nil
+		return "", name, nil
 	}
 	if err != nil {
-		return describe("iam:GetRole", "role "+name, err, env.creds)
+		return "", "", describe("iam:GetRole", "role "+name, err, env.creds)
 	}
 	if ownership(got.Role, request) != nil {
-		return nil // someone else's role of that name: never touched
+		return "", "", nil // someone else's role of that name: never touched
 	}
 	_, err = client.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(iamrole.PolicyName)})
 	if err != nil && !isNoSuchEntity(err) {
-		return describe("iam:DeleteRolePolicy", "role "+name, err, env.creds)
+		return "", "", describe("iam:DeleteRolePolicy", "role "+name, err, env.creds)
 	}
 	_, err = client.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(name)})
 	if err != nil && !isNoSuchEntity(err) {
@@ -86,10 +93,9 @@ func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha
 		if errorCode(err) == "DeleteConflict" {
 			f.message += " (detach the policies attached to the role by hand; the operator deletes only its inline policy " + iamrole.PolicyName + ")"
 		}
-		return f
+		return "", "", f
 	}
-	c.events.Eventf(request, corev1.EventTypeNormal, "RoleDeleted", "Deleted IAM role %s", aws.ToString(got.Role.Arn))
-	return nil
+	return aws.ToString(got.Role.Arn), "", nil
 }
 
 func (c *controller) removeFinalizer(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) error {

@@ -31,7 +31,7 @@ func TestControllerRunsOnInformers(t *testing.T) {
 	f := newFixture(t, true)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	kube := kubefake.NewClientset(f.secret, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps"}})
+	kube := kubefake.NewClientset(f.secret, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps", UID: "uid-apps"}})
 	clients := fake.NewSimpleClientset(f.wa)
 	config := configfake.NewSimpleClientset(f.infra)
 	own := NewInformers(kube, 0)
@@ -82,6 +82,33 @@ func TestControllerRunsOnInformers(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	if after := len(writes(clients.Actions())) + len(writes(kube.Actions())); after != before {
 		t.Errorf("the controller kept writing: %d writes in 2 s", after-before)
+	}
+
+	// The namespace starts terminating: its event wakes the request, and the
+	// role is deleted at once, not at the next resync (DriftInterval).
+	ns, err := kube.CoreV1().Namespaces().Get(ctx, "apps", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	ns.DeletionTimestamp = &now
+	if _, err := kube.CoreV1().Namespaces().Update(ctx, ns, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		got, err := clients.PodIdentityV1alpha1().IAMRoleRequests().Get(ctx, "live", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(got.Status.Conditions, podidentityv1alpha1.ConditionProvisioned)
+		return c != nil && c.Reason == podidentityv1alpha1.ReasonNamespaceDeleted, nil
+	})
+	if err != nil {
+		got, _ := clients.PodIdentityV1alpha1().IAMRoleRequests().Get(ctx, "live", metav1.GetOptions{})
+		t.Fatalf("the namespace's deletion did not revoke the role: %v; status %+v", err, got.Status)
+	}
+	if _, err := f.getRole("live"); errorCode(err) != "NoSuchEntity" {
+		t.Errorf("the role after its namespace started terminating: %v, want NoSuchEntity", err)
 	}
 }
 

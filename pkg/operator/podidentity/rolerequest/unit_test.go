@@ -1,13 +1,13 @@
 package rolerequest
 
 import (
-	"context"
 	"errors"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/smithy-go"
 	corev1 "k8s.io/api/core/v1"
@@ -81,10 +81,33 @@ func TestEventFilters(t *testing.T) {
 	deleted.DeletionTimestamp = &metav1.Time{}
 	finalized := r.DeepCopy()
 	finalized.Finalizers = []string{Finalizer}
-	for _, n := range []*podidentityv1alpha1.IAMRoleRequest{spec, deleted, finalized} {
+	confirmed := r.DeepCopy()
+	confirmed.Annotations = map[string]string{podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation: "ns-uid"}
+	labelled := r.DeepCopy()
+	labelled.Labels = map[string]string{"team": "a"}
+	if requestChanged(r, labelled) {
+		t.Error("a label wakes the controller")
+	}
+	for _, n := range []*podidentityv1alpha1.IAMRoleRequest{spec, deleted, finalized, confirmed} {
 		if !requestChanged(r, n) {
 			t.Errorf("%+v does not wake the controller", n.ObjectMeta)
 		}
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps", UID: "a", ResourceVersion: "1"}}
+	relabelled := ns.DeepCopy()
+	relabelled.Labels = map[string]string{"x": "y"}
+	if namespaceChanged(ns, relabelled) || namespaceChanged(ns, ns.DeepCopy()) {
+		t.Error("a namespace's labels or resync wake its requests")
+	}
+	terminating := ns.DeepCopy()
+	terminating.DeletionTimestamp = &metav1.Time{}
+	replaced := ns.DeepCopy()
+	replaced.UID = "b"
+	if !namespaceChanged(ns, terminating) || !namespaceChanged(ns, replaced) {
+		t.Error("a terminating or replaced namespace does not wake its requests")
+	}
+	if slim, _ := slimNamespace(relabelled); len(slim.(*corev1.Namespace).Labels) > 0 {
+		t.Errorf("the namespace cache keeps labels: %+v", slim)
 	}
 	wa := &operatorv1alpha1.WorkloadAccess{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
 	conditions := wa.DeepCopy()
@@ -124,30 +147,40 @@ func TestNamespaceMissing(t *testing.T) {
 }
 
 // A request for a ServiceAccount in a namespace that does not exist makes
-// no role: whoever created the namespace first (any user may, on OpenShift)
-// would control the account the role trusts. Once the namespace exists,
-// the role and the account are made.
+// no role: whoever creates the namespace (any user may, on OpenShift)
+// controls the account the role trusts. Once the namespace exists, still
+// nothing is made until an admin confirms it, since it is younger than the
+// request; then the role and the account are.
 func TestNoRoleBeforeTheNamespaceExists(t *testing.T) {
 	f := newFixture(t, true)
-	f.request("early", "later", "reader")
-	if err := f.kube.CoreV1().Namespaces().Delete(context.Background(), "later", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	request := f.requestOnly("early", "later", "reader")
 	f.resetRecords()
 	if err := f.sync("early"); err != nil {
 		t.Fatal(err)
 	}
-	f.wantCondition("early", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceMissing, "namespace later does not exist", "no role is made")
+	f.wantCondition("early", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceMissing,
+		"namespace later does not exist", "no IAM role is made", "oc annotate --overwrite iamrolerequest early "+podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation)
 	f.wantCondition("early", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceMissing)
 	f.wantRetry(waitingRecheck)
-	if w := f.http.writes(); len(w) > 0 {
-		t.Errorf("IAM writes before the namespace exists: %v", w)
+	if len(f.http.calls) > 0 {
+		t.Errorf("IAM calls before the namespace exists: %+v", f.http.calls)
 	}
 	if _, err := f.getRole("early"); errorCode(err) != "NoSuchEntity" {
 		t.Errorf("a role was made before the namespace exists: %v", err)
 	}
 
-	f.namespace("later")
+	ns, err := f.namespaceCreatedAt("later", request.CreationTimestamp.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.sync("early"); err != nil {
+		t.Fatal(err)
+	}
+	f.wantCondition("early", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceNotConfirmed)
+	if _, err := f.getRole("early"); errorCode(err) != "NoSuchEntity" {
+		t.Errorf("a role was made for a namespace younger than the request: %v", err)
+	}
+	f.confirm("early", string(ns.UID))
 	if err := f.sync("early"); err != nil {
 		t.Fatal(err)
 	}

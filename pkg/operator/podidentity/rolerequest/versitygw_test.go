@@ -234,29 +234,46 @@ func (f *fixture) useKeys(keyID, secret string) {
 		Data: map[string][]byte{AccessKeyIDKey: []byte(keyID), SecretAccessKeyKey: []byte(secret)}}
 }
 
-// request creates an IAMRoleRequest for ServiceAccount namespace/name.
-// namespace creates a namespace in the fake API server, once.
+// namespace creates a namespace in the fake API server, once, an hour
+// before the fixture's requests (the fake sets no UID or creation time).
 func (f *fixture) namespace(name string) {
 	f.t.Helper()
-	_, err := f.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := f.namespaceCreatedAt(name, time.Now().Add(-time.Hour)); err != nil && !apierrors.IsAlreadyExists(err) {
 		f.t.Fatal(err)
 	}
 }
 
+// namespaceCreatedAt creates a namespace with a new UID, created at created
+// (whole seconds, as the API server stores it).
+func (f *fixture) namespaceCreatedAt(name string, created time.Time) (*corev1.Namespace, error) {
+	return f.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name: name, UID: types.UID("ns-" + name + "-" + randomSuffix()), CreationTimestamp: metav1.NewTime(created.Truncate(time.Second)),
+	}}, metav1.CreateOptions{})
+}
+
+// request creates an IAMRoleRequest for ServiceAccount namespace/name, and
+// the namespace before it when absent.
 func (f *fixture) request(name, namespace, sa string, entries ...podidentityv1alpha1.StatementEntry) *podidentityv1alpha1.IAMRoleRequest {
+	f.t.Helper()
+	f.namespace(namespace)
+	return f.requestOnly(name, namespace, sa, entries...)
+}
+
+// requestOnly creates an IAMRoleRequest, created now, whether or not its
+// namespace exists.
+func (f *fixture) requestOnly(name, namespace, sa string, entries ...podidentityv1alpha1.StatementEntry) *podidentityv1alpha1.IAMRoleRequest {
 	f.t.Helper()
 	if len(entries) == 0 {
 		entries = []podidentityv1alpha1.StatementEntry{{Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::data/*"}}
 	}
 	r := &podidentityv1alpha1.IAMRoleRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name + "-" + randomSuffix()), Generation: 1},
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name + "-" + randomSuffix()), Generation: 1,
+			CreationTimestamp: metav1.NewTime(time.Now().Truncate(time.Second))},
 		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
 			Storage:      podidentityv1alpha1.Storage{ServiceAccount: podidentityv1alpha1.ServiceAccountStorage{Namespace: namespace, Name: sa}},
 			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: entries},
 		},
 	}
-	f.namespace(namespace)
 	created, err := f.requests.PodIdentityV1alpha1().IAMRoleRequests().Create(context.Background(), r, metav1.CreateOptions{})
 	if err != nil {
 		f.t.Fatal(err)
