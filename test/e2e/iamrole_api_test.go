@@ -86,6 +86,7 @@ func leafPaths(prefix string, v any, into map[string]bool) {
 func TestAWSRolesDocExamplesAreAccepted(t *testing.T) {
 	dumpOnFailure(t)
 	ensureWebhook(t) // the access-grants check judges the requests the API server accepts
+	waitRoleRequestsChecked(t)
 	ctx := context.Background()
 	objects := docObjects(t, awsRolesDoc)
 	client := dynamic.NewForConfigOrDie(env.cp.Config).Resource(podidentityv1alpha1.SchemeGroupVersion.WithResource("iamrolerequests"))
@@ -129,6 +130,7 @@ func TestAWSRolesDocExamplesAreAccepted(t *testing.T) {
 func TestIAMRoleRequestValidationMessages(t *testing.T) {
 	dumpOnFailure(t)
 	ensureWebhook(t) // the access-grants check judges the requests the API server accepts
+	waitRoleRequestsChecked(t)
 	ctx := context.Background()
 	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
 	valid := func(name string) *podidentityv1alpha1.IAMRoleRequest {

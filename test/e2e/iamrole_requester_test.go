@@ -21,6 +21,25 @@ import (
 // IAMRoleRequest's requester may not write its ServiceAccount.
 const requesterAttenuation = "an IAMRoleRequest has the operator write that ServiceAccount"
 
+// waitRoleRequestsChecked waits until the access-grants check judges
+// IAMRoleRequests: until the operator has registered it, the
+// access-grants-checked policy refuses every one, a cluster admin's too.
+func waitRoleRequestsChecked(t *testing.T) {
+	t.Helper()
+	probe := &podidentityv1alpha1.IAMRoleRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-probe"},
+		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
+			Storage: podidentityv1alpha1.Storage{ServiceAccount: podidentityv1alpha1.ServiceAccountStorage{Namespace: "default", Name: "e2e-probe"}},
+			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{
+				{Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::e2e/*"}}},
+		},
+	}
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		_, err := env.operator.PodIdentityV1alpha1().IAMRoleRequests().Create(ctx, probe, dryRun)
+		return err
+	})
+}
+
 // An IAMRoleRequest has the operator annotate, or create, the
 // ServiceAccount it names, with the operator's own rights. Whom an admin
 // binds to the requester role may have that done only where they may
