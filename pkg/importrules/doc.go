@@ -43,6 +43,7 @@ var Shared = map[string]string{
 	"frame/reconcileloop":         "the loop the controllers of the operator's own resources run",
 	"frame/relatedobjects":        "what must-gather collects",
 	"frame/objectevents":          "Events recorded on the objects they are about",
+	"frame/controllerref":         "whether an object's controller is a given owner: API group, kind and UID",
 	"frame/verbosity":             "the klog verbosity of a log level, below client-go's body logging (and its controller)",
 	"admission/webhooktrust":      "the caBundle of the webhook configurations, mutating and validating",
 	"subscription/bundlestatus":   "a bundle's Invalid condition, its Events and retries",

@@ -20,7 +20,8 @@ import (
 )
 
 // ValidateAccessGrantsPath is where the API server sends ScopeTemplates,
-// ScopeInstances and APIAccessPolicies being created or changed.
+// ScopeInstances, APIAccessPolicies and IAMRoleRequests being created or
+// changed.
 const ValidateAccessGrantsPath = "/validate-access-grants"
 
 // accessGrantsTimeout bounds one check, inside the 15 s the
@@ -35,7 +36,7 @@ const grantsWebhookTimeout = 15 * time.Second
 // grantsSource names the check in metrics.
 const grantsSource = "access-grants"
 
-// grantsHandler answers AdmissionReviews of the three kinds with the
+// grantsHandler answers AdmissionReviews of the four kinds with the
 // attenuation check. It never admits what it could not check: every
 // failure, a panic included, is a refusal.
 type grantsHandler struct {

@@ -99,8 +99,8 @@ type Config struct {
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 
 	Mutators []mutation.Mutator
-	// AccessGrants checks ScopeTemplates, ScopeInstances and
-	// APIAccessPolicies on ValidateAccessGrantsPath; nil leaves the path
+	// AccessGrants checks ScopeTemplates, ScopeInstances, APIAccessPolicies
+	// and IAMRoleRequests on ValidateAccessGrantsPath; nil leaves the path
 	// unserved (the API server then refuses them: the webhook fails closed).
 	AccessGrants *grants.Checker
 	// Collectors are the mutators' own metrics (cache lookups), served on

@@ -74,6 +74,7 @@ func podIdentityGrants(t *testing.T, user string) []string {
 // viewer roles grant exactly their verbs to whom an admin binds them.
 func TestIAMRoleRequestsAreForClusterAdminsAndWhomTheyBind(t *testing.T) {
 	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check judges IAMRoleRequests too
 	ctx := context.Background()
 	// No ClusterRole that aggregates into another grants anything in the
 	// group (a label added later would leak it to every namespace admin).
@@ -155,11 +156,15 @@ func TestIAMRoleRequestsAreForClusterAdminsAndWhomTheyBind(t *testing.T) {
 		})
 	}
 
-	// The requester really creates one; the auditor does not.
+	// The requester really creates one, for a ServiceAccount in a namespace
+	// where she may write ServiceAccounts (TestIAMRoleRequestersWriteOnly…
+	// shows why); the auditor does not.
+	ns := testNamespace(t, "iam-requested-")
+	grantEdit(t, ns, "e2e-iam-requester-edit", rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: "User", Name: users[iamRoleRequesterRole]})
 	request := &podidentityv1alpha1.IAMRoleRequest{
 		ObjectMeta: metav1.ObjectMeta{Name: "e2e-requested"},
 		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
-			Storage: podidentityv1alpha1.Storage{ServiceAccount: podidentityv1alpha1.ServiceAccountStorage{Namespace: "default", Name: "e2e"}},
+			Storage: podidentityv1alpha1.Storage{ServiceAccount: podidentityv1alpha1.ServiceAccountStorage{Namespace: ns, Name: "e2e"}},
 			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{
 				{Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::e2e/*"},
 			}},
@@ -169,11 +174,17 @@ func TestIAMRoleRequestsAreForClusterAdminsAndWhomTheyBind(t *testing.T) {
 		config := rest.CopyConfig(env.cp.Config)
 		config.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{"system:authenticated"}}
 		client := operatorclientset.NewForConfigOrDie(config)
-		_, err := client.PodIdentityV1alpha1().IAMRoleRequests().Create(ctx, request, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if allowed && err != nil {
-			t.Errorf("%s creating an IAMRoleRequest: %v", user, err)
+		create := func(ctx context.Context) error {
+			_, err := client.PodIdentityV1alpha1().IAMRoleRequests().Create(ctx, request, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			return err
 		}
-		if !allowed && !apierrors.IsForbidden(err) {
+		if allowed {
+			// RBAC caches the new RoleBinding briefly.
+			framework.Eventually(t, 30*time.Second, create)
+			continue
+		}
+		err := create(ctx)
+		if !apierrors.IsForbidden(err) {
 			t.Errorf("%s creating an IAMRoleRequest: %v, want Forbidden", user, err)
 		}
 	}

@@ -85,6 +85,8 @@ func leafPaths(prefix string, v any, into map[string]bool) {
 // field of the enhancement's example is in the page's mapping table.
 func TestAWSRolesDocExamplesAreAccepted(t *testing.T) {
 	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check judges the requests the API server accepts
+	waitRoleRequestsChecked(t)
 	ctx := context.Background()
 	objects := docObjects(t, awsRolesDoc)
 	client := dynamic.NewForConfigOrDie(env.cp.Config).Resource(podidentityv1alpha1.SchemeGroupVersion.WithResource("iamrolerequests"))
@@ -127,6 +129,8 @@ func TestAWSRolesDocExamplesAreAccepted(t *testing.T) {
 // The CRD's own messages, as an admin sees them from the API server.
 func TestIAMRoleRequestValidationMessages(t *testing.T) {
 	dumpOnFailure(t)
+	ensureWebhook(t) // the access-grants check judges the requests the API server accepts
+	waitRoleRequestsChecked(t)
 	ctx := context.Background()
 	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
 	valid := func(name string) *podidentityv1alpha1.IAMRoleRequest {

@@ -206,6 +206,9 @@ func setUp(ctx context.Context) error {
 	if env.webhook, err = env.cp.StartWebhook(ctx, env.binary, "webhook"); err != nil {
 		return err
 	}
+	if err := waitRoleRequestsChecked(ctx, time.Minute); err != nil {
+		return err
+	}
 	// An admin registers the issuer with IAM (phase 1 of the enhancement),
 	// pinning the CA of its HTTPS front.
 	provider, err := env.iam.CreateOpenIDConnectProvider(ctx, &iam.CreateOpenIDConnectProviderInput{

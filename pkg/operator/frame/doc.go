@@ -19,6 +19,8 @@
 //     resources run (Bundle, ClusterBundle, ScopeTemplate, ScopeInstance,
 //     APIAccessPolicy);
 //   - objectevents: Events on the objects they are about;
+//   - controllerref: whether an object's controller is a given owner (group,
+//     kind and UID), the proof of ownership every generator trusts;
 //   - relatedobjects: what must-gather collects;
 //   - topology: whether the control plane runs a single replica.
 //

@@ -36,8 +36,8 @@ type Checker struct {
 	MaxReviews int
 }
 
-// Request is one admission request for a ScopeTemplate, ScopeInstance or
-// APIAccessPolicy.
+// Request is one admission request for a ScopeTemplate, ScopeInstance,
+// APIAccessPolicy or IAMRoleRequest.
 type Request struct {
 	Group, Resource string
 	// Operation is CREATE or UPDATE; anything else is admitted (nothing is
@@ -87,6 +87,9 @@ type Decision struct {
 func (c *Checker) Check(ctx context.Context, req Request) Decision {
 	if req.Operation != "CREATE" && req.Operation != "UPDATE" {
 		return Decision{Allowed: true}
+	}
+	if isRoleRequest(req) {
+		return c.checkRoleRequest(ctx, req)
 	}
 	obj, err := decode(req.Group, req.Resource, req.Object)
 	if err != nil {

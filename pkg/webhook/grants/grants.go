@@ -3,7 +3,9 @@
 // they hold. It computes the RBAC an object results in, expands it into
 // single permissions and asks, as the requester, whether they hold each one
 // where it would be granted (the rule Kubernetes applies to RoleBindings and
-// ClusterRoles). It reaches the cluster only through the interfaces the
+// ClusterRoles). An IAMRoleRequest grants no RBAC but has the operator write
+// a ServiceAccount: its requester must be able to write it
+// (rolerequests.go). It reaches the cluster only through the interfaces the
 // server hands it.
 package grants
 

@@ -319,6 +319,8 @@ const (
 	ReasonScopeTemplateReplaced = "ScopeTemplateReplaced"
 
 	// ConditionBound (ScopeInstance): every role is bound where it should be.
+	// False with ReasonConflict when a binding of a name it would write is
+	// not controlled by it (left untouched; the operator is not Degraded).
 	ConditionBound             = "Bound"
 	ReasonAllBound             = "AllBound"
 	ReasonNamespacesNotFound   = "NamespacesNotFound"

@@ -1,9 +1,10 @@
 // Package accessgrantswebhook applies the webhook's
 // ValidatingWebhookConfiguration from bindata, the attenuation check on
-// ScopeTemplates, ScopeInstances and APIAccessPolicies, with every
-// webhook's caBundle set to the serving-CA ConfigMap's bundle; restores it
-// when it drifts or is deleted, and deletes it under Removed, as the
-// webhookconfiguration controller does for the MutatingWebhookConfiguration.
+// ScopeTemplates, ScopeInstances, APIAccessPolicies and IAMRoleRequests,
+// with every webhook's caBundle set to the serving-CA ConfigMap's bundle;
+// restores it when it drifts or is deleted, and deletes it under Removed,
+// as the webhookconfiguration controller does for the
+// MutatingWebhookConfiguration.
 // While it does not exist, the CVO-shipped ValidatingAdmissionPolicy
 // workload-access-access-grants-checked refuses those objects.
 package accessgrantswebhook

@@ -73,7 +73,7 @@ func get(t *testing.T, client *fake.Clientset) *admissionregistrationv1.Validati
 }
 
 // The shipped configuration is what the safety-net policy expects: one
-// fail-closed webhook on the check's path for the three kinds.
+// fail-closed webhook on the check's path for the four kinds.
 func TestManifestFailsClosed(t *testing.T) {
 	m := Manifest()
 	if m.Name != operatorclient.WebhookName || len(m.Webhooks) != 1 {
@@ -92,7 +92,7 @@ func TestManifestFailsClosed(t *testing.T) {
 		}
 		resources = append(resources, r.Resources...)
 	}
-	if !slices.Equal(resources, []string{"scopetemplates", "scopeinstances", "apiaccesspolicies"}) {
+	if !slices.Equal(resources, []string{"scopetemplates", "scopeinstances", "apiaccesspolicies", "iamrolerequests"}) {
 		t.Errorf("resources %v", resources)
 	}
 }

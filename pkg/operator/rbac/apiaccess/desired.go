@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/controllerref"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/rbacsubjects"
 )
 
@@ -176,10 +176,12 @@ func bundleProvided(crd *apiextensionsv1.CustomResourceDefinition, role metav1.O
 // label a ClusterRole or binding can set it), and an object of a policy
 // deleted and re-created under the same name is the garbage collector's.
 func ours(policy *apiaccessv1alpha1.APIAccessPolicy, obj metav1.Object) bool {
-	owner := metav1.GetControllerOfNoCopy(obj)
-	return owner != nil && owner.UID == policy.UID && owner.Kind == "APIAccessPolicy" &&
-		strings.HasPrefix(owner.APIVersion, apiaccessv1alpha1.GroupName+"/")
+	return controllerref.ControlledBy(obj, policyKind, policy.UID)
 }
+
+// policyKind is what a controller reference to an APIAccessPolicy names:
+// the kind in another group is someone else's.
+var policyKind = apiaccessv1alpha1.SchemeGroupVersion.WithKind("APIAccessPolicy").GroupKind()
 
 // claim says who holds obj, an object of a name policy would use that is
 // not its own, for the Conflict condition.
@@ -187,10 +189,12 @@ func claim(policy *apiaccessv1alpha1.APIAccessPolicy, obj metav1.Object) string 
 	label := obj.GetLabels()[apiaccessv1alpha1.PolicyLabel]
 	owner := metav1.GetControllerOfNoCopy(obj)
 	switch {
-	case owner != nil && owner.Kind == "APIAccessPolicy" && owner.Name == policy.Name:
+	case owner != nil && controllerref.Refers(*owner, policyKind) && owner.Name == policy.Name:
 		return "left by an earlier APIAccessPolicy " + policy.Name + ", for the garbage collector to delete"
-	case owner != nil && owner.Kind == "APIAccessPolicy":
+	case owner != nil && controllerref.Refers(*owner, policyKind):
 		return "managed by APIAccessPolicy " + owner.Name
+	case owner != nil && owner.Kind == "APIAccessPolicy":
+		return "controlled by an APIAccessPolicy of another API group (" + owner.APIVersion + "), not the operator's"
 	case label == policy.Name:
 		return "labelled for this policy but not created by it"
 	case label != "":

@@ -2,7 +2,9 @@ package scopes
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -189,17 +191,25 @@ var clusterRoleBindingKind = bindingKind[*rbacv1.ClusterRoleBinding]{
 func (k bindingKind[T]) writes(c *instances, uid string, owned []T, desired map[string]T) []write {
 	var writes []write
 	existing := map[string]T{}
+	foreign := map[string]bool{}
 	for _, b := range owned {
+		key := bindingKey(b.GetNamespace(), b.GetName())
 		if !controlledBy(b, "ScopeInstance", uid) {
+			// Labelled for the instance, not its: the cache says so, no
+			// create need be refused to learn it.
+			foreign[key] = true
 			continue
 		}
-		key := bindingKey(b.GetNamespace(), b.GetName())
 		existing[key] = b
 		if desired[key] == nil && c.namespaceLive(b.GetNamespace()) {
 			writes = append(writes, k.remove(c, b))
 		}
 	}
 	for key, b := range desired {
+		if foreign[key] {
+			writes = append(writes, write{where: key, do: func(context.Context) error { return foreignBinding{kind: k.kind, where: key} }})
+			continue
+		}
 		writes = append(writes, k.ensure(c, uid, b, existing[key])...)
 	}
 	return writes
@@ -234,7 +244,7 @@ func (k bindingKind[T]) ensure(c *instances, uid string, desired, existing T) []
 			return getErr
 		}
 		if !controlledBy(live, "ScopeInstance", uid) {
-			return fmt.Errorf("%s %s exists and is not controlled by the ScopeInstance; it is left untouched", k.kind, where)
+			return foreignBinding{kind: k.kind, where: where}
 		}
 		if !k.inSync(live, desired) {
 			return fmt.Errorf("%s %s was changed meanwhile; it is repaired on the next sync", k.kind, where)
@@ -280,4 +290,30 @@ func (k bindingKind[T]) remove(c *instances, b T) write {
 		}
 		return err
 	}}
+}
+
+// foreignBinding is a binding of a name the instance would write that it
+// does not control: someone else's, none's, or one whose controller names
+// a ScopeInstance of another API group. It is never changed, and it is a
+// Conflict on the instance, not a failure: retrying cannot help, and
+// whoever may create a binding of that name must not be able to make the
+// operator Degraded.
+type foreignBinding struct{ kind, where string }
+
+func (e foreignBinding) Error() string {
+	return fmt.Sprintf("%s %s exists and is not controlled by the ScopeInstance; it is left untouched", e.kind, e.where)
+}
+
+// foreignBindings takes the foreign bindings out of failures and returns
+// where they are, sorted.
+func foreignBindings(failures map[string]error) []string {
+	var foreign []string
+	for where, err := range failures {
+		if errors.As(err, new(foreignBinding)) {
+			foreign = append(foreign, where)
+			delete(failures, where)
+		}
+	}
+	slices.Sort(foreign)
+	return foreign
 }

@@ -113,15 +113,17 @@ func (c *instances) sync(ctx context.Context, syncCtx factory.SyncContext, insta
 		return err
 	}
 
+	foreign := foreignBindings(failures)
 	setValid(recorder, instance, &status.Conditions)
 	status.NamespaceCount = int32(len(where.namespaces))
-	setBound(recorder, instance, &status.Conditions, where, failures, pending, rolesTrouble(template))
+	setBound(recorder, instance, &status.Conditions, where, failures, foreign, pending, rolesTrouble(template))
 	if err := updateInstanceStatus(ctx, c.client, instance, status); err != nil {
 		return err
 	}
 	if len(failures) > 0 {
 		// Retried with backoff; reconcileloop names the instance in
-		// ScopeInstanceDegraded.
+		// ScopeInstanceDegraded. Foreign bindings are not: the resync, or
+		// an event of a labelled one, looks again.
 		return fmt.Errorf("%d bindings failed: %s", len(failures), failureMessage(failures))
 	}
 	return nil
@@ -330,15 +332,21 @@ func setValid(recorder events.Recorder, instance *scopesv1alpha1.ScopeInstance, 
 }
 
 // setBound reports whether every role is bound everywhere it should be.
-// The first that applies wins: failures, then missing namespaces, then
-// roles the template has not (or cannot) create, quoting templateSays:
-// the template's own account of why (rolesTrouble).
-func setBound(recorder events.Recorder, instance *scopesv1alpha1.ScopeInstance, conditions *[]metav1.Condition, where scope, failures map[string]error, pending []string, templateSays string) {
+// The first that applies wins: failures, then foreign bindings, then
+// missing namespaces, then roles the template has not (or cannot) create,
+// quoting templateSays: the template's own account of why (rolesTrouble).
+func setBound(recorder events.Recorder, instance *scopesv1alpha1.ScopeInstance, conditions *[]metav1.Condition, where scope, failures map[string]error, foreign, pending []string, templateSays string) {
 	condition := metav1.Condition{Type: scopesv1alpha1.ConditionBound, ObservedGeneration: instance.Generation, Status: metav1.ConditionFalse}
 	switch {
 	case len(failures) > 0:
 		condition.Reason = scopesv1alpha1.ReasonBindingFailed
 		condition.Message = fmt.Sprintf("%d bindings failed: %s", len(failures), failureMessage(failures))
+	case len(foreign) > 0:
+		condition.Reason = scopesv1alpha1.ReasonConflict
+		condition.Message = fmt.Sprintf("bindings %s exist and are not controlled by this ScopeInstance (made by someone else, or "+
+			"controlled by another owner, a ScopeInstance of another API group included): they are left untouched and the instance "+
+			"binds nothing in their place; delete them, and the instance binds there at its next sync (within 10 minutes), "+
+			"or re-create the instance under another name", named(foreign))
 	case len(where.replaced) > 0:
 		condition.Reason = scopesv1alpha1.ReasonNamespacesReplaced
 		condition.Message = fmt.Sprintf("namespaces %s were deleted and re-created (or first created) after this spec was written; nothing is bound there "+

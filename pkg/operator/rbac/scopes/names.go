@@ -10,9 +10,11 @@ import (
 	"encoding/hex"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/controllerref"
 )
 
 // suffixLength is how many hex digits of a SHA-256 end every generated name:
@@ -54,8 +56,9 @@ func controllerRef(kind string, owner metav1.Object) metav1.OwnerReference {
 	}
 }
 
-// controlledBy says whether obj's controller is the owner with this kind and UID.
+// controlledBy says whether obj's controller is the ScopeTemplate or
+// ScopeInstance (kind) with this UID: a reference of that kind and UID in
+// another group is someone else's.
 func controlledBy(obj metav1.Object, kind string, uid string) bool {
-	owner := metav1.GetControllerOfNoCopy(obj)
-	return owner != nil && owner.Kind == kind && string(owner.UID) == uid
+	return controllerref.ControlledBy(obj, scopesv1alpha1.SchemeGroupVersion.WithKind(kind).GroupKind(), types.UID(uid))
 }

@@ -3,6 +3,7 @@ package scopes
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 	scopesfake "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
@@ -264,7 +266,21 @@ func TestTemplateRolesExistOnlyWhileAnInstanceNamesIt(t *testing.T) {
 }
 
 func TestTemplateLeavesAForeignRoleAlone(t *testing.T) {
-	foreign := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName("t", "reader-")}}
+	t.Run("someone else's", func(t *testing.T) {
+		testTemplateLeavesAForeignRoleAlone(t, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName("t", "reader-")}})
+	})
+	// Labelled for the template and controlled by its kind and UID, but in
+	// another API group (the operator-writes policy lets a cluster admin
+	// set that): someone else's too, never adopted.
+	t.Run("a forged controller", func(t *testing.T) {
+		testTemplateLeavesAForeignRoleAlone(t, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName("t", "reader-"),
+			Labels:          map[string]string{scopesv1alpha1.ScopeTemplateLabel: "t"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "evil.example/v1", Kind: "ScopeTemplate", Name: "t", UID: "template-uid", Controller: ptr.To(true)}}},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}}})
+	})
+}
+
+func testTemplateLeavesAForeignRoleAlone(t *testing.T, foreign *rbacv1.ClusterRole) {
 	f := newFixture(t, newTemplate("t", "reader-"), newInstance("i", "t", nil, nil), foreign)
 	f.syncTemplate("t")
 	if w := f.writes(); len(w) != 1 || w[0] != "update scopetemplates/status" {
@@ -663,17 +679,56 @@ func TestBindingWritesOfBothKinds(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.writes()
-			err = f.syncInstance("i")
-			if want := fmt.Sprintf("1 bindings failed: %s: %s %s exists and is not controlled by the ScopeInstance; it is left untouched", key, tc.kind, key); err == nil || err.Error() != want {
-				t.Errorf("sync over a foreign binding: %v, want %s", err, want)
+			// A Conflict on the instance, not a failure: retrying cannot
+			// help, and whoever may create a binding of that name must not
+			// make the operator Degraded.
+			if err := f.syncInstance("i"); err != nil {
+				t.Errorf("sync over a foreign binding: %v, want none (a Conflict)", err)
 			}
 			if got, _, _ := get(); got.Name != "foreign" {
 				t.Errorf("foreign binding changed: %+v", got)
 			}
-			got, _ := f.scopes.ScopesV1alpha1().ScopeInstances().Get(ctx, "i", metav1.GetOptions{})
-			if c := condition(t, got.Status.Conditions, scopesv1alpha1.ConditionBound); c.Reason != scopesv1alpha1.ReasonBindingFailed {
-				t.Errorf("Bound %+v", c)
+			conflict := func(what string) {
+				t.Helper()
+				got, _ := f.scopes.ScopesV1alpha1().ScopeInstances().Get(ctx, "i", metav1.GetOptions{})
+				if c := condition(t, got.Status.Conditions, scopesv1alpha1.ConditionBound); c.Reason != scopesv1alpha1.ReasonConflict ||
+					!strings.HasPrefix(c.Message, "bindings "+key+" exist and are not controlled by this ScopeInstance") {
+					t.Errorf("%s: Bound %+v", what, c)
+				}
 			}
+			conflict("a foreign binding")
+
+			// A binding labelled for the instance, of its role, whose
+			// controller names the instance's kind and UID in another API
+			// group (the operator-writes policy lets a cluster admin set
+			// that): not the instance's, so not adopted, not changed.
+			instance, _ := f.scopes.ScopesV1alpha1().ScopeInstances().Get(ctx, "i", metav1.GetOptions{})
+			forged := metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{scopesv1alpha1.ScopeInstanceLabel: "i"},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "evil.example/v1", Kind: "ScopeInstance", Name: "i", UID: instance.UID, Controller: ptr.To(true)}}}
+			ours := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: roleName}
+			strangers := []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "stranger"}}
+			if namespace != "" {
+				_ = f.kube.RbacV1().RoleBindings(namespace).Delete(ctx, name, metav1.DeleteOptions{})
+				_, err = f.kube.RbacV1().RoleBindings(namespace).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: forged, RoleRef: ours, Subjects: strangers}, metav1.CreateOptions{})
+			} else {
+				_ = f.kube.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{})
+				_, err = f.kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: forged, RoleRef: ours, Subjects: strangers}, metav1.CreateOptions{})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.writes()
+			f.unseen = newUnseenWrites()
+			if err := f.syncInstance("i"); err != nil {
+				t.Errorf("sync over a binding with a forged controller: %v, want none (a Conflict)", err)
+			}
+			if w := f.writes(); slices.ContainsFunc(w, func(w string) bool { return strings.Contains(w, tc.resource) }) {
+				t.Errorf("wrote %v over a binding with a forged controller", w)
+			}
+			if _, subjects, obj := get(); !slices.Equal(subjects, strangers) || obj.GetOwnerReferences()[0].APIVersion != "evil.example/v1" {
+				t.Errorf("the binding with a forged controller was adopted: %+v %+v", subjects, obj.GetOwnerReferences())
+			}
+			conflict("a binding with a forged controller")
 		})
 	}
 }

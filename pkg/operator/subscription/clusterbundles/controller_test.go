@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
@@ -529,15 +530,28 @@ func TestForeignShareIsAConflictAndNothingIsWritten(t *testing.T) {
 
 func TestForeignClusterRoleIsAConflict(t *testing.T) {
 	b := clusterBundle("rhel", nil, []subscriptionv1alpha1.ClusterReference{ref("certs", "a")})
-	foreign := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "rhel-subscription-bundle"}}
-	f := newFixture(t, b, secret("certs", "a", "a.pem"), foreign)
-	f.sync("rhel")
-	if cond := invalid(t, f.bundle("rhel")); cond.Reason != subscriptionv1alpha1.ReasonConflict ||
-		cond.Message != "ClusterRole rhel-subscription-bundle already exists and is not owned by ClusterBundle rhel" {
-		t.Errorf("Invalid %+v", cond)
-	}
-	if got := f.shareNames(); len(got) != 0 {
-		t.Errorf("shares %v were created despite the conflict", got)
+	for name, foreign := range map[string]*rbacv1.ClusterRole{
+		"someone else's": {ObjectMeta: metav1.ObjectMeta{Name: "rhel-subscription-bundle"}},
+		// Labelled for the bundle and controlled by its kind and UID, but in
+		// another API group (the operator-writes policy lets a cluster
+		// admin set that): not the bundle's, never adopted.
+		"a forged controller": {ObjectMeta: metav1.ObjectMeta{Name: "rhel-subscription-bundle", Labels: map[string]string{BundleLabel: "rhel"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "evil.example/v1", Kind: "ClusterBundle", Name: "rhel", UID: b.UID, Controller: ptr.To(true)}}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, b, secret("certs", "a", "a.pem"), foreign)
+			f.sync("rhel")
+			if cond := invalid(t, f.bundle("rhel")); cond.Reason != subscriptionv1alpha1.ReasonConflict ||
+				cond.Message != "ClusterRole rhel-subscription-bundle already exists and is not owned by ClusterBundle rhel" {
+				t.Errorf("Invalid %+v", cond)
+			}
+			if got := f.shareNames(); len(got) != 0 {
+				t.Errorf("shares %v were created despite the conflict", got)
+			}
+			if got := f.role("rhel-subscription-bundle"); len(got.Rules) != 0 || !reflect.DeepEqual(got.OwnerReferences, foreign.OwnerReferences) {
+				t.Errorf("the foreign role was written: %+v", got)
+			}
+		})
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/controllerref"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundlerefs"
 )
 
@@ -108,11 +109,11 @@ func ownerReference(bundle *subscriptionv1alpha1.ClusterBundle) metav1.OwnerRefe
 }
 
 // ownedBy says whether bundle controls obj. An object of the same name made
-// by someone else, or for an earlier bundle of the same name, is not ours to
-// change.
+// by someone else, or for an earlier bundle of the same name, or whose
+// controller names the bundle's kind and UID in another group, is not ours
+// to change.
 func ownedBy(obj metav1.Object, bundle *subscriptionv1alpha1.ClusterBundle) bool {
-	owner := metav1.GetControllerOfNoCopy(obj)
-	return owner != nil && owner.UID == bundle.UID && owner.Kind == "ClusterBundle"
+	return controllerref.ControlledBy(obj, subscriptionv1alpha1.SchemeGroupVersion.WithKind("ClusterBundle").GroupKind(), bundle.UID)
 }
 
 // withLabels returns existing's labels with every aggregate-to-* label
