@@ -185,7 +185,9 @@ func TestAPIAccessUnmanagedByDefaultIsAnEventOnTheClusterExtension(t *testing.T)
 		if _, err := env.kube.RbacV1().ClusterRoles().Create(context.Background(), foreign, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), foreign.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), foreign.Name, metav1.DeleteOptions{})
+		})
 	}
 	createPolicy(t, "e2e-unmanaged-conflicts", apiaccessv1alpha1.APIAccessPolicySpec{Mode: apiaccessv1alpha1.ModeAggregate,
 		CRDs: apiaccessv1alpha1.CRDSelection{Names: []string{gizmos.Name}}})
