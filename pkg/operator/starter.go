@@ -149,6 +149,9 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 			RequestClient: c.subscription.PodIdentityV1alpha1(), WorkloadAccesses: subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
 			Config: configInformers.Config().V1(), Own: roleRequestInputs, ServiceAccounts: c.kube.CoreV1(), Namespaces: c.kube.CoreV1(),
 			OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectevents.NewForAdmins(ctx, c.kube)}),
+		// Requests waiting for a usable permissions boundary, on the ClusterOperator.
+		rolerequest.NewBoundaryStatus(subscriptionInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
+			subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), configInformers.Config().V1(), c.operator, recorder),
 	}
 
 	// RBAC for operator APIs.

@@ -153,7 +153,9 @@ func policyFromStatements(entries []credentialsStatement) (string, error) {
 		statements = append(statements, s)
 	}
 	doc, err := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": statements})
-	return string(doc), err
+	// The grant names every partition (arn:*:), which AWS IAM accepts;
+	// versitygw accepts only the aws partition, its roles' own.
+	return strings.ReplaceAll(string(doc), `"arn:*:`, `"arn:aws:`), err
 }
 
 // grantRoles gives the operator IAM credentials the way a cluster does: an

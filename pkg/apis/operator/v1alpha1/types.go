@@ -161,9 +161,13 @@ type IAMRolesSpec struct {
 
 	// permissionsBoundary is the ARN of a managed IAM policy every role the
 	// operator creates carries as its permissions boundary: no statement of
-	// an IAMRoleRequest grants more than it allows. The operator's own
-	// CredentialsRequest lets it create roles only with a boundary under
-	// the policy path /workload-access/; see docs/security.md.
+	// an IAMRoleRequest grants more than it allows. Required on AWS IAM
+	// (iamEndpoint empty): the operator's CredentialsRequest lets it create
+	// roles only with a boundary under the policy path /workload-access/ of
+	// the role's own account and partition, so until one is set no role is
+	// made (each IAMRoleRequest says PermissionsBoundaryNotSet, and so does
+	// the IAMRoleBoundaryDegraded condition). With iamEndpoint, it is sent
+	// when set. See docs/aws-roles.md.
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:Pattern=`^(arn:aws[a-z-]*:iam::[0-9]{12}:policy/.+)?$`

@@ -219,6 +219,12 @@ const (
 	ReasonInvalidPolicy = "InvalidPolicy"
 	// ReasonIAMError: any other IAM failure; the message names its code.
 	ReasonIAMError = "IAMError"
+	// ReasonPermissionsBoundaryNotSet: on AWS IAM, the WorkloadAccess names
+	// no permissions boundary, without which the operator creates no role.
+	ReasonPermissionsBoundaryNotSet = "PermissionsBoundaryNotSet"
+	// ReasonPermissionsBoundaryNotAllowed: the boundary named is not one the
+	// operator's grant lets it use (path, partition or account).
+	ReasonPermissionsBoundaryNotAllowed = "PermissionsBoundaryNotAllowed"
 )
 
 // Reasons of the ServiceAccountLinked condition.

@@ -61,7 +61,7 @@ func (c *controller) finalize(ctx context.Context, request *podidentityv1alpha1.
 // not exist (see mayBeAbsent): deleted by hand, or by an earlier pass whose
 // answer was lost.
 func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) (deleted, refused string, f *failure) {
-	env, f := c.environment()
+	env, f := c.environment(false)
 	if f != nil {
 		return "", "", f
 	}

@@ -147,10 +147,10 @@ func describe(call, on string, err error, creds credentials) *failure {
 func deniedHint(call, on string) string {
 	switch call {
 	case "iam:CreateRole", "iam:PutRolePermissionsBoundary":
-		return " (the CredentialsRequest workload-access-iam allows it only with a permissions boundary under arn:aws:iam::<account>:policy/workload-access/: " +
+		return " (the CredentialsRequest workload-access-iam allows it only with a permissions boundary under arn:<partition>:iam::<account>:policy/workload-access/: " +
 			"set spec.podIdentity.roles.permissionsBoundary of the WorkloadAccess to such a policy)"
 	case "iam:UpdateAssumeRolePolicy", "iam:PutRolePolicy", "iam:DeleteRolePolicy", "iam:DeleteRole":
-		return " (the CredentialsRequest workload-access-iam allows it only on a role whose permissions boundary is under arn:aws:iam::<account>:policy/workload-access/: " +
+		return " (the CredentialsRequest workload-access-iam allows it only on a role whose permissions boundary is under arn:<partition>:iam::<account>:policy/workload-access/: " +
 			"if the role's boundary was removed in IAM, put it back with `aws iam put-role-permissions-boundary --role-name " + strings.TrimPrefix(on, "role ") +
 			" --permissions-boundary <spec.podIdentity.roles.permissionsBoundary of the WorkloadAccess>`)"
 	}

@@ -97,7 +97,10 @@ func policyOf(t *testing.T, cr credentialsRequest, withoutKey string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(out)
+	// The grant names every partition (arn:*:), which AWS IAM accepts;
+	// versitygw accepts only the aws partition in a policy, the one its
+	// roles are in. The test's policy names that partition.
+	return strings.ReplaceAll(string(out), `"arn:*:`, `"arn:aws:`)
 }
 
 // The CredentialsRequest grants exactly the IAM calls the controller makes
@@ -119,7 +122,7 @@ func TestCredentialsRequestGrantsExactlyTheCallsMade(t *testing.T) {
 	// AWS requires iam:TagRole for the tags CreateRole carries.
 	want = append(want, "iam:TagRole")
 	slices.Sort(want)
-	boundary := map[string]any{"iam:PermissionsBoundary": []any{"arn:aws:iam::*:policy/workload-access/*"}}
+	boundary := map[string]any{"iam:PermissionsBoundary": []any{"arn:*:iam::*:policy" + iamrole.BoundaryPathPrefix + "*"}}
 	tagKeys := map[string]any{"aws:TagKeys": []any{"openshift.io/workload-access/*", "kubernetes.io/cluster/*"}}
 	// A write to an existing role needs its boundary, not only the tag,
 	// which the TagRole statement may add to any role under the path.
@@ -141,9 +144,10 @@ func TestCredentialsRequestGrantsExactlyTheCallsMade(t *testing.T) {
 		if e.Effect != "Allow" {
 			t.Errorf("statement %+v: only Allow", e)
 		}
-		wantResource := "arn:aws:iam::*:role" + iamrole.PathPrefix + "*"
+		// arn:*: every partition the controller makes roles in.
+		wantResource := "arn:*:iam::*:role" + iamrole.PathPrefix + "*"
 		if slices.Equal(e.Action, []string{"iam:GetOpenIDConnectProvider"}) {
-			wantResource = "arn:aws:iam::*:oidc-provider/*"
+			wantResource = "arn:*:iam::*:oidc-provider/*"
 		}
 		if e.Resource != wantResource {
 			t.Errorf("%v granted on %s, want %s", e.Action, e.Resource, wantResource)

@@ -30,7 +30,9 @@ type environment struct {
 
 // environment reads the cluster's side: whether pod identity runs, the
 // infrastructure name, the WorkloadAccess's settings and the credentials.
-func (c *controller) environment() (environment, *failure) {
+// toCreate also checks the boundary, before the credentials: an admin's
+// day 1 begins with it, and deleting a role needs none.
+func (c *controller) environment(toCreate bool) (environment, *failure) {
 	infra, err := c.infrastructures.Get("cluster")
 	if apierrors.IsNotFound(err) {
 		infra, err = nil, nil
@@ -53,15 +55,18 @@ func (c *controller) environment() (environment, *failure) {
 	}
 	env := environment{
 		infrastructureName: infra.Status.InfrastructureName,
-		region:             wa.Status.PodIdentity.Region,
 		issuerURL:          wa.Status.PodIdentity.IssuerURL,
 		defaultAudience:    wa.Spec.PodIdentity.DefaultAudience,
 		boundary:           wa.Spec.PodIdentity.Roles.PermissionsBoundary,
-	}
-	if env.region == "" {
-		env.region = d.Region
+		region:             roleRegion(wa, d),
 	}
 	env.partition = iamrole.Partition(env.region)
+	env.conn.iamEndpoint = wa.Spec.PodIdentity.Roles.IAMEndpoint
+	if toCreate {
+		if f := env.boundaryProblem(""); f != nil {
+			return environment{}, f
+		}
+	}
 	creds, f := c.readCredentials()
 	if f != nil {
 		return environment{}, f
@@ -70,6 +75,23 @@ func (c *controller) environment() (environment, *failure) {
 	env.conn = connection{region: env.region, iamEndpoint: wa.Spec.PodIdentity.Roles.IAMEndpoint, stsEndpoint: wa.Spec.PodIdentity.Roles.STSEndpoint,
 		accessKeyID: creds.accessKeyID, secretSum: secretSum(creds.secretAccessKey), secret: creds.secretAccessKey}
 	return env, nil
+}
+
+// boundaryProblem refuses, before any IAM call, a boundary AWS IAM would
+// refuse under the operator's grant: none, or one outside
+// policy/workload-access/, the region's partition or, once known, the
+// account. An iamEndpoint names an IAM-compatible service, which the
+// shipped grant does not cover and which may have no boundaries at all
+// (versitygw has none): there the boundary is sent when set, and the
+// service's own grant decides.
+func (env environment) boundaryProblem(account string) *failure {
+	if env.conn.iamEndpoint != "" {
+		return nil
+	}
+	if p := iamrole.CheckBoundary(env.boundary, env.partition, account); p != nil {
+		return &failure{p.Reason, p.Message + "; nothing was sent to IAM", false}
+	}
+	return nil
 }
 
 // role is what provision knows of the request's role, whether or not it
@@ -85,7 +107,7 @@ type role struct {
 // what differs. sa is the ServiceAccount, nil when absent (its audience
 // annotation chooses the trust policy's :aud).
 func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, sa *corev1.ServiceAccount) (role, *failure) {
-	env, f := c.environment()
+	env, f := c.environment(true)
 	if f != nil {
 		return role{}, f
 	}
@@ -104,6 +126,9 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 	}
 	client, account, f := c.connect(ctx, env.conn, env.creds)
 	if f != nil {
+		return r, f
+	}
+	if f := env.boundaryProblem(account); f != nil {
 		return r, f
 	}
 	ref := request.Spec.Storage.ServiceAccount

@@ -122,12 +122,20 @@ type call struct {
 type recorder struct {
 	mu    sync.Mutex
 	calls []call
+	// aws, when set, receives what the controller sends to AWS's own
+	// endpoints (*.amazonaws.com), with the Host it was signed for.
+	aws *url.URL
 }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	body, err := io.ReadAll(req.Body)
 	if err != nil {
 		return nil, err
+	}
+	if r.aws != nil && strings.HasSuffix(req.URL.Hostname(), ".amazonaws.com") {
+		req = req.Clone(req.Context())
+		req.Host = req.URL.Host
+		req.URL.Scheme, req.URL.Host = r.aws.Scheme, r.aws.Host
 	}
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	params, _ := url.ParseQuery(string(body))
