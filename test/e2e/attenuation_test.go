@@ -33,13 +33,19 @@ var dryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
 // every authenticated user has.
 func asUser(t *testing.T, name string) operatorclientset.Interface {
 	t.Helper()
-	config := rest.CopyConfig(env.cp.Config)
-	config.Impersonate = rest.ImpersonationConfig{UserName: name, Groups: []string{"system:authenticated"}}
-	client, err := operatorclientset.NewForConfig(config)
+	client, err := operatorclientset.NewForConfig(impersonating(name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return client
+}
+
+// impersonating is the control plane's config acting as user, with the
+// group every authenticated user has.
+func impersonating(user string) *rest.Config {
+	config := rest.CopyConfig(env.cp.Config)
+	config.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{"system:authenticated"}}
+	return config
 }
 
 // grantGrantWriting lets user create and update the three kinds: RBAC's
@@ -55,22 +61,30 @@ func grantGrantWriting(t *testing.T, user string) {
 // user cluster-wide, and deletes both after t.
 func grantClusterRole(t *testing.T, user, name string, rules ...rbacv1.PolicyRule) {
 	t.Helper()
-	ctx := context.Background()
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}
-	if _, err := env.kube.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user}},
-	}
-	if _, err := env.kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+	if _, err := env.kube.RbacV1().ClusterRoles().Create(context.Background(), role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = env.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
 		_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	bindClusterRole(t, user, name, metav1.ObjectMeta{Name: name})
+}
+
+// bindClusterRole binds the ClusterRole role to user cluster-wide, with the
+// binding's name or generateName from meta, until the test ends.
+func bindClusterRole(t *testing.T, user, role string, meta metav1.ObjectMeta) {
+	t.Helper()
+	binding, err := env.kube.RbacV1().ClusterRoleBindings().Create(context.Background(), &rbacv1.ClusterRoleBinding{
+		ObjectMeta: meta,
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
 	})
 }
 

@@ -103,17 +103,7 @@ func TestIAMRoleRequestsAreForClusterAdminsAndWhomTheyBind(t *testing.T) {
 	users := map[string]string{"admin": "e2e-iam-admin", "edit": "e2e-iam-edit", "view": "e2e-iam-view",
 		iamRoleRequesterRole: "e2e-iam-requester", iamRoleViewerRole: "e2e-iam-auditor"}
 	for role, user := range users {
-		binding, err := env.kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-iam-"},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
-			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user}},
-		}, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			_ = env.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
-		})
+		bindClusterRole(t, user, role, metav1.ObjectMeta{GenerateName: "e2e-iam-"})
 	}
 	// kube-controller-manager aggregates the payload's roles into admin,
 	// edit and view asynchronously: wait until the Bundle rules it ships for

@@ -51,17 +51,7 @@ func TestIAMRoleRequestersWriteOnlyServiceAccountsTheyMay(t *testing.T) {
 	ensureWebhook(t)
 	ctx := context.Background()
 	user := "e2e-requester-" + rand.String(5)
-	binding, err := env.kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-iam-requester-"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: iamRoleRequesterRole},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user}},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = env.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
-	})
+	bindClusterRole(t, user, iamRoleRequesterRole, metav1.ObjectMeta{GenerateName: "e2e-iam-requester-"})
 	own := testNamespace(t, "iam-requester-own-")
 	other := testNamespace(t, "iam-requester-other-")
 	requests := asUser(t, user).PodIdentityV1alpha1().IAMRoleRequests()
@@ -89,7 +79,7 @@ func TestIAMRoleRequestersWriteOnlyServiceAccountsTheyMay(t *testing.T) {
 		}
 		return nil
 	})
-	_, err = requests.Create(ctx, request(own), dryRun)
+	_, err := requests.Create(ctx, request(own), dryRun)
 	wantRefused(t, "a request without ServiceAccount rights", err, refusal(own))
 
 	// With edit in her namespace (patch and create serviceaccounts).

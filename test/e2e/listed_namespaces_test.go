@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
@@ -29,13 +28,18 @@ import (
 // authenticated user has.
 func kubeImpersonating(t *testing.T, user string) kubernetes.Interface {
 	t.Helper()
-	config := rest.CopyConfig(env.cp.Config)
-	config.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{"system:authenticated"}}
-	client, err := kubernetes.NewForConfig(config)
+	client, err := kubernetes.NewForConfig(impersonating(user))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return client
+}
+
+// listsMissing is the admission refusal of a kind's object that lists a
+// namespace that does not exist.
+func listsMissing(kind, name, namespace string) string {
+	return fmt.Sprintf(`%s %q lists namespace %q, which does not exist: a listed namespace is bound for whoever creates it, `+
+		`so list only namespaces that exist; create it first (oc create namespace %s), then apply again`, kind, name, namespace, namespace)
 }
 
 // accessGrantsChecked waits until the access-grants webhook answers: until
@@ -167,9 +171,7 @@ func TestAListedNamespaceMustExist(t *testing.T) {
 			})
 		}
 		// Not fatal: what an admitted instance would do is the point.
-		refusedWith(t, "a ScopeInstance listing a namespace that does not exist", err, fmt.Sprintf(
-			`ScopeInstance %q lists namespace %q, which does not exist: a listed namespace is bound for whoever creates it, so list only namespaces that exist; create it first (oc create namespace %s), then apply again`,
-			instance.Name, missing, missing))
+		refusedWith(t, "a ScopeInstance listing a namespace that does not exist", err, listsMissing("ScopeInstance", instance.Name, missing))
 
 		// Mallory may create namespaces and nothing else.
 		squat := namespaceSquatter(t, "e2e-mallory-"+suffix)
@@ -269,9 +271,7 @@ func TestABindPolicyListingAMissingNamespaceIsRefused(t *testing.T) {
 			_ = env.operator.APIAccessV1alpha1().APIAccessPolicies().Delete(context.Background(), policy.Name, metav1.DeleteOptions{})
 		})
 	}
-	refusedWith(t, "a Bind policy listing a namespace that does not exist", err, fmt.Sprintf(
-		`APIAccessPolicy %q lists namespace %q, which does not exist: a listed namespace is bound for whoever creates it, so list only namespaces that exist; create it first (oc create namespace %s), then apply again`,
-		policy.Name, missing, missing))
+	refusedWith(t, "a Bind policy listing a namespace that does not exist", err, listsMissing("APIAccessPolicy", policy.Name, missing))
 
 	squat := namespaceSquatter(t, "e2e-mallory-"+suffix)
 	squat(missing, "app")
