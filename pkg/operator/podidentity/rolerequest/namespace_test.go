@@ -333,8 +333,7 @@ func TestRefusedRevocationIsRetried(t *testing.T) {
 	if err := f.sync("kept"); err != nil {
 		t.Fatal(err)
 	}
-	keyID, secret := f.user("reader", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:GetRole"],"Resource":"*"}]}`)
-	f.useKeys(keyID, secret)
+	f.useReadOnlyKeys()
 	f.terminate("apps")
 	if err := f.sync("kept"); err != nil {
 		t.Fatal(err)

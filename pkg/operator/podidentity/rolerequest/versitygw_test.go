@@ -783,8 +783,7 @@ func TestDeletionRefusedKeepsTheFinalizer(t *testing.T) {
 	if err := f.sync("kept"); err != nil {
 		t.Fatal(err)
 	}
-	keyID, secret := f.user("reader", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:GetRole"],"Resource":"*"}]}`)
-	f.useKeys(keyID, secret)
+	f.useReadOnlyKeys()
 	f.markDeleted("kept")
 	if err := f.sync("kept"); err != nil {
 		t.Fatal(err)
@@ -853,6 +852,12 @@ func TestAccessDenied(t *testing.T) {
 }
 
 // user creates an IAM user with policy (none if empty) and returns its keys.
+// useReadOnlyKeys gives the controller keys that may read roles and
+// nothing else: every write and delete is refused.
+func (f *fixture) useReadOnlyKeys() {
+	f.useKeys(f.user("reader", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:GetRole"],"Resource":"*"}]}`))
+}
+
 func (f *fixture) user(name, policy string) (string, string) {
 	f.t.Helper()
 	ctx := context.Background()
