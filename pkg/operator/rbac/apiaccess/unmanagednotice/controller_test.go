@@ -299,3 +299,23 @@ func TestAnExpiredUnmanagedNoticeIsRecordedAgain(t *testing.T) {
 		t.Errorf("recorded again before the cache could see it: %v", got)
 	}
 }
+
+// The recorder writes Events in the background and drops one it cannot
+// write (after its retries, or when its queue is full): a recorded
+// Unmanaged notice is looked at again once its Event must be cached, and
+// recorded again if it is not there. Nothing else would look before the
+// ClusterExtensions' relist, 10 minutes later.
+func TestAnUnmanagedNoticeNeverWrittenIsRecordedAgain(t *testing.T) {
+	f := newFixture(crd("widgets.example.com", "ext"))
+	now := time.Now()
+	f.c.now = func() time.Time { return now }
+	exts := []metav1.Object{extension("ext", "uid-ext")}
+	got, again := f.notice(t, exts)
+	if len(got) != 1 || again < recordedLately {
+		t.Fatalf("recorded %v, looks again in %s; want one notice and a look again in %s", got, again, recordedLately)
+	}
+	now = now.Add(again)
+	if got, _ := f.notice(t, exts); len(got) != 1 || !strings.Contains(got[0], ReasonUnmanaged) {
+		t.Errorf("its Event never written: recorded %v, want the notice again", got)
+	}
+}
