@@ -60,7 +60,7 @@ test-rules: promtool
 test-e2e: build controlplane s3server
 	s3server=$$(bash hack/build-s3server.sh); \
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) S3SERVER_BINARY=$$s3server \
-		go test $(GO_MOD_FLAGS) -count=1 -timeout 30m ./test/controlplane/... ./test/s3server/... ./test/e2e/... ./test/stschain/...
+		go test $(GO_MOD_FLAGS) -count=1 -timeout 30m ./test/controlplane/... ./test/s3server/... ./test/e2e/... ./test/eventttl/... ./test/stschain/...
 
 # Micro-benchmarks of the webhook (see docs/performance.md).
 bench:

@@ -76,6 +76,9 @@ type Options struct {
 	// Nodes adds kube-scheduler and kwok with one fake control-plane node, so
 	// pods get scheduled and report Running/Ready (no container runs).
 	Nodes bool
+	// EventTTL is how long the API server keeps an Event after its last
+	// write (kube-apiserver's --event-ttl); zero keeps its default, 1 h.
+	EventTTL time.Duration
 }
 
 // ControlPlane is a running control plane.
@@ -186,6 +189,9 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		// every test and fails on a cluster.
 		"--enable-admission-plugins=OwnerReferencesPermissionEnforcement",
 		fmt.Sprintf("--profiling=%t", opts.Profiling),
+	}
+	if opts.EventTTL > 0 {
+		apiArgs = append(apiArgs, "--event-ttl="+opts.EventTTL.String())
 	}
 	if opts.AuditLog {
 		policy := filepath.Join(cp.Dir, "audit-policy.yaml")

@@ -9,84 +9,17 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
-var clusterExtensionsGVR = schema.GroupVersionResource{Group: "olm.operatorframework.io", Version: "v1", Resource: "clusterextensions"}
-
-// serveClusterExtensions registers, FOR THIS TEST ONLY, a stand-in for OLM
-// v1's ClusterExtension API: same name, group, version, kind and scope, and
-// no schema beyond metadata. The real CRD ships in
-// operator-framework/operator-controller, whose module the module proxy
-// refuses, and no served module carries it. The operator reads only what
-// the real API guarantees (metadata) and writes only Events, so a
-// stand-in without a schema tests all it relies on.
-func serveClusterExtensions(t *testing.T) {
-	t.Helper()
-	ctx := context.Background()
-	crd := &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "clusterextensions.olm.operatorframework.io"},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: clusterExtensionsGVR.Group, Scope: apiextensionsv1.ClusterScoped,
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: "ClusterExtension", ListKind: "ClusterExtensionList",
-				Plural: "clusterextensions", Singular: "clusterextension"},
-			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
-				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
-					Type: "object", XPreserveUnknownFields: ptr.To(true)}}}},
-		},
-	}
-	client := crdClient(t)
-	if _, err := client.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = client.ApiextensionsV1().CustomResourceDefinitions().Delete(context.Background(), crd.Name, metav1.DeleteOptions{})
-	})
-	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
-		_, err := dynamicAs(t, "").Resource(clusterExtensionsGVR).List(ctx, metav1.ListOptions{})
-		return err
-	})
-}
-
-func createClusterExtension(t *testing.T, name string) types.UID {
-	t.Helper()
-	ext := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": clusterExtensionsGVR.GroupVersion().String(), "kind": "ClusterExtension",
-		"metadata": map[string]any{"name": name},
-		"spec": map[string]any{"namespace": "e2e", "serviceAccount": map[string]any{"name": "installer"},
-			"source": map[string]any{"sourceType": "Catalog", "catalog": map[string]any{"packageName": name}}},
-	}}
-	client := dynamicAs(t, "").Resource(clusterExtensionsGVR)
-	created, err := client.Create(context.Background(), ext, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = client.Delete(context.Background(), name, metav1.DeleteOptions{}) })
-	return created.GetUID()
-}
-
 // eventsOn are the Events on the ClusterExtension of that UID, by reason.
 func eventsOn(ctx context.Context, uid types.UID) (map[string][]corev1.Event, error) {
-	list, err := env.kube.CoreV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{
-		FieldSelector: fields.OneTermEqualSelector("involvedObject.uid", string(uid)).String()})
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]corev1.Event{}
-	for _, e := range list.Items {
-		out[e.Reason] = append(out[e.Reason], e)
-	}
-	return out, nil
+	return framework.EventsOn(ctx, env.kube, uid)
 }
 
 // Unmanaged is the default, and the ClusterExtension says so: an Event
@@ -96,9 +29,9 @@ func eventsOn(ctx context.Context, uid types.UID) (map[string][]corev1.Event, er
 func TestAPIAccessUnmanagedByDefaultIsAnEventOnTheClusterExtension(t *testing.T) {
 	dumpOnFailure(t)
 	ensureWebhook(t) // the access-grants check admits the policy
-	serveClusterExtensions(t)
+	framework.ServeClusterExtensions(t, env.cp.Config)
 	const extension = "e2e-unmanaged"
-	uid := createClusterExtension(t, extension)
+	uid := framework.CreateClusterExtension(t, env.cp.Config, extension)
 	gizmos, _ := testCRD(t, "unmanaged.e2e.example.com", "Gizmo", extension)
 
 	var unmanaged corev1.Event
@@ -130,7 +63,7 @@ func TestAPIAccessUnmanagedByDefaultIsAnEventOnTheClusterExtension(t *testing.T)
 			_, err = crdClient(t).ApiextensionsV1().CustomResourceDefinitions().Update(ctx, c, metav1.UpdateOptions{})
 			return err
 		})
-		if _, err := dynamicAs(t, "").Resource(clusterExtensionsGVR).Patch(context.Background(), extension, types.MergePatchType,
+		if _, err := dynamicAs(t, "").Resource(framework.ClusterExtensions).Patch(context.Background(), extension, types.MergePatchType,
 			[]byte(`{"metadata":{"annotations":{"e2e-touched":"`+time.Now().Format(time.RFC3339Nano)+`"}}}`), metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
 		}

@@ -188,8 +188,9 @@ func (c *controller) served() bool {
 // resync with nothing changed records nothing. ReasonManaged follows a
 // ReasonUnmanaged only: an extension whose CRDs were always managed has
 // the policy's status to say so. An Unmanaged notice whose Event is gone
-// from the cluster (expired) is recorded again. It returns when to look
-// again for a notice recorded too lately to tell, or 0.
+// from the cluster (expired, or never written) is recorded again. It
+// returns when to look again for an Unmanaged notice recorded too lately
+// to tell whether its Event is there, or 0.
 func (c *controller) noticeAll(extensions []metav1.Object, recorded []*corev1.Event) (time.Duration, error) {
 	policies, err := c.policies.List(labels.Everything())
 	if err != nil {
@@ -230,6 +231,11 @@ func (c *controller) noticeAll(extensions []metav1.Object, recorded []*corev1.Ev
 		}
 		c.events.Event(reference(ext), corev1.EventTypeNormal, reason, message)
 		c.said[uid], c.recordedAt[uid] = notice, c.now()
+		if reason == ReasonUnmanaged {
+			// The recorder writes in the background and drops what it
+			// cannot write: look once more when its Event must be cached.
+			again = max(again, recordedLately)
+		}
 	}
 	for uid := range c.said {
 		if !seen[uid] {

@@ -123,10 +123,12 @@ func newFixture(crds ...*apiextensionsv1.CustomResourceDefinition) *fixture {
 	return f
 }
 
-// notice runs one pass and returns the Events it recorded.
-func (f *fixture) notice(t *testing.T, extensions []metav1.Object, recorded ...*corev1.Event) []string {
+// notice runs one pass and returns the Events it recorded and when it
+// asks to look again (0 for never).
+func (f *fixture) notice(t *testing.T, extensions []metav1.Object, recorded ...*corev1.Event) ([]string, time.Duration) {
 	t.Helper()
-	if _, err := f.c.noticeAll(extensions, recorded); err != nil {
+	again, err := f.c.noticeAll(extensions, recorded)
+	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
@@ -135,7 +137,7 @@ func (f *fixture) notice(t *testing.T, extensions []metav1.Object, recorded ...*
 		case e := <-f.recorder.Events:
 			out = append(out, e)
 		default:
-			return out
+			return out, again
 		}
 	}
 }
@@ -144,37 +146,37 @@ func TestAnEventOnceForEachChangeAndNoneOnAResync(t *testing.T) {
 	f := newFixture(crd("widgets.example.com", "ext"), crd("things.example.com", "other"))
 	exts := []metav1.Object{extension("ext", "uid-ext"), extension("empty", "uid-empty")}
 
-	got := f.notice(t, exts)
+	got, _ := f.notice(t, exts)
 	if len(got) != 1 || !strings.HasPrefix(got[0], "Normal "+ReasonUnmanaged+" ") || !strings.Contains(got[0], "widgets.example.com") {
 		t.Fatalf("first pass: %v", got)
 	}
-	if got := f.notice(t, exts); len(got) != 0 {
+	if got, _ := f.notice(t, exts); len(got) != 0 {
 		t.Errorf("a resync repeated: %v", got)
 	}
 
 	// A policy takes the CRD on: one Managed event, then quiet.
 	_ = f.policies.Add(policy("p", apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}, crd("widgets.example.com", "ext")))
-	if got := f.notice(t, exts); len(got) != 1 || !strings.Contains(got[0], ReasonManaged) {
+	if got, _ := f.notice(t, exts); len(got) != 1 || !strings.Contains(got[0], ReasonManaged) {
 		t.Errorf("managed: %v", got)
 	}
-	if got := f.notice(t, exts); len(got) != 0 {
+	if got, _ := f.notice(t, exts); len(got) != 0 {
 		t.Errorf("a resync repeated: %v", got)
 	}
 	// Another policy joining is no change of state worth an Event.
 	_ = f.policies.Add(policy("q", apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}, crd("widgets.example.com", "ext")))
-	if got := f.notice(t, exts); len(got) != 0 {
+	if got, _ := f.notice(t, exts); len(got) != 0 {
 		t.Errorf("a second manager: %v", got)
 	}
 
 	// The policies go Unmanaged: said again.
 	_ = f.policies.Update(policy("p", apiaccessv1alpha1.ModeUnmanaged, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}))
 	_ = f.policies.Delete(policy("q", "", apiaccessv1alpha1.CRDSelection{}))
-	if got := f.notice(t, exts); len(got) != 1 || !strings.Contains(got[0], ReasonUnmanaged) {
+	if got, _ := f.notice(t, exts); len(got) != 1 || !strings.Contains(got[0], ReasonUnmanaged) {
 		t.Errorf("unmanaged again: %v", got)
 	}
 	// A new CRD of the extension changes what is said.
 	_ = f.crds.Add(crd("gadgets.example.com", "ext"))
-	if got := f.notice(t, exts); len(got) != 1 || !strings.Contains(got[0], "gadgets.example.com, widgets.example.com") {
+	if got, _ := f.notice(t, exts); len(got) != 1 || !strings.Contains(got[0], "gadgets.example.com, widgets.example.com") {
 		t.Errorf("a new CRD: %v", got)
 	}
 }
@@ -182,7 +184,7 @@ func TestAnEventOnceForEachChangeAndNoneOnAResync(t *testing.T) {
 func TestAnExtensionAlwaysManagedGetsNoEvent(t *testing.T) {
 	f := newFixture(crd("widgets.example.com", "ext"))
 	_ = f.policies.Add(policy("p", apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}, crd("widgets.example.com", "ext")))
-	if got := f.notice(t, []metav1.Object{extension("ext", "uid-ext")}); len(got) != 0 {
+	if got, _ := f.notice(t, []metav1.Object{extension("ext", "uid-ext")}); len(got) != 0 {
 		t.Errorf("%v", got)
 	}
 }
@@ -193,7 +195,7 @@ func TestAnExtensionAlwaysManagedGetsNoEvent(t *testing.T) {
 func TestARestartRepeatsNothingAlreadyRecorded(t *testing.T) {
 	f := newFixture(crd("widgets.example.com", "ext"))
 	exts := []metav1.Object{extension("ext", "uid-ext")}
-	first := f.notice(t, exts)
+	first, _ := f.notice(t, exts)
 	if len(first) != 1 {
 		t.Fatalf("%v", first)
 	}
@@ -209,11 +211,11 @@ func TestARestartRepeatsNothingAlreadyRecorded(t *testing.T) {
 	}
 
 	restarted := newFixture(crd("widgets.example.com", "ext"))
-	if got := restarted.notice(t, exts, recorded...); len(got) != 0 {
+	if got, _ := restarted.notice(t, exts, recorded...); len(got) != 0 {
 		t.Errorf("the restarted operator repeated: %v", got)
 	}
 	again := newFixture(crd("widgets.example.com", "ext"))
-	if got := again.notice(t, []metav1.Object{extension("ext", "uid-new")}, recorded...); len(got) != 1 {
+	if got, _ := again.notice(t, []metav1.Object{extension("ext", "uid-new")}, recorded...); len(got) != 1 {
 		t.Errorf("a re-created ClusterExtension: %v", got)
 	}
 }
@@ -274,7 +276,7 @@ func TestAnExpiredUnmanagedNoticeIsRecordedAgain(t *testing.T) {
 	now := time.Now()
 	f.c.now = func() time.Time { return now }
 	exts := []metav1.Object{extension("ext", "uid-ext")}
-	first := f.notice(t, exts)
+	first, _ := f.notice(t, exts)
 	if len(first) != 1 {
 		t.Fatalf("%v", first)
 	}
@@ -282,36 +284,38 @@ func TestAnExpiredUnmanagedNoticeIsRecordedAgain(t *testing.T) {
 	live := &corev1.Event{InvolvedObject: corev1.ObjectReference{UID: "uid-ext"}, Reason: reason, Message: message, LastTimestamp: metav1.NewTime(now)}
 
 	now = now.Add(time.Second)
-	if got, again := f.noticeAgain(t, exts); len(got) != 0 || again <= 0 {
+	if got, again := f.notice(t, exts); len(got) != 0 || again <= 0 {
 		t.Errorf("a second later, the Event not yet cached: recorded %v, looks again in %s", got, again)
 	}
 	now = now.Add(time.Hour)
-	if got, again := f.noticeAgain(t, exts, live); len(got) != 0 || again != 0 {
+	if got, again := f.notice(t, exts, live); len(got) != 0 || again != 0 {
 		t.Errorf("with its Event there: recorded %v, looks again in %s", got, again)
 	}
 	// The Event expired.
-	if got, _ := f.noticeAgain(t, exts); len(got) != 1 || !strings.Contains(got[0], ReasonUnmanaged) {
+	if got, _ := f.notice(t, exts); len(got) != 1 || !strings.Contains(got[0], ReasonUnmanaged) {
 		t.Errorf("after the Event expired: %v, want the notice again", got)
 	}
-	if got, _ := f.noticeAgain(t, exts); len(got) != 0 {
+	if got, _ := f.notice(t, exts); len(got) != 0 {
 		t.Errorf("recorded again before the cache could see it: %v", got)
 	}
 }
 
-// noticeAgain is notice with the wait it asks for.
-func (f *fixture) noticeAgain(t *testing.T, extensions []metav1.Object, recorded ...*corev1.Event) ([]string, time.Duration) {
-	t.Helper()
-	again, err := f.c.noticeAll(extensions, recorded)
-	if err != nil {
-		t.Fatal(err)
+// The recorder writes Events in the background and drops one it cannot
+// write (after its retries, or when its queue is full): a recorded
+// Unmanaged notice is looked at again once its Event must be cached, and
+// recorded again if it is not there. Nothing else would look before the
+// ClusterExtensions' relist, 10 minutes later.
+func TestAnUnmanagedNoticeNeverWrittenIsRecordedAgain(t *testing.T) {
+	f := newFixture(crd("widgets.example.com", "ext"))
+	now := time.Now()
+	f.c.now = func() time.Time { return now }
+	exts := []metav1.Object{extension("ext", "uid-ext")}
+	got, again := f.notice(t, exts)
+	if len(got) != 1 || again < recordedLately {
+		t.Fatalf("recorded %v, looks again in %s; want one notice and a look again in %s", got, again, recordedLately)
 	}
-	var out []string
-	for {
-		select {
-		case e := <-f.recorder.Events:
-			out = append(out, e)
-		default:
-			return out, again
-		}
+	now = now.Add(again)
+	if got, _ := f.notice(t, exts); len(got) != 1 || !strings.Contains(got[0], ReasonUnmanaged) {
+		t.Errorf("its Event never written: recorded %v, want the notice again", got)
 	}
 }
