@@ -5,13 +5,73 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"testing"
 
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 )
+
+// answerCase is one admission of the 5.6 KB checkoutPod through the
+// mutators production runs, as BenchmarkAnswer times it and
+// TestAdmissionAllocations counts its allocations.
+type answerCase struct {
+	name        string
+	annotations map[string]string
+	// serviceAccounts is what pod identity finds for the pod's
+	// ServiceAccount; nil runs the server with pod identity off (the
+	// subscription mutator alone).
+	serviceAccounts podidentity.ServiceAccounts
+	// patchContains are strings the patch must contain; none for no patch.
+	patchContains []string
+}
+
+// answerCases are the cases issue 36 names: what a pod asks for, with pod
+// identity off and on.
+func answerCases() []answerCase {
+	bundle := map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}
+	clusterBundle := map[string]string{v1alpha1.InjectClusterBundleAnnotation: "rhel-cluster"}
+	return []answerCase{
+		{name: "off-nothing"},
+		{name: "off-bundle", annotations: bundle, patchContains: []string{"subscription-"}},
+		{name: "off-clusterbundle", annotations: clusterBundle, patchContains: []string{"rhel-cluster-ent"}},
+		{name: "on-nothing", serviceAccounts: checkoutNoRole},
+		{name: "on-role", serviceAccounts: checkoutRole, patchContains: []string{"AWS_ROLE_ARN"}},
+		{name: "on-bundle", annotations: bundle, serviceAccounts: checkoutNoRole, patchContains: []string{"subscription-"}},
+		{name: "on-bundle-role", annotations: bundle, serviceAccounts: checkoutRole, patchContains: []string{"subscription-", "AWS_ROLE_ARN"}},
+		{name: "on-clusterbundle", annotations: clusterBundle, serviceAccounts: checkoutNoRole, patchContains: []string{"rhel-cluster-ent"}},
+	}
+}
+
+// handler is the case's pod handler, and body its AdmissionReview.
+func (c answerCase) handler(tb testing.TB) (*podHandler, []byte) {
+	mutators := []mutation.Mutator{benchSubscriptionMutator(tb)}
+	if c.serviceAccounts != nil {
+		mutators = benchMutators(tb, c.serviceAccounts)
+	}
+	return newPodHandler(mutators, newMetrics()), reviewBody(tb, checkoutPod(c.annotations), podResource, "")
+}
+
+// check fails unless out allows the pod with the case's patch.
+func (c answerCase) check(tb testing.TB, out []byte, failure *metav1.Status) {
+	var review admissionv1.AdmissionReview
+	if failure != nil || json.Unmarshal(out, &review) != nil || review.Response == nil || !review.Response.Allowed {
+		tb.Fatalf("%s: answer %.300s, %v; want the pod allowed", c.name, out, failure)
+	}
+	patch := review.Response.Patch
+	ok := (len(patch) > 0) == (len(c.patchContains) > 0)
+	for _, want := range c.patchContains {
+		ok = ok && bytes.Contains(patch, []byte(want))
+	}
+	if !ok {
+		tb.Fatalf("%s: patch %.300s; want one with %q", c.name, patch, c.patchContains)
+	}
+}
 
 // BenchmarkAnswer is the handler's own work on one AdmissionReview of the
 // 5.6 KB checkoutPod with the production mutator sets, without TLS and
@@ -20,31 +80,21 @@ import (
 func BenchmarkAnswer(b *testing.B) {
 	klog.LogToStderr(false)
 	defer klog.LogToStderr(true)
-	bundle := map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}
-	cases := []struct {
-		name        string
-		annotations map[string]string
-		mutators    func(*testing.B) []mutation.Mutator
-		patched     bool
-	}{
-		{"off-nothing", nil, subscriptionOnly, false},
-		{"on-nothing", nil, func(b *testing.B) []mutation.Mutator { return benchMutators(b, checkoutNoRole) }, false},
-		{"on-role", nil, func(b *testing.B) []mutation.Mutator { return benchMutators(b, checkoutRole) }, true},
-		{"on-bundle-role", bundle, func(b *testing.B) []mutation.Mutator { return benchMutators(b, checkoutRole) }, true},
-	}
-	for _, tc := range cases {
+	for _, tc := range answerCases() {
 		b.Run(tc.name, func(b *testing.B) {
-			h := newPodHandler(tc.mutators(b), newMetrics())
-			body := reviewBody(b, checkoutPod(tc.annotations), podResource, "")
+			h, body := tc.handler(b)
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
+			patched := len(tc.patchContains) > 0
 			for b.Loop() {
 				out, failure := h.answer(ctx, body)
-				if failure != nil || bytes.Contains(out, []byte(`"patch"`)) != tc.patched {
-					b.Fatalf("answer %.300s, %v", out, failure)
+				if failure != nil || bytes.Contains(out, []byte(`"patch"`)) != patched {
+					tc.check(b, out, failure)
 				}
 			}
+			out, failure := h.answer(ctx, body)
+			tc.check(b, out, failure)
 		})
 	}
 }

@@ -62,7 +62,7 @@ func (allowAll) MayGetClusterBundle(context.Context, string, string, string) (bo
 	return true, nil
 }
 
-func benchSubscriptionMutator(b *testing.B) mutation.Mutator {
+func benchSubscriptionMutator(b testing.TB) mutation.Mutator {
 	bundles := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	valid := []metav1.Condition{{Type: v1alpha1.ConditionInvalid, Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonValid}}
 	if err := bundles.Add(&v1alpha1.Bundle{

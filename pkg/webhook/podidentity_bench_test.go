@@ -28,7 +28,7 @@ func (s staticServiceAccounts) Annotations(_ context.Context, namespace, name st
 // benchMutators are the server's mutators with --pod-identity, in the order
 // pkg/cmd/webhook registers them: subscription, then pod identity, with the
 // config the operator passes (upstream's defaults and the cluster's region).
-func benchMutators(b *testing.B, serviceAccounts podidentity.ServiceAccounts) []mutation.Mutator {
+func benchMutators(b testing.TB, serviceAccounts podidentity.ServiceAccounts) []mutation.Mutator {
 	config := podidentity.DefaultConfig()
 	config.Region = "eu-west-3"
 	return []mutation.Mutator{benchSubscriptionMutator(b), podidentity.New(config, serviceAccounts)}
