@@ -55,12 +55,12 @@ test-unit: s3server
 test-rules: promtool
 	PROMTOOL=$$(bash hack/build-promtool.sh) go test $(GO_MOD_FLAGS) -count=1 ./test/rules/
 
-# test/stschain runs in a network namespace of its own: as root (CI), or where
+# test/stschain and test/runlocal use a network namespace of their own: as root (CI), or where
 # unprivileged user namespaces are allowed (docs/development.md).
 test-e2e: build controlplane s3server
 	s3server=$$(bash hack/build-s3server.sh); \
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) S3SERVER_BINARY=$$s3server \
-		go test $(GO_MOD_FLAGS) -count=1 -timeout 30m ./test/controlplane/... ./test/s3server/... ./test/e2e/... ./test/stschain/...
+		go test $(GO_MOD_FLAGS) -count=1 -timeout 30m ./test/controlplane/... ./test/s3server/... ./test/e2e/... ./test/stschain/... ./test/runlocal/...
 
 # Micro-benchmarks of the webhook (see docs/performance.md).
 bench:
