@@ -125,9 +125,12 @@ bench-eks-webhook: build controlplane
 bench-apiaccess: build controlplane
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench APIAccessPolicy300CRDs -benchtime 1x -timeout 20m -v ./test/scale/
 
+# Built, then run, rather than go run: go run exits 1 after Ctrl-C even when
+# run-local stopped everything cleanly.
 run-local: build controlplane s3server
+	go build $(GO_MOD_FLAGS) -o _output/bin/run-local ./test/cmd/run-local
 	s3server=$$(bash hack/build-s3server.sh); \
-	go run $(GO_MOD_FLAGS) ./test/cmd/run-local --operator-binary=$(BINARY) --s3server-binary=$$s3server
+	exec _output/bin/run-local --operator-binary=$(BINARY) --s3server-binary=$$s3server
 
 # update = update-gofmt (build-machinery-go), then these; vendor/ first, as the generators load from it.
 update: update-deps update-codegen
