@@ -55,12 +55,12 @@ test-unit: s3server
 test-rules: promtool
 	PROMTOOL=$$(bash hack/build-promtool.sh) go test $(GO_MOD_FLAGS) -count=1 ./test/rules/
 
-# test/stschain runs in a network namespace of its own: as root (CI), or where
+# test/stschain and test/runlocal use a network namespace of their own: as root (CI), or where
 # unprivileged user namespaces are allowed (docs/development.md).
 test-e2e: build controlplane s3server
 	s3server=$$(bash hack/build-s3server.sh); \
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) S3SERVER_BINARY=$$s3server \
-		go test $(GO_MOD_FLAGS) -count=1 -timeout 30m ./test/controlplane/... ./test/s3server/... ./test/e2e/... ./test/eventttl/... ./test/stschain/...
+		go test $(GO_MOD_FLAGS) -count=1 -timeout 30m ./test/controlplane/... ./test/s3server/... ./test/e2e/... ./test/eventttl/... ./test/stschain/... ./test/runlocal/...
 
 # Micro-benchmarks of the webhook (see docs/performance.md).
 bench:
@@ -126,9 +126,12 @@ bench-eks-webhook: build controlplane
 bench-apiaccess: build controlplane
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench APIAccessPolicy300CRDs -benchtime 1x -timeout 20m -v ./test/scale/
 
+# Built, then run, rather than go run: go run exits 1 after Ctrl-C even when
+# run-local stopped everything cleanly.
 run-local: build controlplane s3server
+	go build $(GO_MOD_FLAGS) -o _output/bin/run-local ./test/cmd/run-local
 	s3server=$$(bash hack/build-s3server.sh); \
-	go run $(GO_MOD_FLAGS) ./test/cmd/run-local --operator-binary=$(BINARY) --s3server-binary=$$s3server
+	exec _output/bin/run-local --operator-binary=$(BINARY) --s3server-binary=$$s3server
 
 # update = update-gofmt (build-machinery-go), then these; vendor/ first, as the generators load from it.
 update: update-deps update-codegen

@@ -33,6 +33,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 	"github.com/openshift/cluster-workload-access-operator/test/framework/issuerfront"
+	"github.com/openshift/cluster-workload-access-operator/test/framework/netns"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
 
@@ -140,7 +141,7 @@ func resolveBinaries() ([]string, error) {
 }
 
 func inside(m *testing.M) int {
-	if err := setUpLoopback(); err != nil {
+	if err := netns.SetUpLoopback(); err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: stschain: %v\n", err)
 		return 1
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
@@ -76,27 +77,59 @@ spec:
       resource: "arn:aws:s3:::local-oidc/*"`
 )
 
-// rolesDemo says what phase 2 shows here: iamEndpoint serves IAM and STS;
-// providerARN is the issuer's IAM OIDC provider, empty when it could not be
-// registered (frontErr says why).
-func rolesDemo(iamEndpoint, region, providerARN string, frontErr error) string {
-	limits := `versitygw's STS would fetch the issuer's keys only over HTTPS from a public
-address, so no pod here exchanges its token for credentials: test/stschain
-does, in a network namespace of its own (make test).`
-	if providerARN == "" {
-		limits = fmt.Sprintf(`The issuer is not registered with IAM: versitygw's IAM registers only https://
+// rolesDemoInput is where phase 2 runs here: iamEndpoint serves IAM and
+// STS; providerARN is the issuer's IAM OIDC provider, empty when it could
+// not be registered (frontErr says why); chainErr says why versitygw runs
+// without a network namespace of its own, and so no pod gets credentials.
+type rolesDemoInput struct {
+	kubeconfig, iamEndpoint, s3Endpoint, region, bucket, issuerURL, providerARN string
+	frontErr, chainErr                                                          error
+}
+
+// chainHeading starts the paragraph before the whole chain's commands:
+// the indented lines after it up to the next empty line (test/runlocal
+// runs exactly them).
+const chainHeading = "The whole chain: a pod's token for its role's credentials, and S3 with them."
+
+// rolesDemo says what phase 2 shows here.
+func rolesDemo(in rolesDemoInput) string {
+	var chain string
+	switch {
+	case in.providerARN == "":
+		chain = fmt.Sprintf(`The issuer is not registered with IAM: versitygw's IAM registers only https://
 URLs without a port, and run-local could not serve one:
   %v
 So the request stops at Provisioned=False OIDCProviderNotRegistered (no role,
-no annotation). To see the rest, run where 127.0.0.1:443 is free and may be
-bound (root or CAP_NET_BIND_SERVICE).
-`, frontErr) + limits
-	} else {
-		limits = fmt.Sprintf("The issuer is registered with IAM as %s.\n", providerARN) + limits
+no annotation), and no pod here exchanges its token for credentials:
+versitygw's STS fetches the issuer's keys only over HTTPS on port 443 from a
+public address, which run-local arranges in a network namespace of its own
+when the machine allows one, and could not here:
+  %v
+`, in.frontErr, in.chainErr)
+	case in.chainErr != nil:
+		chain = fmt.Sprintf(`The issuer is registered with IAM as %s.
+No pod here exchanges its token for credentials: versitygw's STS fetches the
+issuer's keys only over HTTPS on port 443 from a public address, which
+run-local arranges in a network namespace of its own when the machine allows
+one, and could not here:
+  %v
+`, in.providerARN, in.chainErr)
+	default:
+		chain = fmt.Sprintf(`The issuer is registered with IAM as %s.
+%s
+versitygw and the issuer's HTTPS front run in a network namespace of their
+own, where %s is a public address to STS. A pod of
+ServiceAccount %s/reader gets the role's ARN and a projected token from the
+webhook; STS trades the token for the role's credentials, and S3 allows what
+the role's policy allows (%s/%s, not the listing). kwok runs no
+containers, so these commands do what the pod's AWS SDK would:
+
+%s
+`, in.providerARN, chainHeading, in.issuerURL, rolesDemoNamespace, in.bucket, demoObjectKey, chainCommands(in))
 	}
 	// A form body: curl before 8.x signs a query string only when its
 	// parameters are already in order.
-	signed := `curl -s --aws-sigv4 aws:amz:` + region + `:iam --user "$AK:$SK" ` + iamEndpoint + `/ -d "Version=2010-05-08&Action=`
+	signed := `curl -s --aws-sigv4 aws:amz:` + in.region + `:iam --user "$AK:$SK" ` + in.iamEndpoint + `/ -d "Version=2010-05-08&Action=`
 	return fmt.Sprintf(`Phase 2 (docs/aws-roles.md): IAM roles from requests. spec.podIdentity.roles
 points at versitygw's IAM and STS (%s), with its root account
 in Secret %s/%s, and run-local applied:
@@ -114,14 +147,49 @@ in Secret %s/%s, and run-local applied:
   %sGetRolePolicy&RoleName=$ROLE&PolicyName=workload-access"
   %sListRoleTags&RoleName=$ROLE"
   %sListOpenIDConnectProviders"
-  # A pod of that ServiceAccount gets AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE and the token volume:
-  kubectl run demo-reader -n %s --image=registry.invalid/demo --restart=Never --overrides='{"spec":{"serviceAccountName":"reader"}}'
-  kubectl get pod demo-reader -n %s -o jsonpath='{.spec.containers[0].env}{"\n"}'
-  kubectl delete iamrolerequest demo-reader   # deletes the role; the ServiceAccount goes with it
 
 %s
-`, iamEndpoint, framework.OperatorNamespace, iamCredentialsSecret, rolesDemoRequest, rolesDemoNamespace,
+When done:
+  kubectl delete iamrolerequest demo-reader   # deletes the role; the ServiceAccount goes with it
+`, in.iamEndpoint, framework.OperatorNamespace, iamCredentialsSecret, rolesDemoRequest, rolesDemoNamespace,
 		framework.OperatorNamespace, iamCredentialsSecret, accessKeyIDKey,
 		framework.OperatorNamespace, iamCredentialsSecret, secretAccessKeyKey,
-		signed, signed, signed, signed, rolesDemoNamespace, rolesDemoNamespace, limits)
+		signed, signed, signed, signed, chain)
+}
+
+// chainCommands are the whole chain as an admin pastes them: a pod of the
+// request's ServiceAccount, the token the kubelet would project into it,
+// AssumeRoleWithWebIdentity at the local STS (unsigned: the token is the
+// proof), and signed S3 GETs with the credentials (curl before 8.x sends
+// no x-amz-content-sha256 of its own, which S3 requires). A line that ends in
+// "# allowed" prints demoObjectBody; one that ends in "# refused" prints an
+// AccessDenied error.
+func chainCommands(in rolesDemoInput) string {
+	ns := rolesDemoNamespace
+	pod := "kubectl get pod demo-reader -n " + ns + " -o jsonpath="
+	field := func(name string) string {
+		return `$(echo "$CREDS" | sed -n 's:.*<` + name + `>\(.*\)</` + name + `>.*:\1:p')`
+	}
+	sigv4 := `curl -sS --aws-sigv4 aws:amz:` + in.region + `:s3 --user "$KEY:$SECRET" -H "x-amz-security-token: $SESSION" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" `
+	bucket := in.s3Endpoint + "/" + in.bucket + "/"
+	object := bucket + demoObjectKey
+	lines := []string{
+		"export KUBECONFIG=" + in.kubeconfig,
+		"kubectl wait iamrolerequest demo-reader --for=condition=ServiceAccountLinked --timeout=2m",
+		"kubectl run demo-reader -n " + ns + ` --image=registry.invalid/demo --restart=Never --overrides='{"spec":{"serviceAccountName":"reader"}}'`,
+		pod + `'{.spec.containers[0].env}{"\n"}'   # AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE, AWS_REGION`,
+		"ROLE_ARN=$(" + pod + `'{.spec.containers[0].env[?(@.name=="AWS_ROLE_ARN")].value}')`,
+		"# The token the kubelet writes into the pod's aws-iam-token volume: its audience, bound to the pod.",
+		"AUDIENCE=$(" + pod + `'{.spec.volumes[?(@.name=="aws-iam-token")].projected.sources[0].serviceAccountToken.audience}')`,
+		`TOKEN=$(kubectl create token reader -n ` + ns + ` --audience="$AUDIENCE" --bound-object-kind=Pod --bound-object-name=demo-reader)`,
+		`CREDS=$(curl -sS ` + in.iamEndpoint + `/ -d Version=2011-06-15 -d Action=AssumeRoleWithWebIdentity -d RoleSessionName=demo-reader --data-urlencode "RoleArn=$ROLE_ARN" --data-urlencode "WebIdentityToken=$TOKEN")`,
+		"KEY=" + field("AccessKeyId"),
+		"SECRET=" + field("SecretAccessKey"),
+		"SESSION=" + field("SessionToken"),
+		`echo "$KEY"   # the session's access key ID`,
+		sigv4 + object + "; echo   # allowed",
+		sigv4 + bucket + "; echo   # refused: listing the bucket (s3:ListBucket) is not in the role's policy",
+		"curl -sS " + object + "; echo   # refused: without credentials, as the object is not public",
+	}
+	return "  " + strings.Join(lines, "\n  ")
 }

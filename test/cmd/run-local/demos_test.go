@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -94,9 +95,30 @@ func TestRolesDemoShowsTheRequestItCreates(t *testing.T) {
 		t.Errorf("the request names namespace %q; run-local creates %q", request.Spec.Storage.ServiceAccount.Namespace, rolesDemoNamespace)
 	}
 	for _, providerARN := range []string{"", "arn:aws:iam::000000000000:oidc-provider/127.0.0.1/local-oidc"} {
-		text := rolesDemo("http://127.0.0.1:1", "us-east-1", providerARN, nil)
+		text := rolesDemo(rolesDemoInput{iamEndpoint: "http://127.0.0.1:1", region: "us-east-1", bucket: "local-oidc", providerARN: providerARN})
 		if !strings.Contains(text, rolesDemoRequest) || !strings.Contains(text, "name: "+request.Name) {
 			t.Errorf("the printed demo does not show the request it creates:\n%s", text)
+		}
+	}
+}
+
+// With the network namespace, run-local prints the whole chain's commands;
+// without it, why no pod gets credentials, and no commands that would fail.
+func TestRolesDemoPrintsTheChainOnlyWhereItWorks(t *testing.T) {
+	in := rolesDemoInput{iamEndpoint: "http://127.0.0.1:1", s3Endpoint: "http://127.0.0.1:2", region: "us-east-1", bucket: "local-oidc",
+		issuerURL: "https://192.0.2.10/local-oidc", providerARN: "arn:aws:iam::000000000000:oidc-provider/192.0.2.10/local-oidc"}
+	text := rolesDemo(in)
+	if !strings.Contains(text, "\n"+chainHeading+"\n") || strings.Count(text, "# allowed\n") != 1 || !strings.Contains(text, "/local-oidc/"+demoObjectKey+"; echo   # allowed") {
+		t.Errorf("with the namespace, the chain's commands with one allowed read of %s:\n%s", demoObjectKey, text)
+	}
+	for _, providerARN := range []string{"", in.providerARN} {
+		in.providerARN, in.chainErr = providerARN, errors.New("creating a network namespace (as uid 1000, in a user namespace) failed")
+		text := rolesDemo(in)
+		if strings.Contains(text, chainHeading) || strings.Contains(text, "AssumeRoleWithWebIdentity") {
+			t.Errorf("without the namespace, the chain's commands are printed:\n%s", text)
+		}
+		if !strings.Contains(text, in.chainErr.Error()) {
+			t.Errorf("without the namespace, run-local does not say why:\n%s", text)
 		}
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
-	"github.com/openshift/cluster-workload-access-operator/test/framework/issuerfront"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
 
@@ -32,6 +31,9 @@ type options struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == gatewayCommand {
+		os.Exit(runGateway(os.Args[2:]))
+	}
 	var o options
 	flag.StringVar(&o.binary, "operator-binary", "_output/bin/cluster-workload-access-operator", "operator binary to run")
 	flag.StringVar(&o.dir, "dir", "_output/local", "where the control plane and the S3 server keep their PKI, data and logs")
@@ -72,20 +74,18 @@ func run(o options) error {
 	defer cancel()
 	// The S3 server first, with its IAM and STS service for phase 2: the
 	// API server's issuer is the URL the operator publishes the discovery
-	// document at, <endpoint>/<bucket>. Through an HTTPS front on port 443
-	// when it may listen there, since IAM registers only such issuers.
-	s3, err := s3server.Start(startCtx, s3server.Options{Dir: filepath.Join(dir, "s3"), Binary: o.s3Binary, IAM: true})
+	// document at, <endpoint>/<bucket>.
+	issuer, err := startIssuerSide(startCtx, dir, o.s3Binary)
 	if err != nil {
 		return err
 	}
-	defer s3.Stop()
-	issuerEndpoint, curlCA := s3.Endpoint, ""
-	front, frontErr := issuerfront.Start(dir, issuerAddress, s3.Endpoint)
-	if frontErr == nil {
-		defer front.Stop()
-		issuerEndpoint, curlCA = front.URL, "--cacert "+front.CAFile+" "
-	}
+	defer issuer.stop()
+	s3 := issuer.s3
+	issuerEndpoint, curlFlags := issuer.endpoint, issuer.curlFlags
 	issuerURL := issuerEndpoint + "/" + o.bucket
+	if err := putDemoObject(startCtx, s3, o.bucket); err != nil {
+		return err
+	}
 
 	cluster, err := framework.StartCluster(startCtx, framework.ClusterOptions{
 		ReleaseVersion: "0.0.1-local",
@@ -106,9 +106,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	if front != nil {
-		operatorEnv = append(operatorEnv, "SSL_CERT_FILE="+front.CAFile)
-	}
+	operatorEnv = append(operatorEnv, issuer.operatorEnv...)
 	operator, err := framework.StartOperator(framework.OperatorOptions{
 		Binary: binary, Kubeconfig: cluster.OperatorKubeconfig, LogDir: filepath.Join(dir, "logs"), Name: "operator", Env: operatorEnv,
 	})
@@ -117,19 +115,19 @@ func run(o options) error {
 	}
 	defer operator.Stop()
 	providerARN := ""
-	if front != nil {
-		if providerARN, err = registerIssuer(startCtx, s3, issuerURL, front.Thumbprint); err != nil {
+	if issuer.thumbprint != "" {
+		if providerARN, err = registerIssuer(startCtx, s3, issuerURL, issuer.thumbprint); err != nil {
 			return err
 		}
-	}
-	if err := createDemoRequest(startCtx, cluster); err != nil {
-		return err
 	}
 	webhook, err := cluster.StartWebhook(startCtx, binary, "webhook")
 	if err != nil {
 		return err
 	}
 	defer webhook.Stop()
+	if err := createDemoRequest(startCtx, cluster); err != nil {
+		return err
+	}
 
 	fmt.Printf(`
 The local cluster is up. The operator runs against it as its ServiceAccount,
@@ -160,7 +158,7 @@ to the local S3 server (versitygw):
   endpoint:  %s (region %s)
   bucket credentials (its root account): Secret %s/%s
   log:       %s
-  issuer:    %s (the API server's, in Authentication cluster)
+  issuer:    %s (the API server's, in Authentication cluster)%s
 Once published, anyone can read the discovery document and keys without
 credentials, as AWS STS does:
 
@@ -178,9 +176,12 @@ for audience sts.amazonaws.com; kwok runs no containers, so read the pod's spec)
   kubectl get pod demo-aws -o yaml
 
 `, s3.Endpoint, s3.Region, framework.OperatorNamespace, issuerpublisher.CredentialsSecret, s3.LogPath,
-		issuerURL, curlCA, issuerURL, curlCA, issuerURL, demoRoleARN)
+		issuerURL, issuer.route, curlFlags, issuerURL, curlFlags, issuerURL, demoRoleARN)
 
-	fmt.Print("\n" + rolesDemo(s3.IAMEndpoint, s3.Region, providerARN, frontErr))
+	fmt.Print("\n" + rolesDemo(rolesDemoInput{
+		kubeconfig: cluster.AdminKubeconfig, iamEndpoint: s3.IAMEndpoint, s3Endpoint: s3.Endpoint, region: s3.Region,
+		bucket: o.bucket, issuerURL: issuerURL, providerARN: providerARN, frontErr: issuer.frontErr, chainErr: issuer.chainErr,
+	}))
 	fmt.Print("\nPress Ctrl-C to stop everything.\n")
 
 	select {
@@ -190,5 +191,7 @@ for audience sts.amazonaws.com; kwok runs no containers, so read the pod's spec)
 		return fmt.Errorf("the operator exited:\n%s", operator.Tail(40))
 	case <-webhook.Done():
 		return fmt.Errorf("the webhook exited:\n%s", webhook.Tail(40))
+	case <-issuer.done:
+		return fmt.Errorf("%w: %s", errGatewayExited, issuer.gateway.Tail())
 	}
 }

@@ -9,10 +9,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,11 +39,40 @@ const (
 	// stsAudience is what the webhook puts in a role-bearing pod's token
 	// by default, and so the OIDC provider's client ID.
 	stsAudience = "sts.amazonaws.com"
-	// issuerAddress is where the HTTPS front serves the issuer when it
-	// may listen on port 443: versitygw's IAM registers OIDC providers only
+	// issuerAddress is where the HTTPS front serves the issuer without a
+	// network namespace (gateway.go), when it may listen on port 443: versitygw's IAM registers OIDC providers only
 	// for https:// URLs without a port.
 	issuerAddress = "127.0.0.1"
 )
+
+// demoObjectKey is a private object of the issuer bucket, which the role
+// of demo-reader may read (s3:GetObject on <bucket>/*) and nobody
+// anonymously: the bucket's public policy names only the issuer's
+// documents.
+const (
+	demoObjectKey  = "demo/reader.txt"
+	demoObjectBody = "read with the role of IAMRoleRequest demo-reader"
+)
+
+// putDemoObject creates the issuer bucket, which the operator then finds
+// (it creates it only when absent), and puts demoObjectKey in it with the
+// root account.
+func putDemoObject(ctx context.Context, server *s3server.Server, bucket string) error {
+	client := s3.New(s3.Options{
+		Region:       server.Region,
+		Credentials:  credentials.NewStaticCredentialsProvider(server.AccessKeyID, server.SecretAccessKey, ""),
+		BaseEndpoint: aws.String(server.Endpoint),
+		UsePathStyle: true,
+	})
+	if _, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		return fmt.Errorf("creating bucket %s: %w", bucket, err)
+	}
+	_, err := client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(demoObjectKey), Body: strings.NewReader(demoObjectBody)})
+	if err != nil {
+		return fmt.Errorf("putting %s/%s: %w", bucket, demoObjectKey, err)
+	}
+	return nil
+}
 
 // enableRoles points spec.podIdentity.roles at versitygw's IAM and STS (one
 // endpoint serves both) and gives the operator the IAM credentials Secret,
@@ -95,7 +127,7 @@ func registerIssuer(ctx context.Context, s3 *s3server.Server, issuerURL, thumbpr
 }
 
 // createDemoRequest creates rolesDemoNamespace and the IAMRoleRequest of
-// rolesDemoRequest, as an admin would apply it.
+// rolesDemoRequest, as an admin would apply it, once the webhook runs.
 func createDemoRequest(ctx context.Context, cluster *framework.Cluster) error {
 	kube, err := kubernetes.NewForConfig(cluster.Config)
 	if err != nil {
@@ -113,8 +145,22 @@ func createDemoRequest(ctx context.Context, cluster *framework.Cluster) error {
 	if err != nil {
 		return err
 	}
-	if _, err := operator.PodIdentityV1alpha1().IAMRoleRequests().Create(ctx, request, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("creating IAMRoleRequest %s: %w", request.Name, err)
+	// Until the operator has registered the access-grants check with the
+	// webhook running, the access-grants-checked policy refuses every
+	// request, an admin's too.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		_, err := operator.PodIdentityV1alpha1().IAMRoleRequests().Create(ctx, request, metav1.CreateOptions{})
+		if err == nil {
+			return nil
+		}
+		if !apierrors.IsForbidden(err) || time.Now().After(deadline) {
+			return fmt.Errorf("creating IAMRoleRequest %s: %w", request.Name, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("creating IAMRoleRequest %s: %w", request.Name, err)
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
-	return nil
 }
