@@ -94,7 +94,6 @@ const (
 )
 
 // OLMScopesSpec is the opt-in to generated scopes for OLM v0 operators.
-// +kubebuilder:validation:XValidation:rule="!has(self.namespaces) || size(self.namespaces) == 0 || self.mode == 'Namespaces'",message="olmScopes.namespaces is read only with mode: Namespaces; set mode: Namespaces to generate scopes for the operators of those namespaces"
 type OLMScopesSpec struct {
 	// mode is Disabled (the default), Namespaces (the ClusterServiceVersions
 	// of the namespaces listed) or Cluster (those of every namespace).
@@ -102,7 +101,8 @@ type OLMScopesSpec struct {
 	Mode OLMScopesMode `json:"mode,omitempty"`
 
 	// namespaces whose ClusterServiceVersions get generated scopes, with
-	// mode Namespaces.
+	// mode Namespaces (ignored with any other mode, so that setting mode
+	// alone turns the generator off or on cluster-wide).
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=1000

@@ -150,6 +150,8 @@ type controller struct {
 	start     func(context.Context) watches
 
 	watching *watches
+	// again asks for a sync soon: a write met a newer object than cached.
+	again bool
 	// said is the last Event recorded on each CSV ("reason: message"), so a
 	// resync repeats nothing.
 	said map[types.UID]string
@@ -238,7 +240,11 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err := c.deleteUnclaimed(ctx, keep); err != nil {
 		errs = append(errs, err)
 	}
-	if retry {
+	switch {
+	case c.again:
+		c.again = false
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), syncWait)
+	case retry:
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), retryRefused)
 	}
 	return errors.Join(errs...)
@@ -413,6 +419,12 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 // (the generator lacks what it would grant) or validation. Not Degraded:
 // it is the admin's to grant, and is retried every minute.
 func (c *controller) refused(d desired, kind, name string, err error) (bool, error) {
+	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+		// The scopes controllers wrote its status, or the cache trails our
+		// own write: the next sync reads it again.
+		c.again = true
+		return false, nil
+	}
 	if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
 		c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonRefused, fmt.Sprintf(
 			"writing %s %s as %s was refused: %v. The generator grants only what it holds: an admin who opts in grants it (docs/scopes.md), e.g. oc adm policy add-cluster-role-to-user cluster-admin -z %s -n %s",
