@@ -90,6 +90,7 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/podidentity:FuzzPodIdentityAnnotations \
 	./pkg/webhook/podidentity:FuzzCachedAnnotations \
 	./pkg/webhook/podidentity:FuzzClusterDefaults \
+	./pkg/operator/rbac/olmscopes:FuzzParseCSV \
 	./pkg/operator/rbac/apiaccess:FuzzSelector \
 	./pkg/operator/rbac/apiaccess:FuzzBindingName \
 	./pkg/operator/rbac/apiaccess/unmanagednotice:FuzzNotice \

@@ -11,6 +11,7 @@ import (
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -18,7 +19,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	subscriptionclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/olmscopes"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/clusterbundles"
 )
 
@@ -58,6 +61,11 @@ type clients struct {
 	// apiAccess writes the roles and bindings of APIAccessPolicies.
 	apiAccess     kubernetes.Interface
 	apiExtensions apiextensionsclient.Interface
+	dynamic       dynamic.Interface
+	// olmScopeGenerator writes generated ScopeTemplates and ScopeInstances
+	// as the generator's own ServiceAccount (impersonated), so the
+	// access-grants check judges what that identity holds.
+	olmScopeGenerator scopesclient.ScopesV1alpha1Interface
 }
 
 func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
@@ -95,6 +103,14 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 		return nil, err
 	}
 	if c.apiExtensions, err = apiextensionsclient.NewForConfig(kubeConfig); err != nil {
+		return nil, err
+	}
+	if c.dynamic, err = dynamic.NewForConfig(kubeConfig); err != nil {
+		return nil, err
+	}
+	generatorConfig := rest.CopyConfig(kubeConfig)
+	generatorConfig.Impersonate = rest.ImpersonationConfig{UserName: olmscopes.GeneratorUser}
+	if c.olmScopeGenerator, err = scopesclient.NewForConfig(generatorConfig); err != nil {
 		return nil, err
 	}
 	return c, nil

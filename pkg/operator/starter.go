@@ -35,6 +35,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/rolerequest"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess/unmanagednotice"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/olmscopes"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/scopes"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundlemetrics"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundles"
@@ -169,6 +170,11 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		// Events on OLM v1 ClusterExtensions whose APIs no policy manages.
 		unmanagednotice.New(unmanagednotice.Inputs{CRDs: crds, Policies: subscriptionInformers.APIAccess().V1alpha1().APIAccessPolicies(),
 			Metadata: c.metadata, Kube: c.kube, Events: objectEvents, OperatorClient: c.operator, Recorder: recorder}),
+		// Opt-in: a ScopeTemplate and ScopeInstance from each OLM v0 ClusterServiceVersion.
+		olmscopes.New(olmscopes.Inputs{CRDs: crds, WorkloadAccesses: subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
+			Templates: subscriptionInformers.Scopes().V1alpha1().ScopeTemplates(), Instances: subscriptionInformers.Scopes().V1alpha1().ScopeInstances(),
+			Dynamic: c.dynamic, Generator: c.olmScopeGenerator, Reviews: c.kube.AuthorizationV1(), Events: objectEvents,
+			OperatorClient: c.operator, Recorder: recorder}),
 	}, scopeControllers...)
 
 	// The frame's status controllers, last: they report on everything above.

@@ -15,12 +15,13 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/olmscopes"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
-// permissionsGolden is every permission the operator's and the webhook's
-// ServiceAccounts hold, as the API server's authorizer reports them;
-// docs/security.md explains each. UPDATE_PERMISSIONS=1 rewrites it.
+// permissionsGolden is every permission the operator's, the webhook's and
+// the OLM scope generator's ServiceAccounts hold, as the API server's
+// authorizer reports them; docs/security.md explains each. UPDATE_PERMISSIONS=1 rewrites it.
 const permissionsGolden = "testdata/permissions.txt"
 
 // TestEffectivePermissions asks the API server what the operator's and the
@@ -39,6 +40,7 @@ func TestEffectivePermissions(t *testing.T) {
 	for _, subject := range []struct{ namespace, name string }{
 		{framework.OperatorNamespace, framework.OperatorName},
 		{framework.OperandNamespace, framework.WebhookName},
+		{framework.OperatorNamespace, olmscopes.GeneratorServiceAccount},
 	} {
 		// Baseline: what a ServiceAccount bound to nothing gets from the
 		// groups every ServiceAccount is in.

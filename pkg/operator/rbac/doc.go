@@ -8,7 +8,9 @@
 //
 // Controllers, one package each:
 //   - scopes: the ScopeTemplate and ScopeInstance controllers;
-//   - apiaccess: the APIAccessPolicy controller.
+//   - apiaccess: the APIAccessPolicy controller;
+//   - olmscopes: the opt-in generator of ScopeTemplates and ScopeInstances
+//     from OLM v0 ClusterServiceVersions and their OperatorGroups.
 //
 // What they share:
 //   - rbacsubjects: binding subjects with the API server's defaults, so a

@@ -52,6 +52,71 @@ type WorkloadAccessSpec struct {
 	// subscriptions configures subscription injection cluster-wide.
 	// +optional
 	Subscriptions SubscriptionsSpec `json:"subscriptions,omitempty"`
+
+	// olmScopes has the operator generate, for operators installed the OLM
+	// v0 way, a ScopeTemplate from each ClusterServiceVersion's permissions
+	// and a ScopeInstance from its OperatorGroup's target namespaces, so an
+	// admin can see, and narrow, the scope each operator runs with
+	// (docs/scopes.md). Off by default: it changes who owns an operator's
+	// RBAC.
+	// +optional
+	OLMScopes OLMScopesSpec `json:"olmScopes,omitempty"`
+}
+
+// OLMScopesMode says whose ClusterServiceVersions get generated scopes.
+// +kubebuilder:validation:Enum="";Disabled;Namespaces;Cluster
+type OLMScopesMode string
+
+const (
+	// OLMScopesDisabled (the default, also meant by "") generates nothing,
+	// and deletes what was generated.
+	OLMScopesDisabled OLMScopesMode = "Disabled"
+	// OLMScopesNamespaces generates for the ClusterServiceVersions in the
+	// namespaces listed in olmScopes.namespaces.
+	OLMScopesNamespaces OLMScopesMode = "Namespaces"
+	// OLMScopesCluster generates for the ClusterServiceVersions of every
+	// namespace.
+	OLMScopesCluster OLMScopesMode = "Cluster"
+)
+
+// OLMAllNamespacesMode says what a ClusterServiceVersion whose
+// OperatorGroup targets all namespaces gets.
+// +kubebuilder:validation:Enum="";Skip;BindClusterWide
+type OLMAllNamespacesMode string
+
+const (
+	// OLMAllNamespacesSkip (the default, also meant by ""): nothing is
+	// generated, and an Event on the ClusterServiceVersion says so.
+	OLMAllNamespacesSkip OLMAllNamespacesMode = "Skip"
+	// OLMAllNamespacesBindClusterWide: its namespaced permissions are bound
+	// cluster-wide, as OLM itself binds them for such a group.
+	OLMAllNamespacesBindClusterWide OLMAllNamespacesMode = "BindClusterWide"
+)
+
+// OLMScopesSpec is the opt-in to generated scopes for OLM v0 operators.
+type OLMScopesSpec struct {
+	// mode is Disabled (the default), Namespaces (the ClusterServiceVersions
+	// of the namespaces listed) or Cluster (those of every namespace).
+	// +optional
+	Mode OLMScopesMode `json:"mode,omitempty"`
+
+	// namespaces whose ClusterServiceVersions get generated scopes, with
+	// mode Namespaces (ignored with any other mode, so that setting mode
+	// alone turns the generator off or on cluster-wide).
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=1000
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespaces []string `json:"namespaces,omitempty"`
+
+	// allNamespacesOperatorGroups is what a ClusterServiceVersion in an
+	// OperatorGroup that targets all namespaces gets: Skip (the default:
+	// nothing, and an Event on it says so) or BindClusterWide (its
+	// namespaced permissions bound in every namespace, with
+	// ClusterRoleBindings).
+	// +optional
+	AllNamespacesOperatorGroups OLMAllNamespacesMode `json:"allNamespacesOperatorGroups,omitempty"`
 }
 
 // SubscriptionsSpec configures subscription injection cluster-wide.

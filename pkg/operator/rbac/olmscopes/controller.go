@@ -1,0 +1,535 @@
+package olmscopes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+
+	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
+	operatorinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
+	scopeinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/scopes/v1alpha1"
+	operatorlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
+	scopelisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/scopes/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
+)
+
+// ControllerName names the controller in logs, events and its
+// OLMScopeGeneratorDegraded condition.
+const ControllerName = "OLMScopeGenerator"
+
+// GeneratorServiceAccount is the identity the generator writes as: the
+// operator impersonates it (manifests/), and an admin who opts in grants it
+// what the operators brought over need (docs/scopes.md).
+const (
+	GeneratorServiceAccount          = "olm-scope-generator"
+	GeneratorServiceAccountNamespace = "openshift-workload-access-operator"
+)
+
+// GeneratorUser is GeneratorServiceAccount's user name.
+var GeneratorUser = "system:serviceaccount:" + GeneratorServiceAccountNamespace + ":" + GeneratorServiceAccount
+
+const (
+	informerResync = 10 * time.Minute
+	syncWait       = time.Second
+	// retryRefused is when a CSV whose scope was refused (the generator
+	// lacks a grant, the CSV's ServiceAccount lacks one) is tried again:
+	// RBAC changes wake nothing here.
+	retryRefused = time.Minute
+)
+
+// Inputs are what the controller needs.
+type Inputs struct {
+	// CRDs is apiaccess.NewCRDInformer's informer (shared, run by the
+	// APIAccessPolicy controller): whether OLM v0's APIs are served.
+	CRDs             cache.SharedIndexInformer
+	WorkloadAccesses operatorinformers.WorkloadAccessInformer
+	Templates        scopeinformers.ScopeTemplateInformer
+	Instances        scopeinformers.ScopeInstanceInformer
+	// Dynamic reads CSVs and OperatorGroups as the operator.
+	Dynamic dynamic.Interface
+	// Generator writes ScopeTemplates and ScopeInstances as
+	// GeneratorServiceAccount.
+	Generator scopesclient.ScopesV1alpha1Interface
+	// Reviews asks whether a CSV's ServiceAccount holds a permission.
+	Reviews authorizationclient.SubjectAccessReviewsGetter
+	// Events records on ClusterServiceVersions (frame/objectevents).
+	Events         record.EventRecorder
+	OperatorClient v1helpers.OperatorClient
+	Recorder       events.Recorder
+}
+
+// New returns the controller: one key for the cluster.
+func New(in Inputs) factory.Controller {
+	c := &controller{crds: in.CRDs.GetIndexer(), config: in.WorkloadAccesses.Lister(),
+		templates: in.Templates.Lister(), instances: in.Instances.Lister(), generator: in.Generator,
+		reviews: in.Reviews, events: in.Events, said: map[types.UID]string{},
+		start: func(ctx context.Context) watches { return startWatches(ctx, in.Dynamic) }}
+	return factory.New().
+		WithInformers(in.CRDs, in.WorkloadAccesses.Informer(), in.Templates.Informer(), in.Instances.Informer()).
+		WithSync(managementstate.Syncs{Managed: c.sync}.Sync(in.OperatorClient)).
+		WithSyncDegradedOnError(in.OperatorClient).
+		ResyncEvery(informerResync).
+		ToController(ControllerName, in.Recorder)
+}
+
+// watches are the informers on OLM's APIs, run while the APIs are served
+// and the opt-in is on: with it off, no CSV is cached.
+type watches struct {
+	csvs, groups cache.SharedIndexInformer
+	stop         context.CancelFunc
+}
+
+func startWatches(ctx context.Context, client dynamic.Interface) watches {
+	ctx, stop := context.WithCancel(ctx)
+	csvs := dynamicinformer.NewFilteredDynamicInformer(client, ClusterServiceVersions, "", informerResync, cache.Indexers{}, nil).Informer()
+	_ = csvs.SetTransform(stripCSV)
+	groups := dynamicinformer.NewFilteredDynamicInformer(client, OperatorGroups, "", informerResync, cache.Indexers{}, nil).Informer()
+	go csvs.RunWithContext(ctx)
+	go groups.RunWithContext(ctx)
+	return watches{csvs: csvs, groups: groups, stop: stop}
+}
+
+// stripCSV keeps of a CSV what the generator reads: a CSV carries its
+// operator's deployments, icons and examples, often hundreds of KiB.
+func stripCSV(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	out := &unstructured.Unstructured{Object: map[string]any{}}
+	out.SetAPIVersion(u.GetAPIVersion())
+	out.SetKind(u.GetKind())
+	out.SetName(u.GetName())
+	out.SetNamespace(u.GetNamespace())
+	out.SetUID(u.GetUID())
+	out.SetResourceVersion(u.GetResourceVersion())
+	out.SetDeletionTimestamp(u.GetDeletionTimestamp())
+	if from, ok := u.GetLabels()[copiedFromLabel]; ok {
+		out.SetLabels(map[string]string{copiedFromLabel: from})
+	}
+	if replaces, ok, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "replaces"); ok {
+		_ = unstructured.SetNestedField(out.Object, replaces, "spec", "replaces")
+	}
+	for _, field := range []string{"permissions", "clusterPermissions"} {
+		if v, ok, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "install", "spec", field); ok {
+			_ = unstructured.SetNestedField(out.Object, v, "spec", "install", "spec", field)
+		}
+	}
+	return out, nil
+}
+
+type controller struct {
+	crds      cache.Indexer
+	config    operatorlisters.WorkloadAccessLister
+	templates scopelisters.ScopeTemplateLister
+	instances scopelisters.ScopeInstanceLister
+	generator scopesclient.ScopesV1alpha1Interface
+	reviews   authorizationclient.SubjectAccessReviewsGetter
+	events    record.EventRecorder
+	start     func(context.Context) watches
+
+	watching *watches
+	// again asks for a sync soon: a write met a newer object than cached.
+	again bool
+	// said is the last Event recorded on each CSV ("reason: message"), so a
+	// resync repeats nothing.
+	said map[types.UID]string
+}
+
+func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	wa, err := c.config.Get(operatorv1alpha1.WorkloadAccessName)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	var cfg config
+	if wa != nil {
+		cfg = readConfig(wa.Spec.OLMScopes)
+	}
+	if !cfg.enabled() || !c.served() {
+		if c.watching != nil {
+			c.watching.stop()
+			c.watching, c.said = nil, map[types.UID]string{}
+		}
+		// Opted out, or OLM gone with its CSVs: nothing generated stays.
+		return c.deleteUnclaimed(ctx, map[string]bool{})
+	}
+	if c.watching == nil {
+		w := c.start(ctx)
+		wake := func(any) { syncCtx.Queue().Add(syncCtx.QueueKey()) }
+		for _, informer := range []cache.SharedIndexInformer{w.csvs, w.groups} {
+			if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: wake,
+				UpdateFunc: func(_, obj any) { wake(obj) }, DeleteFunc: wake}); err != nil {
+				w.stop()
+				return err
+			}
+		}
+		c.watching = &w
+	}
+	if !c.watching.csvs.HasSynced() || !c.watching.groups.HasSynced() {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), syncWait)
+		return nil
+	}
+	groups := map[string][]operatorGroup{}
+	for _, obj := range c.watching.groups.GetStore().List() {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			g := parseOperatorGroup(u)
+			groups[g.Namespace] = append(groups[g.Namespace], g)
+		}
+	}
+	var csvs []csv
+	replaced := map[string]bool{} // namespace/name of CSVs a live CSV replaces
+	seen := map[types.UID]bool{}
+	for _, obj := range c.watching.csvs.GetStore().List() {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok || copied(u) || !cfg.optedIn(u.GetNamespace()) {
+			continue
+		}
+		seen[u.GetUID()] = true
+		parsed, err := parseCSV(u.Object)
+		if err != nil {
+			c.say(u.GetNamespace(), u.GetName(), u.GetUID(), corev1.EventTypeWarning, ReasonInvalid, "no scope is generated: "+err.Error())
+			continue
+		}
+		if parsed.Deleting {
+			continue
+		}
+		csvs = append(csvs, parsed)
+		if parsed.Replaces != "" {
+			replaced[parsed.Namespace+"/"+parsed.Replaces] = true
+		}
+	}
+	for uid := range c.said {
+		if !seen[uid] {
+			delete(c.said, uid)
+		}
+	}
+	keep := map[string]bool{}
+	var errs []error
+	retry := false
+	for _, one := range csvs {
+		if replaced[one.Namespace+"/"+one.Name] {
+			continue // its successor takes its scope over
+		}
+		again, err := c.generate(ctx, plan(one, groups, cfg), keep)
+		retry = retry || again
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := c.deleteUnclaimed(ctx, keep); err != nil {
+		errs = append(errs, err)
+	}
+	switch {
+	case c.again:
+		c.again = false
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), syncWait)
+	case retry:
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), retryRefused)
+	}
+	return errors.Join(errs...)
+}
+
+// served says whether the API server serves CSVs and OperatorGroups.
+func (c *controller) served() bool {
+	for name, kind := range map[string]string{ClusterServiceVersionCRD: "ClusterServiceVersion", OperatorGroupCRD: "OperatorGroup"} {
+		obj, exists, err := c.crds.GetByKey(name)
+		if err != nil || !exists {
+			return false
+		}
+		crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
+		if !ok || crd.DeletionTimestamp != nil || crd.Status.AcceptedNames.Kind != kind {
+			return false
+		}
+	}
+	return true
+}
+
+// generated are the objects of every CSV, by the label holding its UID.
+func generatedSelector() labels.Selector {
+	req, _ := labels.NewRequirement(CSVUIDLabel, selection.Exists, nil)
+	return labels.NewSelector().Add(*req)
+}
+
+// generate writes what d says for one CSV, and adds to keep the names
+// (kind/name) of the generated objects that stay. retry says the CSV was
+// refused and should be tried again later.
+func (c *controller) generate(ctx context.Context, d desired, keep map[string]bool) (retry bool, err error) {
+	templates, err := c.templates.List(generatedSelector())
+	if err != nil {
+		return false, err
+	}
+	instances, err := c.instances.List(generatedSelector())
+	if err != nil {
+		return false, err
+	}
+	claimedTemplates := map[string]*scopesv1alpha1.ScopeTemplate{}
+	claimedInstances := map[string]*scopesv1alpha1.ScopeInstance{}
+	for _, t := range templates {
+		if claims(d.csv, t.Labels, t.Annotations) {
+			claimedTemplates[t.Annotations[PermissionsAnnotation]] = t
+		}
+	}
+	for _, i := range instances {
+		if claims(d.csv, i.Labels, i.Annotations) {
+			claimedInstances[i.Annotations[PermissionsAnnotation]] = i
+		}
+	}
+	keepClaimed := func() {
+		for _, t := range claimedTemplates {
+			keep["ScopeTemplate/"+t.Name] = true
+		}
+		for _, i := range claimedInstances {
+			keep["ScopeInstance/"+i.Name] = true
+		}
+	}
+	if d.reason != "" {
+		c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, d.reason, d.message)
+		return false, nil // what it claimed goes
+	}
+
+	type write struct {
+		template       *scopesv1alpha1.ScopeTemplate
+		oldTemplate    *scopesv1alpha1.ScopeTemplate
+		instance       *scopesv1alpha1.ScopeInstance
+		oldInstance    *scopesv1alpha1.ScopeInstance
+		grantsChange   bool
+		namespacesDesc string
+	}
+	var writes []write
+	for _, p := range d.pairs {
+		labelSet, annotations := generatedMeta(d.csv, p.permissions)
+		name := p.name
+		if old, ok := claimedTemplates[p.permissions]; ok {
+			name = old.Name // an upgrade keeps the names it took over
+		}
+		oldTemplate := claimedTemplates[p.permissions]
+		if oldTemplate == nil || oldTemplate.Name != name {
+			if other, err := c.templates.Get(name); err == nil {
+				keepClaimed()
+				c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonConflict, fmt.Sprintf(
+					"no scope is generated: ScopeTemplate %s exists and was not generated from this ClusterServiceVersion (its %s label is %q); it is left alone: delete it, or leave this operator on OLM's RBAC",
+					other.Name, CSVUIDLabel, other.Labels[CSVUIDLabel]))
+				return false, nil
+			}
+		}
+		template := &scopesv1alpha1.ScopeTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labelSet, Annotations: annotations},
+			Spec: *p.template.DeepCopy()}
+		for k := range template.Spec.ClusterRoles {
+			// Role prefixes follow the template's name, not the one derived
+			// for a CSV that took it over.
+			template.Spec.ClusterRoles[k].GenerateName = fmt.Sprintf("%s-%d-", name, k)
+		}
+		oldInstance := claimedInstances[p.permissions]
+		if oldInstance == nil {
+			if other, err := c.instances.Get(name); err == nil {
+				keepClaimed()
+				c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonConflict, fmt.Sprintf(
+					"no scope is generated: ScopeInstance %s exists and was not generated from this ClusterServiceVersion; it is left alone: delete it, or leave this operator on OLM's RBAC",
+					other.Name))
+				return false, nil
+			}
+		}
+		namespaces, narrowed := instanceNamespaces(oldInstance, p.namespaces)
+		instance := &scopesv1alpha1.ScopeInstance{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labelSet, Annotations: map[string]string{}},
+			Spec: scopesv1alpha1.ScopeInstanceSpec{ScopeTemplateName: name, Namespaces: namespaces}}
+		for k, v := range annotations {
+			instance.Annotations[k] = v
+		}
+		instance.Annotations[GeneratedNamespacesAnnotation] = joinNamespaces(p.namespaces)
+		if narrowed {
+			instance.Annotations[NarrowedAnnotation] = "true"
+		}
+		w := write{template: template, oldTemplate: oldTemplate, instance: instance, oldInstance: oldInstance}
+		if oldInstance != nil {
+			instance.Name = oldInstance.Name
+			instance.Spec.NamespaceSelector = oldInstance.Spec.NamespaceSelector // the admin's, kept
+		}
+		w.grantsChange = oldTemplate == nil || !equalTemplateSpec(oldTemplate, template) || oldInstance == nil ||
+			!equalNamespaces(oldInstance.Spec.Namespaces, instance.Spec.Namespaces) || oldInstance.Spec.ScopeTemplateName != instance.Spec.ScopeTemplateName
+		w.namespacesDesc = describeNamespaces(instance.Spec.Namespaces)
+		writes = append(writes, w)
+	}
+
+	// Before granting anything new: the CSV's ServiceAccounts must already
+	// hold it where it would be granted, as OLM's RBAC gives it them.
+	for i, w := range writes {
+		if !w.grantsChange {
+			continue
+		}
+		missing, err := c.held(ctx, d.csv.Namespace, d.pairs[i].entries, w.instance.Spec.Namespaces)
+		if err != nil {
+			keepClaimed()
+			return false, fmt.Errorf("checking what ClusterServiceVersion %s/%s's ServiceAccounts hold: %w", d.csv.Namespace, d.csv.Name, err)
+		}
+		if missing != "" {
+			keepClaimed()
+			c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonPermissionsNotHeld, fmt.Sprintf(
+				"no scope is generated or changed: %s, so OLM has not (or not yet) given it what this ClusterServiceVersion asks for; a scope grants only what OLM already granted. Retried every minute",
+				missing))
+			return true, nil
+		}
+	}
+
+	var wrote []string
+	for _, w := range writes {
+		keep["ScopeTemplate/"+w.template.Name] = true
+		keep["ScopeInstance/"+w.instance.Name] = true
+		if err := c.writeTemplate(ctx, w.oldTemplate, w.template); err != nil {
+			keepClaimed()
+			return c.refused(d, "ScopeTemplate", w.template.Name, err)
+		}
+		if err := c.writeInstance(ctx, w.oldInstance, w.instance); err != nil {
+			keepClaimed()
+			return c.refused(d, "ScopeInstance", w.instance.Name, err)
+		}
+		if w.oldTemplate == nil || w.oldInstance == nil || w.grantsChange || !sameTemplate(w.oldTemplate, w.template) {
+			wrote = append(wrote, fmt.Sprintf("ScopeTemplate and ScopeInstance %s (%s)", w.template.Name, w.namespacesDesc))
+		}
+	}
+	keepClaimed()
+	if len(wrote) > 0 {
+		c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeNormal, ReasonGenerated, "generated from this ClusterServiceVersion: "+strings.Join(wrote, "; ")+
+			"; OLM's own RBAC for it is untouched (docs/scopes.md says how to move the operator over)")
+	}
+	return false, nil
+}
+
+// refused reports a write the API server refused: the access-grants check
+// (the generator lacks what it would grant) or validation. Not Degraded:
+// it is the admin's to grant, and is retried every minute.
+func (c *controller) refused(d desired, kind, name string, err error) (bool, error) {
+	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+		// The scopes controllers wrote its status, or the cache trails our
+		// own write: the next sync reads it again.
+		c.again = true
+		return false, nil
+	}
+	if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
+		c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonRefused, fmt.Sprintf(
+			"writing %s %s as %s was refused: %v. The generator grants only what it holds: an admin who opts in grants it (docs/scopes.md), e.g. oc adm policy add-cluster-role-to-user cluster-admin -z %s -n %s",
+			kind, name, GeneratorUser, err, GeneratorServiceAccount, GeneratorServiceAccountNamespace))
+		return true, nil
+	}
+	return false, fmt.Errorf("writing %s %s for ClusterServiceVersion %s/%s: %w", kind, name, d.csv.Namespace, d.csv.Name, err)
+}
+
+func (c *controller) writeTemplate(ctx context.Context, old, want *scopesv1alpha1.ScopeTemplate) error {
+	if old == nil {
+		_, err := c.generator.ScopeTemplates().Create(ctx, want, metav1.CreateOptions{})
+		return err
+	}
+	if sameTemplate(old, want) {
+		return nil
+	}
+	updated := old.DeepCopy()
+	updated.Spec = want.Spec
+	updated.Labels, updated.Annotations = merged(updated.Labels, want.Labels), merged(updated.Annotations, want.Annotations)
+	_, err := c.generator.ScopeTemplates().Update(ctx, updated, metav1.UpdateOptions{})
+	return err
+}
+
+func (c *controller) writeInstance(ctx context.Context, old, want *scopesv1alpha1.ScopeInstance) error {
+	if old == nil {
+		_, err := c.generator.ScopeInstances().Create(ctx, want, metav1.CreateOptions{})
+		return err
+	}
+	if equalNamespaces(old.Spec.Namespaces, want.Spec.Namespaces) && old.Spec.ScopeTemplateName == want.Spec.ScopeTemplateName &&
+		subset(want.Labels, old.Labels) && subset(want.Annotations, old.Annotations) {
+		return nil
+	}
+	updated := old.DeepCopy()
+	updated.Spec.ScopeTemplateName, updated.Spec.Namespaces = want.Spec.ScopeTemplateName, want.Spec.Namespaces
+	updated.Labels, updated.Annotations = merged(updated.Labels, want.Labels), merged(updated.Annotations, want.Annotations)
+	_, err := c.generator.ScopeInstances().Update(ctx, updated, metav1.UpdateOptions{})
+	return err
+}
+
+// deleteUnclaimed deletes every generated object not in keep, instances
+// first, each only if it still has the UID it was listed with.
+func (c *controller) deleteUnclaimed(ctx context.Context, keep map[string]bool) error {
+	instances, err := c.instances.List(generatedSelector())
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, i := range instances {
+		if keep["ScopeInstance/"+i.Name] || i.DeletionTimestamp != nil {
+			continue
+		}
+		uid := i.UID
+		if err := c.generator.ScopeInstances().Delete(ctx, i.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting generated ScopeInstance %s: %w", i.Name, err))
+		}
+	}
+	templates, err := c.templates.List(generatedSelector())
+	if err != nil {
+		return err
+	}
+	for _, t := range templates {
+		if keep["ScopeTemplate/"+t.Name] || t.DeletionTimestamp != nil {
+			continue
+		}
+		uid := t.UID
+		if err := c.generator.ScopeTemplates().Delete(ctx, t.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting generated ScopeTemplate %s: %w", t.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// say records an Event on the CSV unless it is what was last said.
+func (c *controller) say(namespace, name string, uid types.UID, eventType, reason, message string) {
+	if c.said[uid] == reason+": "+message {
+		return
+	}
+	c.said[uid] = reason + ": " + message
+	c.events.Event(&corev1.ObjectReference{APIVersion: ClusterServiceVersions.GroupVersion().String(), Kind: "ClusterServiceVersion",
+		Namespace: namespace, Name: name, UID: uid}, eventType, reason, message)
+}
+
+func merged(have, want map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range have {
+		out[k] = v
+	}
+	for k, v := range want {
+		out[k] = v
+	}
+	return out
+}
+
+func equalTemplateSpec(a, b *scopesv1alpha1.ScopeTemplate) bool {
+	return sameTemplate(a, &scopesv1alpha1.ScopeTemplate{Spec: b.Spec})
+}
+
+func equalNamespaces(a, b []string) bool {
+	return joinNamespaces(sortedUnique(append([]string(nil), a...))) == joinNamespaces(sortedUnique(append([]string(nil), b...)))
+}
+
+func describeNamespaces(namespaces []string) string {
+	if len(namespaces) == 0 {
+		return "cluster-wide"
+	}
+	return "in namespaces " + strings.Join(namespaces, ", ")
+}

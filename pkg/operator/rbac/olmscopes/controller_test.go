@@ -1,0 +1,165 @@
+package olmscopes
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+
+	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
+	scopelisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/scopes/v1alpha1"
+)
+
+// newTestController is the controller over the given generated objects,
+// with SubjectAccessReviews answering allowed.
+func newTestController(t *testing.T, allowed bool, objects ...runtime.Object) (*controller, *fake.Clientset, *kubefake.Clientset, *record.FakeRecorder) {
+	t.Helper()
+	templates := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	instances := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	for _, o := range objects {
+		switch o := o.(type) {
+		case *scopesv1alpha1.ScopeTemplate:
+			_ = templates.Add(o)
+		case *scopesv1alpha1.ScopeInstance:
+			_ = instances.Add(o)
+		}
+	}
+	scopes := fake.NewSimpleClientset(objects...)
+	kube := kubefake.NewSimpleClientset()
+	kube.PrependReactor("create", "subjectaccessreviews", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, &authorizationv1.SubjectAccessReview{Status: authorizationv1.SubjectAccessReviewStatus{Allowed: allowed}}, nil
+	})
+	events := record.NewFakeRecorder(10)
+	c := &controller{templates: scopelisters.NewScopeTemplateLister(templates), instances: scopelisters.NewScopeInstanceLister(instances),
+		generator: scopes.ScopesV1alpha1(), reviews: kube.AuthorizationV1(), events: events, said: map[types.UID]string{}}
+	return c, scopes, kube, events
+}
+
+func writes(c *fake.Clientset) []string {
+	var out []string
+	for _, a := range c.Actions() {
+		if a.GetVerb() != "list" && a.GetVerb() != "watch" && a.GetVerb() != "get" {
+			out = append(out, a.GetVerb()+" "+a.GetResource().Resource)
+		}
+	}
+	return out
+}
+
+var opsGroups = map[string][]operatorGroup{"ops": {{Name: "g", Namespace: "ops", Targets: []string{"ops", "team-a"}}}}
+
+// settled is what the generator writes for exampleCSV in opsGroups.
+func settled(t *testing.T) []runtime.Object {
+	t.Helper()
+	c, scopes, _, _ := newTestController(t, true)
+	if _, err := c.generate(context.Background(), plan(exampleCSV, opsGroups, config{}), map[string]bool{}); err != nil {
+		t.Fatal(err)
+	}
+	var out []runtime.Object
+	ts, _ := scopes.ScopesV1alpha1().ScopeTemplates().List(context.Background(), metav1.ListOptions{})
+	is, _ := scopes.ScopesV1alpha1().ScopeInstances().List(context.Background(), metav1.ListOptions{})
+	for i := range ts.Items {
+		out = append(out, &ts.Items[i])
+	}
+	for i := range is.Items {
+		out = append(out, &is.Items[i])
+	}
+	if len(out) != 4 {
+		t.Fatalf("%d objects generated, want 4", len(out))
+	}
+	return out
+}
+
+func TestGenerateSettledWritesNothingAndAsksNothing(t *testing.T) {
+	c, scopes, kube, _ := newTestController(t, true, settled(t)...)
+	keep := map[string]bool{}
+	if _, err := c.generate(context.Background(), plan(exampleCSV, opsGroups, config{}), keep); err != nil {
+		t.Fatal(err)
+	}
+	if w := writes(scopes); len(w) > 0 {
+		t.Errorf("a settled CSV wrote %v", w)
+	}
+	if n := len(kube.Actions()); n > 0 {
+		t.Errorf("a settled CSV asked %d SubjectAccessReviews", n)
+	}
+	if len(keep) != 4 {
+		t.Errorf("kept %v", keep)
+	}
+}
+
+func TestGenerateLeavesAForeignTemplateAlone(t *testing.T) {
+	foreign := &scopesv1alpha1.ScopeTemplate{ObjectMeta: metav1.ObjectMeta{Name: "olm-ops-etcdoperator"}}
+	c, scopes, _, events := newTestController(t, true, foreign)
+	if _, err := c.generate(context.Background(), plan(exampleCSV, opsGroups, config{}), map[string]bool{}); err != nil {
+		t.Fatal(err)
+	}
+	if w := writes(scopes); len(w) > 0 {
+		t.Errorf("wrote %v over another's ScopeTemplate", w)
+	}
+	if e := <-events.Events; !strings.Contains(e, ReasonConflict) {
+		t.Errorf("event %q", e)
+	}
+}
+
+func TestGenerateGrantsNothingTheServiceAccountLacks(t *testing.T) {
+	c, scopes, _, events := newTestController(t, false)
+	retry, err := c.generate(context.Background(), plan(exampleCSV, opsGroups, config{}), map[string]bool{})
+	if err != nil || !retry {
+		t.Fatalf("retry=%v err=%v", retry, err)
+	}
+	if w := writes(scopes); len(w) > 0 {
+		t.Errorf("wrote %v", w)
+	}
+	if e := <-events.Events; !strings.Contains(e, ReasonPermissionsNotHeld) || !strings.Contains(e, "etcd-operator") {
+		t.Errorf("event %q", e)
+	}
+	// What an earlier version was given stays while an upgrade that
+	// changes a rule waits for OLM's grant. (One that changes no rule is
+	// taken over at once: it grants nothing new.)
+	old := settled(t)
+	c, scopes, _, _ = newTestController(t, false, old...)
+	upgraded := exampleCSV
+	upgraded.Name, upgraded.UID, upgraded.Replaces = "etcdoperator.v0.9.5", "uid-2", "etcdoperator.v0.9.4"
+	upgraded.Permissions = []permission{{ServiceAccountName: "etcd-operator", Rules: []rbacv1.PolicyRule{crdsRule}}} // a changed rule
+	keep := map[string]bool{}
+	if _, err := c.generate(context.Background(), plan(upgraded, opsGroups, config{}), keep); err != nil {
+		t.Fatal(err)
+	}
+	if w := writes(scopes); len(w) > 0 || len(keep) != 4 {
+		t.Errorf("wrote %v, kept %v", w, keep)
+	}
+}
+
+func TestDeleteUnclaimedDeletesOnlyGeneratedObjectsByUID(t *testing.T) {
+	handMade := &scopesv1alpha1.ScopeTemplate{ObjectMeta: metav1.ObjectMeta{Name: "hand-made", UID: "t-1"}}
+	objects := append(settled(t), handMade)
+	c, scopes, _, _ := newTestController(t, true, objects...)
+	if err := c.deleteUnclaimed(context.Background(), map[string]bool{}); err != nil {
+		t.Fatal(err)
+	}
+	var deleted []string
+	for _, a := range scopes.Actions() {
+		if d, ok := a.(clienttesting.DeleteAction); ok {
+			deleted = append(deleted, d.GetResource().Resource+"/"+d.GetName())
+			if d.GetDeleteOptions().Preconditions == nil || d.GetDeleteOptions().Preconditions.UID == nil {
+				t.Errorf("deleted %s without a UID precondition", d.GetName())
+			}
+		}
+	}
+	if len(deleted) != 4 || strings.Contains(strings.Join(deleted, ","), "hand-made") {
+		t.Errorf("deleted %v", deleted)
+	}
+	// Instances before templates: a template without instances loses its roles anyway.
+	if !strings.HasPrefix(deleted[0], "scopeinstances") || !strings.HasPrefix(deleted[3], "scopetemplates") {
+		t.Errorf("order %v", deleted)
+	}
+}

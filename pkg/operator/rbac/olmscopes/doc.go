@@ -1,0 +1,15 @@
+// Package olmscopes brings operators installed the OLM v0 way over to
+// scopes, for the namespaces an admin opts in (WorkloadAccess
+// spec.olmScopes): for each ClusterServiceVersion (operators.coreos.com/
+// v1alpha1), a ScopeTemplate from its spec.install.spec.permissions and a
+// ScopeInstance binding it in its OperatorGroup's (operators.coreos.com/v1)
+// target namespaces, and another pair, bound cluster-wide, from its
+// clusterPermissions. What it generates carries the CSV's UID; an upgrade
+// (spec.replaces) takes it over, and it goes with the CSV. An admin's
+// narrowing of a generated ScopeInstance is kept. OLM's own RBAC is never
+// read or written. The generator writes as its own ServiceAccount
+// (olm-scope-generator), so the access-grants check judges it like anyone
+// else, and first asks whether the CSV's ServiceAccounts already hold
+// what it would grant (OLM gave it them): a CSV written by hand, which OLM
+// gave nothing, gets nothing. docs/scopes.md has the mapping.
+package olmscopes
