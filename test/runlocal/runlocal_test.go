@@ -37,6 +37,13 @@ const (
 // read the role allows returns the object, the listing it does not allow
 // and the anonymous read are refused. Then Ctrl-C stops run-local cleanly.
 func TestPrintedChainGivesAPodsTokenCredentials(t *testing.T) {
+	// The commands are a user's: they need the user's tools, said plainly
+	// rather than as a failed line of the chain.
+	for _, tool := range []string{"kubectl", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not on the PATH: the chain run-local prints uses kubectl and curl (7.75 or later, for --aws-sigv4); install them", tool)
+		}
+	}
 	root, err := controlplane.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
