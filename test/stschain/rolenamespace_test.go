@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -45,6 +46,21 @@ func namespaceCreator(t *testing.T, name string) kubernetes.Interface {
 	t.Cleanup(func() {
 		_ = env.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
 		_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+	})
+	// The API server's RBAC authorizer sees a new binding a moment later,
+	// through its own informer: wait until it does.
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		review, err := env.kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: name, Groups: []string{"system:authenticated"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "create", Resource: "namespaces"},
+		}}, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		if !review.Status.Allowed {
+			return fmt.Errorf("%s may not create namespaces yet: %s", name, review.Status.Reason)
+		}
+		return nil
 	})
 	config := rest.CopyConfig(env.cp.Config)
 	config.Impersonate = rest.ImpersonationConfig{UserName: name, Groups: []string{"system:authenticated"}}
