@@ -1,6 +1,0 @@
-//go:build race
-
-package webhook
-
-// raceEnabled is whether the test binary runs with -race.
-const raceEnabled = true
