@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -379,57 +378,6 @@ func setTopology(t *testing.T, mode configv1.TopologyMode) {
 	})
 }
 
-// podLoad creates pods that ask for nothing, one every interval, and keeps
-// count of what the API server answered.
-type podLoad struct {
-	stop    chan struct{}
-	done    sync.WaitGroup
-	mu      sync.Mutex
-	created int
-	failed  []error
-}
-
-func startPodLoad(t *testing.T, namespace string, interval time.Duration) *podLoad {
-	config := *env.cp.Config
-	config.QPS, config.Burst = 100, 100
-	client := kubernetes.NewForConfigOrDie(&config)
-	l := &podLoad{stop: make(chan struct{})}
-	l.done.Add(1)
-	go func() {
-		defer l.done.Done()
-		ticker := time.NewTicker(interval)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-l.stop:
-				return
-			case <-ticker.C:
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			_, err := client.CoreV1().Pods(namespace).Create(ctx, testPod(nil), metav1.CreateOptions{})
-			cancel()
-			l.mu.Lock()
-			if err != nil {
-				l.failed = append(l.failed, err)
-			} else {
-				l.created++
-			}
-			l.mu.Unlock()
-		}
-	}()
-	t.Cleanup(l.finish)
-	return l
-}
-
-func (l *podLoad) finish() {
-	select {
-	case <-l.stop:
-	default:
-		close(l.stop)
-	}
-	l.done.Wait()
-}
-
 // Pods keep being created while the serving certificate, then the signer
 // CA, are rotated: none fails, every one of them went through the webhook
 // (none was let through because a call failed), and the caBundle follows.
@@ -442,7 +390,9 @@ func TestRotationUnderLoad(t *testing.T) {
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error { return webhookTrustsBundle(ctx, 0) })
 
 	before := metric(t, w, admittedSeries)
-	load := startPodLoad(t, ns, 150*time.Millisecond)
+	load := framework.StartPodLoad(env.cp.Config, 150*time.Millisecond,
+		framework.PodKind{Name: "plain", Namespace: ns, Pod: func() *corev1.Pod { return testPod(nil) }})
+	t.Cleanup(load.Stop)
 
 	// 1. A new serving certificate: the webhook serves it without a restart,
 	// and the Deployment rolls because its hash changed.
@@ -516,18 +466,20 @@ func TestRotationUnderLoad(t *testing.T) {
 		return nil
 	})
 	time.Sleep(2 * time.Second) // some load after the rotation
-	load.finish()
+	load.Stop()
 
-	if len(load.failed) > 0 {
-		t.Fatalf("%d of %d pod creations failed during rotation, first: %v", len(load.failed), load.created+len(load.failed), load.failed[0])
+	figures := load.Figures()
+	created := figures.TotalCreated()
+	if len(figures.Refused) > 0 {
+		t.Fatalf("%d of %d pod creations failed during rotation, first: %v", len(figures.Refused), created+len(figures.Refused), figures.Refused[0])
 	}
-	if load.created < 20 {
-		t.Fatalf("only %d pods were created: the load did not run", load.created)
+	if created < 20 {
+		t.Fatalf("only %d pods were created: the load did not run", created)
 	}
 	// With failurePolicy Ignore a failed call would still create the pod;
 	// the webhook's own count shows that none did.
-	expectMetric(t, w, admittedSeries, before+float64(load.created))
-	t.Logf("%d pods created through two rotations, all admitted by the webhook", load.created)
+	expectMetric(t, w, admittedSeries, before+float64(created))
+	t.Logf("%d pods created through two rotations, all admitted by the webhook", created)
 	expectWebhookAvailable(t)
 }
 
