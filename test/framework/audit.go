@@ -11,9 +11,15 @@ import (
 
 // AuditEvent is the part of an API server audit event the tests read.
 type AuditEvent struct {
-	Verb      string                    `json:"verb"`
-	Stage     string                    `json:"stage"`
-	User      struct{ Username string } `json:"user"`
+	Verb  string `json:"verb"`
+	Stage string `json:"stage"`
+	User  struct {
+		Username string
+		// Extra holds authentication.kubernetes.io/credential-id: the
+		// token's JTI, which tells apart processes of one ServiceAccount
+		// each given its own token.
+		Extra map[string][]string `json:"extra"`
+	} `json:"user"`
 	ObjectRef *struct {
 		Resource    string `json:"resource"`
 		Namespace   string `json:"namespace"`
@@ -36,6 +42,17 @@ func (e AuditEvent) String() string {
 	}
 	return fmt.Sprintf("%s %s.%s %s/%s (HTTP %d)", e.Verb, res, r.APIGroup, r.Namespace, r.Name, e.code())
 }
+
+// CredentialID is the id of the token the request came with, "" if none.
+func (e AuditEvent) CredentialID() string {
+	if ids := e.User.Extra["authentication.kubernetes.io/credential-id"]; len(ids) > 0 {
+		return ids[0]
+	}
+	return ""
+}
+
+// Code is the HTTP status of the response, 0 if none was recorded.
+func (e AuditEvent) Code() int { return e.code() }
 
 func (e AuditEvent) code() int {
 	if e.ResponseStatus == nil {

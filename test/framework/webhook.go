@@ -50,6 +50,14 @@ type WebhookProcess struct {
 // StartWebhook starts the webhook once the operator has created its
 // Deployment, Service and serving certificate.
 func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*WebhookProcess, error) {
+	return c.StartWebhookAt(ctx, binary, name, "")
+}
+
+// StartWebhookAt is StartWebhook listening on host (a loopback address of
+// its own, as a pod has its IP) instead of the Service's ClusterIP, on the
+// same ports: one replica of several behind the Service's endpoints, on a
+// control plane started with EndpointRouting. Empty host is the ClusterIP.
+func (c *Cluster) StartWebhookAt(ctx context.Context, binary, name, host string) (*WebhookProcess, error) {
 	kube, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		return nil, err
@@ -76,16 +84,19 @@ func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*Webho
 		return nil, fmt.Errorf("the operator never created the webhook's Deployment, Service and serving certificate: %w", err)
 	}
 
+	if host == "" {
+		host = service.Spec.ClusterIP
+	}
 	w := &WebhookProcess{
 		kube:       kube,
 		certDir:    filepath.Join(c.Dir, "webhook-"+name, "serving-cert"),
 		ServerName: WebhookName + "." + OperandNamespace + ".svc",
-		Address:    net.JoinHostPort(service.Spec.ClusterIP, strconv.Itoa(int(service.Spec.Ports[0].Port))),
+		Address:    net.JoinHostPort(host, strconv.Itoa(int(service.Spec.Ports[0].Port))),
 	}
 	w.MetricsAddress = w.Address
 	for _, port := range service.Spec.Ports {
 		if port.Name == "metrics" {
-			w.MetricsAddress = net.JoinHostPort(service.Spec.ClusterIP, strconv.Itoa(int(port.Port)))
+			w.MetricsAddress = net.JoinHostPort(host, strconv.Itoa(int(port.Port)))
 		}
 	}
 	if err := os.MkdirAll(w.certDir, 0o700); err != nil {
