@@ -50,14 +50,19 @@ type WebhookProcess struct {
 // StartWebhook starts the webhook once the operator has created its
 // Deployment, Service and serving certificate.
 func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*WebhookProcess, error) {
-	return c.StartWebhookAt(ctx, binary, name, "")
+	return c.StartWebhookAt(ctx, binary, name, WebhookListen{})
 }
 
-// StartWebhookAt is StartWebhook listening on host (a loopback address of
-// its own, as a pod has its IP) instead of the Service's ClusterIP, on the
-// same ports: one replica of several behind the Service's endpoints, on a
-// control plane started with EndpointRouting. Empty host is the ClusterIP.
-func (c *Cluster) StartWebhookAt(ctx context.Context, binary, name, host string) (*WebhookProcess, error) {
+// WebhookListen is where one webhook replica listens instead of the
+// Service's ClusterIP: host:port for admission and for metrics.
+type WebhookListen struct {
+	Address, MetricsAddress string
+}
+
+// StartWebhookAt is StartWebhook listening at listen: one replica of
+// several behind the Service's EndpointSlices, on a control plane started
+// with EndpointRouting. The zero WebhookListen is the ClusterIP's ports.
+func (c *Cluster) StartWebhookAt(ctx context.Context, binary, name string, listen WebhookListen) (*WebhookProcess, error) {
 	kube, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		return nil, err
@@ -84,19 +89,16 @@ func (c *Cluster) StartWebhookAt(ctx context.Context, binary, name, host string)
 		return nil, fmt.Errorf("the operator never created the webhook's Deployment, Service and serving certificate: %w", err)
 	}
 
-	if host == "" {
-		host = service.Spec.ClusterIP
-	}
 	w := &WebhookProcess{
 		kube:       kube,
 		certDir:    filepath.Join(c.Dir, "webhook-"+name, "serving-cert"),
 		ServerName: WebhookName + "." + OperandNamespace + ".svc",
-		Address:    net.JoinHostPort(host, strconv.Itoa(int(service.Spec.Ports[0].Port))),
+		Address:    net.JoinHostPort(service.Spec.ClusterIP, strconv.Itoa(int(service.Spec.Ports[0].Port))),
 	}
 	w.MetricsAddress = w.Address
 	for _, port := range service.Spec.Ports {
 		if port.Name == "metrics" {
-			w.MetricsAddress = net.JoinHostPort(host, strconv.Itoa(int(port.Port)))
+			w.MetricsAddress = net.JoinHostPort(service.Spec.ClusterIP, strconv.Itoa(int(port.Port)))
 		}
 	}
 	if err := os.MkdirAll(w.certDir, 0o700); err != nil {
@@ -108,6 +110,10 @@ func (c *Cluster) StartWebhookAt(ctx context.Context, binary, name, host string)
 	args, err := w.containerArgs(deployment)
 	if err != nil {
 		return nil, err
+	}
+	if listen.Address != "" {
+		args = relisten(args, listen)
+		w.Address, w.MetricsAddress = listen.Address, listen.MetricsAddress
 	}
 	// In a pod the webhook authenticates as its ServiceAccount; here it gets
 	// a token of the same account, so RBAC is what production has.
@@ -177,6 +183,22 @@ func (w *WebhookProcess) containerArgs(deployment *appsv1.Deployment) ([]string,
 		args = append(args, arg)
 	}
 	return append(args, "--cert-reload-interval=500ms", "--shutdown-delay=1s"), nil
+}
+
+// relisten moves the listen flags of args (checked against the Service's
+// ports by containerArgs) to listen.
+func relisten(args []string, listen WebhookListen) []string {
+	out := make([]string, 0, len(args))
+	for _, arg := range args {
+		switch {
+		case strings.HasPrefix(arg, "--listen="):
+			arg = "--listen=" + listen.Address
+		case strings.HasPrefix(arg, "--metrics-listen="):
+			arg = "--metrics-listen=" + listen.MetricsAddress
+		}
+		out = append(out, arg)
+	}
+	return out
 }
 
 // writeSecret updates the files like the kubelet: complete new files, then

@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"strconv"
-	"time"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,15 +15,16 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
-// endpointSliceName is the webhook Service's EndpointSlice this package
-// writes. No EndpointSlice controller runs on the test control plane (and
-// kwok's pods are Ready whatever runs), so the test plays it: a replica's
-// address is listed once the process answers /readyz, and unlisted before
-// it gets SIGTERM, as the controller unlists a terminating pod.
-const endpointSliceName = framework.WebhookName + "-replicas"
+// The webhook Service's endpoints are written by this package: no
+// EndpointSlice controller runs on the test control plane (and kwok's pods
+// are Ready whatever runs). Each replica gets an EndpointSlice of its own
+// once its process answers /readyz, and loses it before it gets SIGTERM, as
+// the controller unlists a terminating pod. The API server picks among
+// the slices at random for each call (--enable-aggregator-routing).
+// Replicas listen on this machine's own address, each on its own ports:
+// EndpointSlices may not hold loopback addresses.
 
-// webhookReplicas are the webhook processes behind the Service, each on a
-// loopback address of its own as each pod has its IP.
+// webhookReplicas are the webhook processes behind the Service.
 type webhookReplicas struct {
 	running []*framework.WebhookProcess
 	// binaries[i] is what running[i] runs.
@@ -34,15 +34,25 @@ type webhookReplicas struct {
 
 // start runs one more replica of binary and lists it.
 func (r *webhookReplicas) start(ctx context.Context, binary string) error {
+	host, err := hostAddress()
+	if err != nil {
+		return err
+	}
+	ports, err := freePorts(host, 2)
+	if err != nil {
+		return err
+	}
 	r.started++
-	host := fmt.Sprintf("127.30.0.%d", r.started)
-	w, err := env.cp.StartWebhookAt(ctx, binary, fmt.Sprintf("webhook-%d", r.started), host)
+	w, err := env.cp.StartWebhookAt(ctx, binary, fmt.Sprintf("webhook-%d", r.started), framework.WebhookListen{
+		Address:        net.JoinHostPort(host, strconv.Itoa(ports[0])),
+		MetricsAddress: net.JoinHostPort(host, strconv.Itoa(ports[1])),
+	})
 	if err != nil {
 		return err
 	}
 	r.running = append(r.running, w)
 	r.binaries = append(r.binaries, binary)
-	return r.publish(ctx)
+	return list(ctx, w)
 }
 
 // scale starts replicas of binary until n run.
@@ -70,7 +80,7 @@ func (r *webhookReplicas) roll(ctx context.Context, binary string) error {
 		old := r.running[i]
 		r.running = append(r.running[:i:i], r.running[i+1:]...)
 		r.binaries = append(r.binaries[:i:i], r.binaries[i+1:]...)
-		if err := r.publish(ctx); err != nil {
+		if err := unlist(ctx, old); err != nil {
 			return err
 		}
 		old.Stop()
@@ -88,59 +98,72 @@ func (r *webhookReplicas) stopAll(failed bool) {
 	r.running, r.binaries = nil, nil
 }
 
-// publish writes the EndpointSlice listing every running replica.
-func (r *webhookReplicas) publish(ctx context.Context) error {
-	slice := &discoveryv1.EndpointSlice{
+func sliceName(w *framework.WebhookProcess) string { return framework.WebhookName + "-" + w.Name }
+
+// list writes w's EndpointSlice: the API server may call it from now on.
+func list(ctx context.Context, w *framework.WebhookProcess) error {
+	host, port, err := net.SplitHostPort(w.Address)
+	if err != nil {
+		return err
+	}
+	_, metricsPort, err := net.SplitHostPort(w.MetricsAddress)
+	if err != nil {
+		return err
+	}
+	https, _ := strconv.Atoi(port)
+	metrics, _ := strconv.Atoi(metricsPort)
+	_, err = env.kube.DiscoveryV1().EndpointSlices(framework.OperandNamespace).Create(ctx, &discoveryv1.EndpointSlice{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      endpointSliceName,
-			Namespace: framework.OperandNamespace,
+			Name: sliceName(w),
 			Labels: map[string]string{
 				discoveryv1.LabelServiceName: framework.WebhookName,
 				discoveryv1.LabelManagedBy:   "test.upgrade.workload-access.openshift.io",
 			},
 		},
 		AddressType: discoveryv1.AddressTypeIPv4,
+		Ports: []discoveryv1.EndpointPort{
+			{Name: ptr.To("https"), Port: ptr.To(int32(https))},
+			{Name: ptr.To("metrics"), Port: ptr.To(int32(metrics))},
+		},
+		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{host}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
+	}, metav1.CreateOptions{})
+	return err
+}
+
+// unlist deletes w's EndpointSlice. The API server's informer sees it
+// within milliseconds; in a cluster, where unlisting and SIGTERM happen at
+// once, the webhook's --shutdown-delay covers the propagation.
+func unlist(ctx context.Context, w *framework.WebhookProcess) error {
+	err := env.kube.DiscoveryV1().EndpointSlices(framework.OperandNamespace).Delete(ctx, sliceName(w), metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
 	}
-	for i, w := range r.running {
-		host, port, err := net.SplitHostPort(w.Address)
+	return err
+}
+
+// hostAddress is this machine's first global unicast IPv4 address.
+func hostAddress() (string, error) {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return "", err
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && n.IP.IsGlobalUnicast() {
+			return n.IP.String(), nil
+		}
+	}
+	return "", fmt.Errorf("this machine has no IPv4 address but loopback ones, which EndpointSlices may not hold: the webhook replicas need one")
+}
+
+func freePorts(host string, n int) ([]int, error) {
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		_, metricsPort, err := net.SplitHostPort(w.MetricsAddress)
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			https, _ := strconv.Atoi(port)
-			metrics, _ := strconv.Atoi(metricsPort)
-			slice.Ports = []discoveryv1.EndpointPort{
-				{Name: ptr.To("https"), Port: ptr.To(int32(https))},
-				{Name: ptr.To("metrics"), Port: ptr.To(int32(metrics))},
-			}
-		}
-		slice.Endpoints = append(slice.Endpoints, discoveryv1.Endpoint{
-			Addresses:  []string{host},
-			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)},
-		})
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	slices := env.kube.DiscoveryV1().EndpointSlices(framework.OperandNamespace)
-	for {
-		current, err := slices.Get(ctx, endpointSliceName, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			_, err = slices.Create(ctx, slice, metav1.CreateOptions{})
-		} else if err == nil {
-			slice.ResourceVersion = current.ResourceVersion
-			_, err = slices.Update(ctx, slice, metav1.UpdateOptions{})
-		}
-		if err == nil || !apierrors.IsConflict(err) {
-			if err != nil {
-				return err
-			}
-			// The API server's informer sees the change within
-			// milliseconds; the webhook's own --shutdown-delay covers it
-			// in a cluster, where unlisting and SIGTERM are concurrent.
-			time.Sleep(200 * time.Millisecond)
-			return nil
-		}
-	}
+	return ports, nil
 }
