@@ -63,6 +63,24 @@ func (e AuditEvent) code() int {
 
 // Requests lists every completed request username sent after since.
 func Requests(auditLog, username string, since time.Time) ([]AuditEvent, error) {
+	return requestsAt(auditLog, username, since, "ResponseComplete")
+}
+
+// WatchesStarted lists the watches username opened after since: a watch is
+// complete only once it ends, so Requests misses those still open (an
+// informer's, whose initial list is itself a watch where the server allows).
+func WatchesStarted(auditLog, username string, since time.Time) ([]AuditEvent, error) {
+	events, err := requestsAt(auditLog, username, since, "ResponseStarted")
+	var watches []AuditEvent
+	for _, e := range events {
+		if e.Verb == "watch" {
+			watches = append(watches, e)
+		}
+	}
+	return watches, err
+}
+
+func requestsAt(auditLog, username string, since time.Time, stage string) ([]AuditEvent, error) {
 	f, err := os.Open(auditLog)
 	if err != nil {
 		return nil, err
@@ -76,7 +94,7 @@ func Requests(auditLog, username string, since time.Time) ([]AuditEvent, error) 
 		if err := json.Unmarshal(scanner.Bytes(), &e); err != nil {
 			return nil, err
 		}
-		if e.Stage != "ResponseComplete" || e.User.Username != username || e.Received.Before(since) {
+		if e.Stage != stage || e.User.Username != username || e.Received.Before(since) {
 			continue
 		}
 		events = append(events, e)
