@@ -159,6 +159,10 @@ func (p *Payload) Upgrade(ctx context.Context, config *rest.Config) error {
 }
 
 func (p *Payload) apply(ctx context.Context, config *rest.Config, crds bool) error {
+	// Not client-go's default of 5 requests a second: at that rate the
+	// payload takes 6 s to apply, the test's own throttling.
+	config = rest.CopyConfig(config)
+	config.QPS, config.Burst = 100, 100
 	dyn, err := dynamic.NewForConfig(config)
 	if err != nil {
 		return err
