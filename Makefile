@@ -27,7 +27,7 @@ $(call verify-golang-versions,Dockerfile.rhel)
 
 BINARY := $(GO_BUILD_BINDIR)/cluster-workload-access-operator
 
-.PHONY: all build test test-unit test-e2e bench bench-scale bench-scopes bench-webhook-memory bench-eks-webhook bench-apiaccess controlplane s3server promtool test-rules run-local \
+.PHONY: all build test test-unit test-e2e test-upgrade bench bench-scale bench-scopes bench-webhook-memory bench-eks-webhook bench-apiaccess controlplane s3server promtool test-rules run-local \
 	update update-codegen update-deps verify verify-update verify-version-stamp clean fuzz
 
 # Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
@@ -61,6 +61,16 @@ test-e2e: build controlplane s3server
 	s3server=$$(bash hack/build-s3server.sh); \
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) S3SERVER_BINARY=$$s3server \
 		go test $(GO_MOD_FLAGS) -count=1 -timeout 30m ./test/controlplane/... ./test/s3server/... ./test/e2e/... ./test/eventttl/... ./test/stschain/... ./test/runlocal/...
+
+# test/upgrade: the operator's leader lost, and the upgrade from the previous
+# release and the downgrade back, under pod load, on a control plane of its
+# own. The test builds the previous release's operator (its previousRelease)
+# once from git into ~/.cache (hack/build-operator-at.sh). Figures and run
+# time in docs/reliability.md.
+test-upgrade: build controlplane s3server
+	s3server=$$(bash hack/build-s3server.sh); \
+	OPERATOR_BINARY=$(CURDIR)/$(BINARY) S3SERVER_BINARY=$$s3server \
+		go test $(GO_MOD_FLAGS) -count=1 -timeout 20m -v ./test/upgrade/...
 
 # Micro-benchmarks of the webhook (see docs/performance.md).
 bench:

@@ -79,6 +79,11 @@ type Options struct {
 	// EventTTL is how long the API server keeps an Event after its last
 	// write (kube-apiserver's --event-ttl); zero keeps its default, 1 h.
 	EventTTL time.Duration
+	// EndpointRouting has the API server call webhook Services through
+	// their EndpointSlices' ready addresses, not the ClusterIP
+	// (--enable-aggregator-routing), so several webhook processes can serve
+	// one Service as a Deployment's replicas do.
+	EndpointRouting bool
 }
 
 // ControlPlane is a running control plane.
@@ -192,6 +197,9 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	}
 	if opts.EventTTL > 0 {
 		apiArgs = append(apiArgs, "--event-ttl="+opts.EventTTL.String())
+	}
+	if opts.EndpointRouting {
+		apiArgs = append(apiArgs, "--enable-aggregator-routing=true")
 	}
 	if opts.AuditLog {
 		policy := filepath.Join(cp.Dir, "audit-policy.yaml")

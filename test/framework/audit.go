@@ -11,9 +11,15 @@ import (
 
 // AuditEvent is the part of an API server audit event the tests read.
 type AuditEvent struct {
-	Verb      string                    `json:"verb"`
-	Stage     string                    `json:"stage"`
-	User      struct{ Username string } `json:"user"`
+	Verb  string `json:"verb"`
+	Stage string `json:"stage"`
+	User  struct {
+		Username string
+		// Extra holds authentication.kubernetes.io/credential-id: the
+		// token's JTI, which tells apart processes of one ServiceAccount
+		// each given its own token.
+		Extra map[string][]string `json:"extra"`
+	} `json:"user"`
 	ObjectRef *struct {
 		Resource    string `json:"resource"`
 		Namespace   string `json:"namespace"`
@@ -37,6 +43,17 @@ func (e AuditEvent) String() string {
 	return fmt.Sprintf("%s %s.%s %s/%s (HTTP %d)", e.Verb, res, r.APIGroup, r.Namespace, r.Name, e.code())
 }
 
+// CredentialID is the id of the token the request came with, "" if none.
+func (e AuditEvent) CredentialID() string {
+	if ids := e.User.Extra["authentication.kubernetes.io/credential-id"]; len(ids) > 0 {
+		return ids[0]
+	}
+	return ""
+}
+
+// Code is the HTTP status of the response, 0 if none was recorded.
+func (e AuditEvent) Code() int { return e.code() }
+
 func (e AuditEvent) code() int {
 	if e.ResponseStatus == nil {
 		return 0
@@ -46,6 +63,24 @@ func (e AuditEvent) code() int {
 
 // Requests lists every completed request username sent after since.
 func Requests(auditLog, username string, since time.Time) ([]AuditEvent, error) {
+	return requestsAt(auditLog, username, since, "ResponseComplete")
+}
+
+// WatchesStarted lists the watches username opened after since: a watch is
+// complete only once it ends, so Requests misses those still open (an
+// informer's, whose initial list is itself a watch where the server allows).
+func WatchesStarted(auditLog, username string, since time.Time) ([]AuditEvent, error) {
+	events, err := requestsAt(auditLog, username, since, "ResponseStarted")
+	var watches []AuditEvent
+	for _, e := range events {
+		if e.Verb == "watch" {
+			watches = append(watches, e)
+		}
+	}
+	return watches, err
+}
+
+func requestsAt(auditLog, username string, since time.Time, stage string) ([]AuditEvent, error) {
 	f, err := os.Open(auditLog)
 	if err != nil {
 		return nil, err
@@ -59,7 +94,7 @@ func Requests(auditLog, username string, since time.Time) ([]AuditEvent, error) 
 		if err := json.Unmarshal(scanner.Bytes(), &e); err != nil {
 			return nil, err
 		}
-		if e.Stage != "ResponseComplete" || e.User.Username != username || e.Received.Before(since) {
+		if e.Stage != stage || e.User.Username != username || e.Received.Before(since) {
 			continue
 		}
 		events = append(events, e)

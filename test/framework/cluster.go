@@ -21,6 +21,9 @@ import (
 type ClusterOptions struct {
 	ReleaseVersion string
 	Image          string
+	// Manifests is the payload's directory; empty means this tree's
+	// manifests/ (an upgrade test starts from an older release's).
+	Manifests string
 	// ControlPlane is passed to controlplane.Start; CRDs and Nodes are filled in.
 	ControlPlane controlplane.Options
 }
@@ -42,7 +45,10 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	manifests := filepath.Join(root, "manifests")
+	manifests := opts.Manifests
+	if manifests == "" {
+		manifests = filepath.Join(root, "manifests")
+	}
 	payload, err := LoadPayload(manifests, opts.ReleaseVersion, opts.Image)
 	if err != nil {
 		return nil, err
@@ -94,6 +100,17 @@ func (c *Cluster) serviceAccountKubeconfig(ctx context.Context, kube kubernetes.
 	}
 	path := filepath.Join(c.Dir, file+".kubeconfig")
 	return path, c.WriteKubeconfig(path, &clientcmdapi.AuthInfo{Token: token.Status.Token})
+}
+
+// NewOperatorKubeconfig writes <file>.kubeconfig with a token of its own
+// for the operator's ServiceAccount: the audit log tells apart processes
+// given different ones (AuditEvent.CredentialID).
+func (c *Cluster) NewOperatorKubeconfig(ctx context.Context, file string) (string, error) {
+	kube, err := kubernetes.NewForConfig(c.Config)
+	if err != nil {
+		return "", err
+	}
+	return c.serviceAccountKubeconfig(ctx, kube, OperatorNamespace, OperatorName, file)
 }
 
 // StartOperator runs the operator binary against this cluster as its ServiceAccount.

@@ -13,18 +13,24 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 )
 
@@ -142,6 +148,21 @@ func CRDFiles(dir string) ([]string, error) {
 // Manifests of a capability the test cluster lacks are skipped, as the CVO
 // skips those of disabled capabilities.
 func (p *Payload) Apply(ctx context.Context, config *rest.Config) error {
+	return p.apply(ctx, config, false)
+}
+
+// Upgrade applies every manifest, CRDs included, in file order, as the CVO
+// applies a new release's payload to a running cluster: each CRD is
+// server-side applied and Established before the next manifest.
+func (p *Payload) Upgrade(ctx context.Context, config *rest.Config) error {
+	return p.apply(ctx, config, true)
+}
+
+func (p *Payload) apply(ctx context.Context, config *rest.Config, crds bool) error {
+	// Not client-go's default of 5 requests a second: at that rate the
+	// payload takes 6 s to apply, the test's own throttling.
+	config = rest.CopyConfig(config)
+	config.QPS, config.Burst = 100, 100
 	dyn, err := dynamic.NewForConfig(config)
 	if err != nil {
 		return err
@@ -157,6 +178,11 @@ func (p *Payload) Apply(ctx context.Context, config *rest.Config) error {
 		}
 		switch obj.GetKind() {
 		case "CustomResourceDefinition":
+			if crds {
+				if err := applyCRD(ctx, config, obj); err != nil {
+					return err
+				}
+			}
 			continue
 		case "ClusterOperator":
 			if err := p.precreateClusterOperator(ctx, config); err != nil {
@@ -200,4 +226,34 @@ func (p *Payload) precreateClusterOperator(ctx context.Context, config *rest.Con
 	co.Status.RelatedObjects = p.ClusterOperator.Status.RelatedObjects
 	_, err = client.ConfigV1().ClusterOperators().UpdateStatus(ctx, co, metav1.UpdateOptions{})
 	return err
+}
+
+// applyCRD server-side applies one CRD as the CVO and waits until the API
+// server serves it.
+func applyCRD(ctx context.Context, config *rest.Config, obj *unstructured.Unstructured) error {
+	client, err := apiextensionsclient.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	data, err := obj.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	if _, err := client.ApiextensionsV1().CustomResourceDefinitions().Patch(ctx, obj.GetName(), types.ApplyPatchType, data,
+		metav1.PatchOptions{FieldManager: "cluster-version-operator", Force: ptr.To(true)}); err != nil {
+		return fmt.Errorf("applying CustomResourceDefinition %s: %w", obj.GetName(), err)
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		crd, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, obj.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range crd.Status.Conditions {
+			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue &&
+				(crd.Status.ObservedGeneration == 0 || crd.Status.ObservedGeneration >= crd.Generation) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
 }

@@ -50,6 +50,19 @@ type WebhookProcess struct {
 // StartWebhook starts the webhook once the operator has created its
 // Deployment, Service and serving certificate.
 func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*WebhookProcess, error) {
+	return c.StartWebhookAt(ctx, binary, name, WebhookListen{})
+}
+
+// WebhookListen is where one webhook replica listens instead of the
+// Service's ClusterIP: host:port for admission and for metrics.
+type WebhookListen struct {
+	Address, MetricsAddress string
+}
+
+// StartWebhookAt is StartWebhook listening at listen: one replica of
+// several behind the Service's EndpointSlices, on a control plane started
+// with EndpointRouting. The zero WebhookListen is the ClusterIP's ports.
+func (c *Cluster) StartWebhookAt(ctx context.Context, binary, name string, listen WebhookListen) (*WebhookProcess, error) {
 	kube, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		return nil, err
@@ -97,6 +110,10 @@ func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*Webho
 	args, err := w.containerArgs(deployment)
 	if err != nil {
 		return nil, err
+	}
+	if listen.Address != "" {
+		args = relisten(args, listen)
+		w.Address, w.MetricsAddress = listen.Address, listen.MetricsAddress
 	}
 	// In a pod the webhook authenticates as its ServiceAccount; here it gets
 	// a token of the same account, so RBAC is what production has.
@@ -166,6 +183,22 @@ func (w *WebhookProcess) containerArgs(deployment *appsv1.Deployment) ([]string,
 		args = append(args, arg)
 	}
 	return append(args, "--cert-reload-interval=500ms", "--shutdown-delay=1s"), nil
+}
+
+// relisten moves the listen flags of args (checked against the Service's
+// ports by containerArgs) to listen.
+func relisten(args []string, listen WebhookListen) []string {
+	out := make([]string, 0, len(args))
+	for _, arg := range args {
+		switch {
+		case strings.HasPrefix(arg, "--listen="):
+			arg = "--listen=" + listen.Address
+		case strings.HasPrefix(arg, "--metrics-listen="):
+			arg = "--metrics-listen=" + listen.MetricsAddress
+		}
+		out = append(out, arg)
+	}
+	return out
 }
 
 // writeSecret updates the files like the kubelet: complete new files, then

@@ -36,6 +36,10 @@ func NewCommand(ctx context.Context) *cobra.Command {
 	flags.DurationVar(&cfg.LeaseDuration.Duration, "leader-election-lease-duration", 0, "Leader election lease duration; 0 keeps library-go's topology-aware default.")
 	flags.DurationVar(&cfg.RenewDeadline.Duration, "leader-election-renew-deadline", 0, "Leader election renew deadline; 0 keeps the default.")
 	flags.DurationVar(&cfg.RetryPeriod.Duration, "leader-election-retry-period", 0, "Leader election retry period; 0 keeps the default.")
+	// Hidden: only test/upgrade uses it, to show what leader election
+	// prevents (two processes writing the same objects at once).
+	flags.BoolVar(&cfg.DisableLeaderElection, "disable-leader-election", false, "Run every controller without holding the lease (tests only).")
+	_ = flags.MarkHidden("disable-leader-election")
 	// Who the Shared Resource CSI driver runs as, to check that it may read
 	// each ClusterBundle's sources.
 	flags.StringVar(&opts.SharedResourceDriver.Namespace, "shared-resource-driver-namespace", opts.SharedResourceDriver.Namespace,

@@ -1,0 +1,282 @@
+// Package upgrade runs the operator's fault and release scenarios that need
+// a control plane of their own: one started with the previous release's
+// CRDs and manifests, whose API server calls the webhook through its
+// EndpointSlice (so two webhook replicas can serve at once and be replaced
+// one at a time), under a steady pod load. Each scenario prints its figures;
+// docs/reliability.md holds them.
+package upgrade
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
+	"github.com/openshift/cluster-workload-access-operator/test/framework"
+	"github.com/openshift/cluster-workload-access-operator/test/s3server"
+)
+
+// previousRelease is the commit the upgrade starts from and the downgrade
+// returns to: the last commit of the previous issue set (issues 32 to 37).
+// Move it forward when a release is cut; hack/build-operator-at.sh builds
+// its operator once into ~/.cache and keeps its manifests beside it.
+const previousRelease = "c4c5a61"
+
+const (
+	previousVersion = "4.98.0-upgrade"
+	currentVersion  = "4.99.0-upgrade"
+	previousImage   = "registry.invalid/openshift/cluster-workload-access-operator:previous"
+	currentImage    = "registry.invalid/openshift/cluster-workload-access-operator:current"
+	issuerBucket    = "upgrade-oidc"
+	region          = "us-east-1"
+)
+
+// release is one version of the operator: its binary and its payload.
+type release struct {
+	name    string
+	version string
+	image   string
+	binary  string
+	payload *framework.Payload
+}
+
+// env is the package's control plane and what runs against it.
+var env struct {
+	cp       *framework.Cluster
+	kube     kubernetes.Interface
+	config   configclient.Interface
+	operator operatorclientset.Interface
+	dynamic  dynamic.Interface
+
+	previous, current *release
+	// at is the release the cluster runs now.
+	at *release
+	// operators are the operator processes running now.
+	operators []*framework.Process
+	webhooks  *webhookReplicas
+
+	s3    *s3server.Server
+	s3Dir string
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	// Every binary before the setup deadline: a cold build takes minutes.
+	s3Binary, err := s3server.ResolveBinary()
+	var binDir string
+	if err == nil {
+		binDir, err = controlplane.ResolveBinDir()
+	}
+	if err == nil {
+		err = resolveReleases()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "upgrade setup failed: %v\n", err)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := setUp(ctx, s3Binary, binDir); err != nil {
+		fmt.Fprintf(os.Stderr, "upgrade setup failed: %v\n", err)
+		tearDown(true)
+		return 1
+	}
+	code := m.Run()
+	tearDown(code != 0)
+	return code
+}
+
+// resolveReleases finds both binaries and payloads: this tree's, and the
+// previous release's, built from git.
+func resolveReleases() error {
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		return err
+	}
+	current := os.Getenv("OPERATOR_BINARY")
+	if current == "" {
+		current = filepath.Join(root, "_output", "upgrade", "cluster-workload-access-operator")
+		cmd := exec.Command("go", "build", "-o", current, "./cmd/cluster-workload-access-operator")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("building the operator: %v\n%s", err, out)
+		}
+	}
+	if current, err = filepath.Abs(current); err != nil {
+		return err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command("bash", filepath.Join(root, "hack", "build-operator-at.sh"), previousRelease)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("the previous release's operator (previousRelease %s in test/upgrade): %v: %s", previousRelease, err, strings.TrimSpace(stderr.String()))
+	}
+	previousDir := strings.TrimSpace(stdout.String())
+
+	env.previous = &release{name: "previous release " + previousRelease, version: previousVersion, image: previousImage,
+		binary: filepath.Join(previousDir, "cluster-workload-access-operator")}
+	if env.previous.payload, err = framework.LoadPayload(filepath.Join(previousDir, "manifests"), previousVersion, previousImage); err != nil {
+		return fmt.Errorf("the previous release's manifests: %w", err)
+	}
+	env.current = &release{name: "this tree", version: currentVersion, image: currentImage, binary: current}
+	env.current.payload, err = framework.LoadPayload(filepath.Join(root, "manifests"), currentVersion, currentImage)
+	return err
+}
+
+// setUp starts a cluster at the previous release: its CRDs and manifests,
+// its operator and two webhook replicas, with pod identity on (publishing
+// to a local S3 server), as the previous release left a cluster.
+func setUp(ctx context.Context, s3Binary, binDir string) error {
+	var err error
+	if env.s3Dir, err = os.MkdirTemp("", "upgrade-s3-"); err != nil {
+		return err
+	}
+	if env.s3, err = s3server.Start(ctx, s3server.Options{Dir: env.s3Dir, Binary: s3Binary, Region: region}); err != nil {
+		return err
+	}
+	previousManifests := filepath.Join(filepath.Dir(env.previous.binary), "manifests")
+	env.cp, err = framework.StartCluster(ctx, framework.ClusterOptions{
+		ReleaseVersion: previousVersion,
+		Image:          previousImage,
+		Manifests:      previousManifests,
+		ControlPlane: controlplane.Options{BinDir: binDir, AuditLog: true, EndpointRouting: true,
+			ServiceAccountIssuer: env.s3.Endpoint + "/" + issuerBucket},
+	})
+	if err != nil {
+		return err
+	}
+	env.kube = kubernetes.NewForConfigOrDie(env.cp.Config)
+	env.config = configclient.NewForConfigOrDie(env.cp.Config)
+	env.operator = operatorclientset.NewForConfigOrDie(env.cp.Config)
+	env.dynamic = dynamic.NewForConfigOrDie(env.cp.Config)
+	if err := env.cp.EnablePodIdentity(ctx, env.s3, issuerBucket); err != nil {
+		return err
+	}
+	env.at = env.previous
+	env.webhooks = &webhookReplicas{}
+	p, err := startOperator(ctx, env.previous, "operator-previous", false)
+	if err != nil {
+		return err
+	}
+	env.operators = []*framework.Process{p}
+	return env.webhooks.scale(ctx, env.previous.binary, 2)
+}
+
+func tearDown(failed bool) {
+	if env.webhooks != nil {
+		env.webhooks.stopAll(failed)
+	}
+	stopOperators(failed)
+	if env.s3 != nil {
+		env.s3.Stop()
+		_ = os.RemoveAll(env.s3Dir)
+	}
+	if env.cp != nil {
+		if failed {
+			fmt.Fprintln(os.Stderr, env.cp.Logs(40))
+		}
+		env.cp.Stop()
+	}
+}
+
+// startOperator runs r's operator with a token of its own (so the audit log
+// tells its requests from another process's) and r's Deployment env.
+func startOperator(ctx context.Context, r *release, name string, noLeaderElection bool) (*framework.Process, error) {
+	kubeconfig, err := env.cp.NewOperatorKubeconfig(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	operatorEnv, err := r.payload.OperatorEnv()
+	if err != nil {
+		return nil, err
+	}
+	var extra []string
+	if noLeaderElection {
+		extra = append(extra, "--disable-leader-election")
+	}
+	p, err := framework.StartOperator(framework.OperatorOptions{
+		Binary:     r.binary,
+		Kubeconfig: kubeconfig,
+		LogDir:     filepath.Join(env.cp.Dir, "logs"),
+		Name:       name,
+		Env:        operatorEnv,
+		ExtraArgs:  extra,
+	})
+	if err != nil {
+		return nil, err
+	}
+	credentials[p], err = credentialID(kubeconfig)
+	return p, err
+}
+
+// credentials are the audit log's credential id of each operator process.
+var credentials = map[*framework.Process]string{}
+
+// credentialID is how the audit log names the token in kubeconfig:
+// "JTI=" and its JWT id.
+func credentialID(kubeconfig string) (string, error) {
+	config, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		return "", err
+	}
+	for _, auth := range config.AuthInfos {
+		parts := strings.Split(auth.Token, ".")
+		if len(parts) != 3 {
+			continue
+		}
+		payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+		if err != nil {
+			return "", err
+		}
+		var claims struct {
+			ID string `json:"jti"`
+		}
+		if err := json.Unmarshal(payload, &claims); err != nil {
+			return "", err
+		}
+		return "JTI=" + claims.ID, nil
+	}
+	return "", fmt.Errorf("%s holds no token", kubeconfig)
+}
+
+func stopOperators(failed bool) {
+	for _, p := range env.operators {
+		p.Stop()
+		if failed {
+			fmt.Fprintln(os.Stderr, p.Tail(60))
+		}
+	}
+	env.operators = nil
+}
+
+// dumpOnFailure prints the operators' and webhooks' logs when t fails.
+func dumpOnFailure(t *testing.T) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		for _, p := range env.operators {
+			t.Log(p.Tail(60))
+		}
+		for _, w := range env.webhooks.running {
+			t.Log(w.Tail(20))
+		}
+	})
+}
