@@ -47,9 +47,29 @@ type WebhookProcess struct {
 	synced          sync.WaitGroup
 }
 
+// WebhookOptions say how to run one webhook process other than the
+// default: the only replica, on the Service's ClusterIP, with a 1 s drain.
+type WebhookOptions struct {
+	// PodIP, when set, is where this replica listens (admission and
+	// metrics), as a pod listens on its own IP, for a control plane that
+	// reaches the Service through its endpoints (aggregator routing).
+	PodIP string
+	// DeploymentShutdown keeps the Deployment's own --shutdown-delay and
+	// --shutdown-timeout, for tests of how a replica drains; without it the
+	// delay is 1 s, to keep the tests that stop the webhook short.
+	DeploymentShutdown bool
+	// ExtraArgs are appended to the command line (a later flag wins).
+	ExtraArgs []string
+}
+
 // StartWebhook starts the webhook once the operator has created its
 // Deployment, Service and serving certificate.
 func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*WebhookProcess, error) {
+	return c.StartWebhookWith(ctx, binary, name, WebhookOptions{})
+}
+
+// StartWebhookWith is StartWebhook with opts.
+func (c *Cluster) StartWebhookWith(ctx context.Context, binary, name string, opts WebhookOptions) (*WebhookProcess, error) {
 	kube, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		return nil, err
@@ -88,13 +108,17 @@ func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*Webho
 			w.MetricsAddress = net.JoinHostPort(service.Spec.ClusterIP, strconv.Itoa(int(port.Port)))
 		}
 	}
+	if opts.PodIP != "" {
+		w.Address = onIP(w.Address, opts.PodIP)
+		w.MetricsAddress = onIP(w.MetricsAddress, opts.PodIP)
+	}
 	if err := os.MkdirAll(w.certDir, 0o700); err != nil {
 		return nil, err
 	}
 	if err := w.writeSecret(secret); err != nil {
 		return nil, err
 	}
-	args, err := w.containerArgs(deployment)
+	args, err := w.containerArgs(deployment, opts.DeploymentShutdown)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +132,7 @@ func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*Webho
 	if err != nil {
 		return nil, fmt.Errorf("no token for the webhook's ServiceAccount: %w", err)
 	}
-	args = append(args, "--kubeconfig="+kubeconfig)
+	args = append(append(args, "--kubeconfig="+kubeconfig), opts.ExtraArgs...)
 	if w.prometheusToken, err = PrometheusToken(ctx, kube); err != nil {
 		return nil, err
 	}
@@ -127,11 +151,18 @@ func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*Webho
 	return w, nil
 }
 
+// onIP is address (host:port) with its host replaced by ip.
+func onIP(address, ip string) string {
+	_, port, _ := net.SplitHostPort(address)
+	return net.JoinHostPort(ip, port)
+}
+
 // containerArgs are the Deployment's webhook command line with the mount
-// path replaced by the local copy and the listen address by the ClusterIP.
-// The certificate is re-read every 500ms instead of the default 10s, to keep
-// the tests short; the kubelet's own refresh takes longer than either.
-func (w *WebhookProcess) containerArgs(deployment *appsv1.Deployment) ([]string, error) {
+// path replaced by the local copy and the listen address by the ClusterIP
+// (or the pod IP). The certificate is re-read every 500ms instead of the
+// default 10s, to keep the tests short; the kubelet's own refresh takes
+// longer than either. Unless deploymentShutdown, the drain is 1 s.
+func (w *WebhookProcess) containerArgs(deployment *appsv1.Deployment, deploymentShutdown bool) ([]string, error) {
 	spec := deployment.Spec.Template.Spec
 	if len(spec.Containers) != 1 {
 		return nil, fmt.Errorf("the webhook Deployment has %d containers, want 1", len(spec.Containers))
@@ -165,7 +196,11 @@ func (w *WebhookProcess) containerArgs(deployment *appsv1.Deployment) ([]string,
 		}
 		args = append(args, arg)
 	}
-	return append(args, "--cert-reload-interval=500ms", "--shutdown-delay=1s"), nil
+	args = append(args, "--cert-reload-interval=500ms")
+	if !deploymentShutdown {
+		args = append(args, "--shutdown-delay=1s")
+	}
+	return args, nil
 }
 
 // writeSecret updates the files like the kubelet: complete new files, then
