@@ -161,7 +161,7 @@ func (e *endpoints) probe(ep *endpoint) {
 	e.mu.Unlock()
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{
 		// The kubelet does not verify a probe's certificate.
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // as the kubelet probes
+		TLSClientConfig:   &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // as the kubelet probes
 		DisableKeepAlives: true,
 	}}
 	url := "https://" + net.JoinHostPort(ep.ip, strconv.Itoa(int(*e.port.Port))) + "/readyz"

@@ -105,7 +105,9 @@ func (l *loadFixtures) kinds() []framework.PodKind {
 	return []framework.PodKind{
 		{Name: "plain", Namespace: l.namespace, Pod: func() *corev1.Pod { return loadPod(nil, "default") }},
 		{Name: "bundle", Namespace: l.namespace,
-			Pod:   func() *corev1.Pod { return loadPod(map[string]string{v1alpha1.InjectBundleAnnotation: bundleName}, "default") },
+			Pod: func() *corev1.Pod {
+				return loadPod(map[string]string{v1alpha1.InjectBundleAnnotation: bundleName}, "default")
+			},
 			Check: hasVolume("subscription-entitlements")},
 		{Name: "role", Namespace: l.namespace,
 			Pod:   func() *corev1.Pod { return loadPod(nil, roleAccount) },
