@@ -11,10 +11,12 @@ import (
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
@@ -75,16 +77,26 @@ type readinessChange struct {
 
 const sliceName = framework.WebhookName + "-replicas"
 
+// whyExited is the readiness change of a replica whose process ended.
+const whyExited = "container exited"
+
 // newEndpoints reads the probe and ports from the webhook Deployment and
 // Service, and writes an empty slice.
 func newEndpoints(ctx context.Context, kube kubernetes.Interface) (*endpoints, error) {
-	deploy, err := kube.AppsV1().Deployments(framework.OperandNamespace).Get(ctx, framework.WebhookName, metav1.GetOptions{})
+	var (
+		deploy  *appsv1.Deployment
+		service *corev1.Service
+	)
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		if deploy, err = kube.AppsV1().Deployments(framework.OperandNamespace).Get(ctx, framework.WebhookName, metav1.GetOptions{}); err != nil {
+			return false, nil
+		}
+		service, err = kube.CoreV1().Services(framework.OperandNamespace).Get(ctx, framework.WebhookName, metav1.GetOptions{})
+		return err == nil, nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	service, err := kube.CoreV1().Services(framework.OperandNamespace).Get(ctx, framework.WebhookName, metav1.GetOptions{})
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the operator never created the webhook Deployment and Service: %w", err)
 	}
 	probe := deploy.Spec.Template.Spec.Containers[0].ReadinessProbe
 	if probe == nil {
@@ -197,7 +209,7 @@ func (e *endpoints) probe(ep *endpoint) {
 			return
 		case <-pleg.C:
 			if w.Exited() {
-				e.changed(ep.ip, false, "container exited")
+				e.changed(ep.ip, false, whyExited)
 				<-stop
 				return
 			}

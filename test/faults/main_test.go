@@ -25,6 +25,7 @@ import (
 	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
+	"github.com/openshift/cluster-workload-access-operator/test/framework/netns"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
 
@@ -51,13 +52,24 @@ var env struct {
 }
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	if os.Getenv(insideNamespaceEnv) == "" {
+		os.Exit(outside())
+	}
+	os.Exit(inside(m))
 }
 
-func run(m *testing.M) int {
-	// The servers' binaries before the deadline: a cold build has none.
-	s3Binary, err := s3server.ResolveBinary()
-	var binDir string
+// outside finds or builds every binary the tests run (a cold build needs
+// the network and has no deadline), then runs the tests in a network
+// namespace (netns_test.go).
+func outside() int {
+	root, err := controlplane.RepoRoot()
+	var operator, s3Binary, binDir string
+	if err == nil {
+		operator, err = operatorBinary(root)
+	}
+	if err == nil {
+		s3Binary, err = s3server.ResolveBinary()
+	}
 	if err == nil {
 		binDir, err = controlplane.ResolveBinDir()
 	}
@@ -65,24 +77,37 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "faults setup failed: %v\n", err)
 		return 1
 	}
+	code, err := runInNetworkNamespace([]string{"OPERATOR_BINARY=" + operator, s3server.BinaryEnv + "=" + s3Binary, "CONTROLPLANE_BIN_DIR=" + binDir})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: faults: %v\n", err)
+		return 1
+	}
+	return code
+}
+
+func inside(m *testing.M) int {
+	if err := netns.SetUpLoopback(); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: faults: %v\n", err)
+		return 1
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := setUp(ctx, s3Binary, binDir); err != nil {
+	started := time.Now()
+	if err := setUp(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "faults setup failed: %v\n", err)
 		tearDown(true)
 		return 1
 	}
+	fmt.Printf("faults: set up in %s\n", time.Since(started).Round(100*time.Millisecond))
 	code := m.Run()
 	tearDown(code != 0)
 	return code
 }
 
-func setUp(ctx context.Context, s3Binary, binDir string) error {
-	root, err := controlplane.RepoRoot()
+func setUp(ctx context.Context) error {
+	env.binary = os.Getenv("OPERATOR_BINARY")
+	s3Binary, err := s3server.ResolveBinary()
 	if err != nil {
-		return err
-	}
-	if env.binary, err = operatorBinary(root); err != nil {
 		return err
 	}
 	// Pod identity runs, publishing its issuer to a local S3 server, so the
@@ -97,7 +122,7 @@ func setUp(ctx context.Context, s3Binary, binDir string) error {
 		ReleaseVersion: releaseVersion,
 		Image:          operatorImage,
 		ControlPlane: controlplane.Options{
-			BinDir: binDir, AuditLog: true, AggregatorRouting: true,
+			AuditLog: true, AggregatorRouting: true,
 			ServiceAccountIssuer: env.s3.Endpoint + "/" + issuerBucket,
 		},
 	})

@@ -31,9 +31,6 @@ type webhookReplicas struct {
 // replicaCount is the Deployment's replicas on a HighlyAvailable cluster.
 const replicaCount = 2
 
-// podIPs are loopback addresses outside the Service CIDR (127.10.0.0/24).
-const podIPPrefix = "127.12.0."
-
 func startWebhookReplicas(ctx context.Context) (*webhookReplicas, error) {
 	e, err := newEndpoints(ctx, env.kube)
 	if err != nil {
@@ -50,8 +47,11 @@ func startWebhookReplicas(ctx context.Context) (*webhookReplicas, error) {
 
 // startPod starts a replica on a new pod IP, as a Deployment creates a pod.
 func (r *webhookReplicas) startPod(ctx context.Context) (string, error) {
+	ip := fmt.Sprintf("%s%d", podIPPrefix, firstPodIP+r.pods)
 	r.pods++
-	ip := fmt.Sprintf("%s%d", podIPPrefix, r.pods)
+	if err := addPodIP(ip); err != nil {
+		return "", err
+	}
 	w, err := r.startProcess(ctx, ip)
 	if err != nil {
 		return "", err
@@ -99,9 +99,12 @@ func (r *webhookReplicas) terminate(ip string) <-chan time.Time {
 	return exited
 }
 
-// forget is the pod at ip deleted once its process exited: its endpoint
-// leaves the slice.
+// forget is the pod at ip deleted once its process exited and the kubelet
+// saw it (up to its 1 s PLEG relist): its endpoint leaves the slice.
 func (r *webhookReplicas) forget(ip string) {
+	_ = wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		return !r.endpoints.isReady(ip), nil
+	})
 	r.endpoints.remove(ip)
 	delete(r.running, ip)
 }

@@ -131,7 +131,7 @@ func TestWebhookRollingRestart(t *testing.T) {
 			continue
 		}
 		notReady := changes[0].At
-		if !notReady.Before(exitedAt) {
+		if !notReady.Before(exitedAt) || changes[0].Why == whyExited {
 			t.Errorf("replica %s exited %s after SIGTERM, before its endpoint was not ready (%s): its drain is shorter than the readiness probe's window",
 				s.old, exitedAt.Sub(s.sigterm).Round(time.Millisecond), notReady.Sub(s.sigterm).Round(time.Millisecond))
 		}
