@@ -47,11 +47,12 @@ type PodLoad struct {
 	stop   chan struct{}
 	done   sync.WaitGroup
 
-	mu      sync.Mutex
-	created map[string]int
-	refused []PodRefusal
-	wrong   []PodRefusal
-	started time.Time
+	mu        sync.Mutex
+	created   map[string]int
+	createdAt map[string][]time.Time
+	refused   []PodRefusal
+	wrong     []PodRefusal
+	started   time.Time
 }
 
 // StartPodLoad starts creating pods as the given config's user until Stop.
@@ -60,11 +61,12 @@ func StartPodLoad(config *rest.Config, interval time.Duration, kinds ...PodKind)
 	c := *config
 	c.QPS, c.Burst = 200, 200
 	l := &PodLoad{
-		kinds:   kinds,
-		client:  kubernetes.NewForConfigOrDie(&c),
-		stop:    make(chan struct{}),
-		created: map[string]int{},
-		started: time.Now(),
+		kinds:     kinds,
+		client:    kubernetes.NewForConfigOrDie(&c),
+		stop:      make(chan struct{}),
+		created:   map[string]int{},
+		createdAt: map[string][]time.Time{},
+		started:   time.Now(),
 	}
 	l.done.Add(1)
 	go l.run(interval)
@@ -110,6 +112,7 @@ func (l *PodLoad) create(kind PodKind) {
 		l.wrong = append(l.wrong, PodRefusal{Kind: kind.Name, At: at, Err: wrong})
 	default:
 		l.created[kind.Name]++
+		l.createdAt[kind.Name] = append(l.createdAt[kind.Name], at)
 	}
 }
 
@@ -128,6 +131,8 @@ type PodLoadFigures struct {
 	Duration time.Duration
 	// Created counts accepted pods by kind.
 	Created map[string]int
+	// CreatedAt is when each accepted creation was sent, by kind.
+	CreatedAt map[string][]time.Time
 	// Refused are creations the API server answered with an error.
 	Refused []PodRefusal
 	// Wrong are pods created without what their kind asked for.
@@ -139,15 +144,31 @@ func (l *PodLoad) Figures() PodLoadFigures {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	f := PodLoadFigures{
-		Duration: time.Since(l.started).Round(time.Millisecond),
-		Created:  make(map[string]int, len(l.created)),
-		Refused:  append([]PodRefusal(nil), l.refused...),
-		Wrong:    append([]PodRefusal(nil), l.wrong...),
+		Duration:  time.Since(l.started).Round(time.Millisecond),
+		Created:   make(map[string]int, len(l.created)),
+		CreatedAt: make(map[string][]time.Time, len(l.createdAt)),
+		Refused:   append([]PodRefusal(nil), l.refused...),
+		Wrong:     append([]PodRefusal(nil), l.wrong...),
 	}
 	for k, v := range l.created {
 		f.Created[k] = v
 	}
+	for k, v := range l.createdAt {
+		f.CreatedAt[k] = append([]time.Time(nil), v...)
+	}
 	return f
+}
+
+// FirstCreatedSince is the earliest send time, at or after since, of an
+// accepted pod of kind: when admissions resumed after a fault.
+func (f PodLoadFigures) FirstCreatedSince(kind string, since time.Time) (time.Time, bool) {
+	var first time.Time
+	for _, at := range f.CreatedAt[kind] {
+		if !at.Before(since) && (first.IsZero() || at.Before(first)) {
+			first = at
+		}
+	}
+	return first, !first.IsZero()
 }
 
 // TotalCreated is the number of pods accepted, of every kind.
