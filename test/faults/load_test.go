@@ -26,9 +26,12 @@ const (
 	// failed call shows as a pod created without them, not a refusal.
 	roleAccount = "reader"
 	roleARN     = "arn:aws:iam::123456789012:role/faults-reader"
-	// loadInterval is one pod creation every 40 ms, 25 a second, the three
-	// kinds in turn.
-	loadInterval = 40 * time.Millisecond
+	// loadInterval and loadBurst are 6 pods created at once every 240 ms,
+	// 25 a second, the three kinds in turn: bursts, as controllers scaling
+	// up create pods, keep several admissions in flight, so the API server
+	// holds connections to both replicas and dials new ones.
+	loadInterval = 240 * time.Millisecond
+	loadBurst    = 6
 	// nowhere is the node the load's pods are bound to: no such node, so
 	// neither the scheduler nor kwok spends the 2 cores on them; admission,
 	// which is what is measured, is the same.
@@ -117,7 +120,7 @@ func (l *loadFixtures) kinds() []framework.PodKind {
 
 // startLoad starts the package's pod load: the three kinds in turn.
 func startLoad() *framework.PodLoad {
-	return framework.StartPodLoad(env.cp.Config, loadInterval, env.load.kinds()...)
+	return framework.StartPodLoadBursts(env.cp.Config, loadInterval, loadBurst, env.load.kinds()...)
 }
 
 func loadPod(annotations map[string]string, serviceAccount string) *corev1.Pod {

@@ -49,6 +49,9 @@ var env struct {
 	replicas *webhookReplicas
 	// load is the namespace and fixtures the pod load creates pods from.
 	load *loadFixtures
+	// started is when setUp began: the audit log since then holds every
+	// informer's first list (apiserverrestart_test.go).
+	started time.Time
 }
 
 func TestMain(m *testing.M) {
@@ -105,6 +108,7 @@ func inside(m *testing.M) int {
 }
 
 func setUp(ctx context.Context) error {
+	env.started = time.Now()
 	env.binary = os.Getenv("OPERATOR_BINARY")
 	s3Binary, err := s3server.ResolveBinary()
 	if err != nil {

@@ -58,6 +58,13 @@ type PodLoad struct {
 // StartPodLoad starts creating pods as the given config's user until Stop.
 // Each creation has 30 s (the API server's own call timeout is shorter).
 func StartPodLoad(config *rest.Config, interval time.Duration, kinds ...PodKind) *PodLoad {
+	return StartPodLoadBursts(config, interval, 1, kinds...)
+}
+
+// StartPodLoadBursts is StartPodLoad creating burst pods at once every
+// interval, as a controller scaling up does: concurrent admissions make the
+// API server hold several connections to a webhook, and dial new ones.
+func StartPodLoadBursts(config *rest.Config, interval time.Duration, burst int, kinds ...PodKind) *PodLoad {
 	c := *config
 	c.QPS, c.Burst = 200, 200
 	l := &PodLoad{
@@ -69,28 +76,32 @@ func StartPodLoad(config *rest.Config, interval time.Duration, kinds ...PodKind)
 		started:   time.Now(),
 	}
 	l.done.Add(1)
-	go l.run(interval)
+	go l.run(interval, max(burst, 1))
 	return l
 }
 
-func (l *PodLoad) run(interval time.Duration) {
+func (l *PodLoad) run(interval time.Duration, burst int) {
 	defer l.done.Done()
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
-	for i := 0; ; i++ {
+	for i := 0; ; {
 		select {
 		case <-l.stop:
 			return
 		case <-ticker.C:
 		}
-		kind := l.kinds[i%len(l.kinds)]
-		// Each creation in its own goroutine: a slow answer (a webhook that
-		// hangs) must not slow the load, or the load would hide the fault.
-		l.done.Add(1)
-		go func() {
-			defer l.done.Done()
-			l.create(kind)
-		}()
+		for range burst {
+			kind := l.kinds[i%len(l.kinds)]
+			i++
+			// Each creation in its own goroutine: a slow answer (a webhook
+			// that hangs) must not slow the load, or the load would hide
+			// the fault.
+			l.done.Add(1)
+			go func() {
+				defer l.done.Done()
+				l.create(kind)
+			}()
+		}
 	}
 }
 
