@@ -138,7 +138,7 @@ func setUp(ctx context.Context) error {
 	if err := env.cp.EnablePodIdentity(ctx, env.s3, issuerBucket); err != nil {
 		return err
 	}
-	if env.running, err = env.cp.StartOperator(env.binary, "operator"); err != nil {
+	if env.running, err = startOperator(); err != nil {
 		return err
 	}
 	if env.load, err = createLoadFixtures(ctx); err != nil {
@@ -171,6 +171,26 @@ func tearDown(failed bool) {
 		}
 		env.cp.Stop()
 	}
+}
+
+// startOperator runs the operator as its Deployment does, leader election
+// timings included: library-go's defaults ride out 78 s of API server
+// downtime, where the short ones framework.StartOperator sets for quick
+// fail-overs give up after 6 s and exit (TestAPIServerRestart).
+func startOperator() (*framework.Process, error) {
+	operatorEnv, err := env.cp.Payload.OperatorEnv()
+	if err != nil {
+		return nil, err
+	}
+	return framework.StartOperator(framework.OperatorOptions{
+		Binary:     env.binary,
+		Kubeconfig: env.cp.OperatorKubeconfig,
+		LogDir:     filepath.Join(env.cp.Dir, "logs"),
+		Name:       "operator",
+		Env:        operatorEnv,
+		// 0 keeps library-go's defaults; later flags win.
+		ExtraArgs: []string{"--leader-election-lease-duration=0s", "--leader-election-renew-deadline=0s", "--leader-election-retry-period=0s"},
+	})
 }
 
 // operatorBinary is $OPERATOR_BINARY (make test-faults passes what make
