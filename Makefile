@@ -65,7 +65,7 @@ test-e2e: build controlplane s3server
 # Faults under a steady pod load (docs/reliability.md): a webhook replica
 # killed, a rolling restart of the webhook, kube-apiserver restarted. Its own
 # control plane (aggregator routing) in a network namespace of its own, as
-# test/stschain's; about 2.5 minutes.
+# test/stschain's; the tests take under 2 minutes (docs/reliability.md).
 test-faults: build controlplane s3server
 	s3server=$$(bash hack/build-s3server.sh); \
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) S3SERVER_BINARY=$$s3server \
