@@ -27,7 +27,7 @@ $(call verify-golang-versions,Dockerfile.rhel)
 
 BINARY := $(GO_BUILD_BINDIR)/cluster-workload-access-operator
 
-.PHONY: all build test test-unit test-e2e test-upgrade bench bench-scale bench-scopes bench-webhook-memory bench-eks-webhook bench-apiaccess controlplane s3server promtool test-rules run-local \
+.PHONY: all build test test-unit test-e2e test-faults test-upgrade bench bench-scale bench-scopes bench-webhook-memory bench-eks-webhook bench-apiaccess controlplane s3server promtool test-rules run-local \
 	update update-codegen update-deps verify verify-update verify-version-stamp clean fuzz
 
 # Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
@@ -61,6 +61,15 @@ test-e2e: build controlplane s3server
 	s3server=$$(bash hack/build-s3server.sh); \
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) S3SERVER_BINARY=$$s3server \
 		go test $(GO_MOD_FLAGS) -count=1 -timeout 30m ./test/controlplane/... ./test/s3server/... ./test/e2e/... ./test/eventttl/... ./test/stschain/... ./test/runlocal/...
+
+# Faults under a steady pod load (docs/reliability.md): a webhook replica
+# killed, a rolling restart of the webhook, kube-apiserver restarted. Its own
+# control plane (aggregator routing) in a network namespace of its own, as
+# test/stschain's; the tests take under 2 minutes (docs/reliability.md).
+test-faults: build controlplane s3server
+	s3server=$$(bash hack/build-s3server.sh); \
+	OPERATOR_BINARY=$(CURDIR)/$(BINARY) S3SERVER_BINARY=$$s3server \
+		go test $(GO_MOD_FLAGS) -count=1 -timeout 20m -v ./test/faults/
 
 # test/upgrade: the operator's leader lost, and the upgrade from the previous
 # release and the downgrade back, under pod load, on a control plane of its

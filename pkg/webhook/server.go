@@ -73,7 +73,9 @@ type Config struct {
 	CertFile, KeyFile  string
 	CertReloadInterval time.Duration
 	// ShutdownDelay is how long /readyz fails before the listener closes on
-	// shutdown, so endpoints drop this pod before it stops answering.
+	// shutdown, so endpoints drop this pod before it stops answering; it
+	// must outlast the readiness probe's failureThreshold × periodSeconds
+	// (pkg/cmd/webhook's drain test holds the Deployment to it).
 	ShutdownDelay time.Duration
 	// ShutdownTimeout bounds the wait for in-flight admissions to finish.
 	ShutdownTimeout time.Duration
@@ -189,7 +191,22 @@ func (s *Server) Handler() http.Handler {
 	if s.config.MetricsListenAddress == "" {
 		mux.Handle(MetricsPath, s.config.MetricsGuard(s.metrics.handler()))
 	}
-	return recoverPanics(s.metrics, mux)
+	return recoverPanics(s.metrics, s.closeWhileDraining(mux))
+}
+
+// closeWhileDraining answers with Connection: close once shutdown starts:
+// the API server then dials again for its next call, through endpoints that
+// no longer list this pod, so its pooled connections leave a draining
+// replica one answer at a time rather than being closed under it when the
+// listener closes (a request written on a connection as the server closes
+// it idle fails, and a POST is not retried).
+func (s *Server) closeWhileDraining(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // admission is an admission path's handler: behind a client certificate
@@ -263,9 +280,10 @@ func (s *Server) notReady() string {
 	return ""
 }
 
-// Run serves until ctx ends, then drains: it fails readiness, waits
-// ShutdownDelay, stops accepting connections and lets in-flight admissions
-// finish within ShutdownTimeout.
+// Run serves until ctx ends, then drains: it fails readiness and closes each
+// connection after its next answer, keeps serving for ShutdownDelay, stops
+// accepting connections and lets in-flight admissions finish within
+// ShutdownTimeout.
 func (s *Server) Run(ctx context.Context) error {
 	if _, err := s.cert.load(); err != nil {
 		return err

@@ -265,6 +265,18 @@ func TestServerDrainsOnShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal("readyz did not fail while draining")
 	}
+	// Each answer while draining closes its connection, so the API server
+	// dials again, through endpoints that no longer list the pod.
+	keepAlive := ca.client()
+	keepAlive.Transport.(*http.Transport).DisableKeepAlives = false
+	resp, err := keepAlive.Get(srv.url + HealthzPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if !resp.Close {
+		t.Error("an answer while draining keeps its connection open: the API server's pooled connections stay on a draining replica until the listener closes them")
+	}
 	// Past the delay the listener closes while the admission is still held.
 	err = wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 		_, err := client.Get(srv.url + HealthzPath)

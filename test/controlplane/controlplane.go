@@ -79,11 +79,11 @@ type Options struct {
 	// EventTTL is how long the API server keeps an Event after its last
 	// write (kube-apiserver's --event-ttl); zero keeps its default, 1 h.
 	EventTTL time.Duration
-	// EndpointRouting has the API server call webhook Services through
-	// their EndpointSlices' ready addresses, not the ClusterIP
-	// (--enable-aggregator-routing), so several webhook processes can serve
-	// one Service as a Deployment's replicas do.
-	EndpointRouting bool
+	// AggregatorRouting starts kube-apiserver with
+	// --enable-aggregator-routing=true: it calls webhook (and aggregated API)
+	// Services through their EndpointSlices' ready endpoints, as OpenShift's
+	// does, instead of their ClusterIP.
+	AggregatorRouting bool
 }
 
 // ControlPlane is a running control plane.
@@ -198,7 +198,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if opts.EventTTL > 0 {
 		apiArgs = append(apiArgs, "--event-ttl="+opts.EventTTL.String())
 	}
-	if opts.EndpointRouting {
+	if opts.AggregatorRouting {
 		apiArgs = append(apiArgs, "--enable-aggregator-routing=true")
 	}
 	if opts.AuditLog {
@@ -294,26 +294,40 @@ func (cp *ControlPlane) RotateServiceAccountSigningKey(ctx context.Context) (str
 		args = append(args, arg)
 	}
 	cp.apiArgs = append(args, "--service-account-key-file="+cp.pki.path(name+".pub"))
+	if err := cp.replaceAPIServer(ctx, "kube-apiserver-"+name); err != nil {
+		return "", err
+	}
+	return cp.pki.path(name + ".pub"), nil
+}
 
+// RestartAPIServer stops kube-apiserver and starts it again with the same
+// command line, as a control-plane node reboot or a static pod revision
+// does, and returns once it is ready again. Clients see their watches end
+// and their requests refused while it is down. n names the new log,
+// logs/kube-apiserver-restart-<n>.log.
+func (cp *ControlPlane) RestartAPIServer(ctx context.Context, n int) error {
+	return cp.replaceAPIServer(ctx, fmt.Sprintf("kube-apiserver-restart-%d", n))
+}
+
+// replaceAPIServer stops the running kube-apiserver and starts one with
+// cp.apiArgs in its place, its log in logs/<name>.log.
+func (cp *ControlPlane) replaceAPIServer(ctx context.Context, name string) error {
 	// The new process takes the old one's place, so Stop keeps its order.
 	i := slices.IndexFunc(cp.procs, func(p *process) bool { return strings.HasPrefix(p.name, "kube-apiserver") })
 	if i < 0 {
-		return "", fmt.Errorf("kube-apiserver is not running")
+		return fmt.Errorf("kube-apiserver is not running")
 	}
 	// A few seconds to drain, then SIGKILL: with watches open it would take
 	// the whole grace period, and how it shuts down is not what is tested.
 	cp.procs[i].stop(5 * time.Second)
 	cp.procs = slices.Delete(cp.procs, i, i+1)
 	started := len(cp.procs)
-	err := cp.startAPIServer(ctx, "kube-apiserver-"+name)
+	err := cp.startAPIServer(ctx, name)
 	if len(cp.procs) > started { // started (even if never ready): back to i
 		last := cp.procs[started]
 		cp.procs = slices.Insert(cp.procs[:started], i, last)
 	}
-	if err != nil {
-		return "", err
-	}
-	return cp.pki.path(name + ".pub"), nil
+	return err
 }
 
 // start runs a binary from BinDir with its log in Dir/logs.

@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 )
 
 // AuditEvent is the part of an API server audit event the tests read.
 type AuditEvent struct {
-	Verb  string `json:"verb"`
-	Stage string `json:"stage"`
-	User  struct {
+	Verb       string `json:"verb"`
+	RequestURI string `json:"requestURI"`
+	Stage      string `json:"stage"`
+	User       struct {
 		Username string
 		// Extra holds authentication.kubernetes.io/credential-id: the
 		// token's JTI, which tells apart processes of one ServiceAccount
@@ -149,4 +151,40 @@ func CountByResource(events []AuditEvent) map[string]int {
 		counts[key]++
 	}
 	return counts
+}
+
+// Listings lists the requests username sent after since that read a whole
+// collection: every LIST, and every WATCH that starts by sending the whole
+// collection (sendInitialEvents=true, how client-go's informers list since
+// its WatchListClient feature). A watch is counted when its response
+// starts, not when it ends, so watches still open are counted too; one
+// refused is counted when answered.
+func Listings(auditLog, username string, since time.Time) ([]AuditEvent, error) {
+	f, err := os.Open(auditLog)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var events []AuditEvent
+	scanner := bufio.NewScanner(f)
+	scanner.Buffer(make([]byte, 1<<20), 16<<20)
+	for scanner.Scan() {
+		var e AuditEvent
+		if err := json.Unmarshal(scanner.Bytes(), &e); err != nil {
+			return nil, err
+		}
+		if e.User.Username != username || e.Received.Before(since) {
+			continue
+		}
+		switch {
+		case e.Verb == "list" && e.Stage == "ResponseComplete":
+		case e.Verb == "watch" && strings.Contains(e.RequestURI, "sendInitialEvents=true") &&
+			(e.Stage == "ResponseStarted" || (e.Stage == "ResponseComplete" && e.code() >= 400)):
+			// Refused watches never start a response: counted when answered.
+		default:
+			continue
+		}
+		events = append(events, e)
+	}
+	return events, scanner.Err()
 }

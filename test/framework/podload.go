@@ -47,48 +47,61 @@ type PodLoad struct {
 	stop   chan struct{}
 	done   sync.WaitGroup
 
-	mu      sync.Mutex
-	created map[string]int
-	refused []PodRefusal
-	wrong   []PodRefusal
-	started time.Time
+	mu        sync.Mutex
+	created   map[string]int
+	createdAt map[string][]time.Time
+	refused   []PodRefusal
+	wrong     []PodRefusal
+	started   time.Time
 }
 
 // StartPodLoad starts creating pods as the given config's user until Stop.
 // Each creation has 30 s (the API server's own call timeout is shorter).
 func StartPodLoad(config *rest.Config, interval time.Duration, kinds ...PodKind) *PodLoad {
+	return StartPodLoadBursts(config, interval, 1, kinds...)
+}
+
+// StartPodLoadBursts is StartPodLoad creating burst pods at once every
+// interval, as a controller scaling up does: concurrent admissions make the
+// API server hold several connections to a webhook, and dial new ones.
+func StartPodLoadBursts(config *rest.Config, interval time.Duration, burst int, kinds ...PodKind) *PodLoad {
 	c := *config
 	c.QPS, c.Burst = 200, 200
 	l := &PodLoad{
-		kinds:   kinds,
-		client:  kubernetes.NewForConfigOrDie(&c),
-		stop:    make(chan struct{}),
-		created: map[string]int{},
-		started: time.Now(),
+		kinds:     kinds,
+		client:    kubernetes.NewForConfigOrDie(&c),
+		stop:      make(chan struct{}),
+		created:   map[string]int{},
+		createdAt: map[string][]time.Time{},
+		started:   time.Now(),
 	}
 	l.done.Add(1)
-	go l.run(interval)
+	go l.run(interval, max(burst, 1))
 	return l
 }
 
-func (l *PodLoad) run(interval time.Duration) {
+func (l *PodLoad) run(interval time.Duration, burst int) {
 	defer l.done.Done()
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
-	for i := 0; ; i++ {
+	for i := 0; ; {
 		select {
 		case <-l.stop:
 			return
 		case <-ticker.C:
 		}
-		kind := l.kinds[i%len(l.kinds)]
-		// Each creation in its own goroutine: a slow answer (a webhook that
-		// hangs) must not slow the load, or the load would hide the fault.
-		l.done.Add(1)
-		go func() {
-			defer l.done.Done()
-			l.create(kind)
-		}()
+		for range burst {
+			kind := l.kinds[i%len(l.kinds)]
+			i++
+			// Each creation in its own goroutine: a slow answer (a webhook
+			// that hangs) must not slow the load, or the load would hide
+			// the fault.
+			l.done.Add(1)
+			go func() {
+				defer l.done.Done()
+				l.create(kind)
+			}()
+		}
 	}
 }
 
@@ -110,6 +123,7 @@ func (l *PodLoad) create(kind PodKind) {
 		l.wrong = append(l.wrong, PodRefusal{Kind: kind.Name, At: at, Err: wrong})
 	default:
 		l.created[kind.Name]++
+		l.createdAt[kind.Name] = append(l.createdAt[kind.Name], at)
 	}
 }
 
@@ -128,6 +142,8 @@ type PodLoadFigures struct {
 	Duration time.Duration
 	// Created counts accepted pods by kind.
 	Created map[string]int
+	// CreatedAt is when each accepted creation was sent, by kind.
+	CreatedAt map[string][]time.Time
 	// Refused are creations the API server answered with an error.
 	Refused []PodRefusal
 	// Wrong are pods created without what their kind asked for.
@@ -139,15 +155,31 @@ func (l *PodLoad) Figures() PodLoadFigures {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	f := PodLoadFigures{
-		Duration: time.Since(l.started).Round(time.Millisecond),
-		Created:  make(map[string]int, len(l.created)),
-		Refused:  append([]PodRefusal(nil), l.refused...),
-		Wrong:    append([]PodRefusal(nil), l.wrong...),
+		Duration:  time.Since(l.started).Round(time.Millisecond),
+		Created:   make(map[string]int, len(l.created)),
+		CreatedAt: make(map[string][]time.Time, len(l.createdAt)),
+		Refused:   append([]PodRefusal(nil), l.refused...),
+		Wrong:     append([]PodRefusal(nil), l.wrong...),
 	}
 	for k, v := range l.created {
 		f.Created[k] = v
 	}
+	for k, v := range l.createdAt {
+		f.CreatedAt[k] = append([]time.Time(nil), v...)
+	}
 	return f
+}
+
+// FirstCreatedSince is the earliest send time, at or after since, of an
+// accepted pod of kind: when admissions resumed after a fault.
+func (f PodLoadFigures) FirstCreatedSince(kind string, since time.Time) (time.Time, bool) {
+	var first time.Time
+	for _, at := range f.CreatedAt[kind] {
+		if !at.Before(since) && (first.IsZero() || at.Before(first)) {
+			first = at
+		}
+	}
+	return first, !first.IsZero()
 }
 
 // TotalCreated is the number of pods accepted, of every kind.

@@ -47,22 +47,38 @@ type WebhookProcess struct {
 	synced          sync.WaitGroup
 }
 
-// StartWebhook starts the webhook once the operator has created its
-// Deployment, Service and serving certificate.
-func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*WebhookProcess, error) {
-	return c.StartWebhookAt(ctx, binary, name, WebhookListen{})
+// WebhookOptions say how to run one webhook process other than the
+// default: the only replica, on the Service's ClusterIP, with a 1 s drain.
+type WebhookOptions struct {
+	// PodIP, when set, is where this replica listens (admission and
+	// metrics), as a pod listens on its own IP, for a control plane that
+	// reaches the Service through its endpoints (aggregator routing).
+	PodIP string
+	// Listen, when set, is where this replica listens instead: replicas
+	// that share one address, each on ports of its own.
+	Listen *WebhookListen
+	// DeploymentShutdown keeps the Deployment's own --shutdown-delay and
+	// --shutdown-timeout, for tests of how a replica drains; without it the
+	// delay is 1 s, to keep the tests that stop the webhook short.
+	DeploymentShutdown bool
+	// ExtraArgs are appended to the command line (a later flag wins).
+	ExtraArgs []string
 }
 
-// WebhookListen is where one webhook replica listens instead of the
-// Service's ClusterIP: host:port for admission and for metrics.
+// WebhookListen is where one webhook replica listens: host:port for
+// admission and for metrics.
 type WebhookListen struct {
 	Address, MetricsAddress string
 }
 
-// StartWebhookAt is StartWebhook listening at listen: one replica of
-// several behind the Service's EndpointSlices, on a control plane started
-// with EndpointRouting. The zero WebhookListen is the ClusterIP's ports.
-func (c *Cluster) StartWebhookAt(ctx context.Context, binary, name string, listen WebhookListen) (*WebhookProcess, error) {
+// StartWebhook starts the webhook once the operator has created its
+// Deployment, Service and serving certificate.
+func (c *Cluster) StartWebhook(ctx context.Context, binary, name string) (*WebhookProcess, error) {
+	return c.StartWebhookWith(ctx, binary, name, WebhookOptions{})
+}
+
+// StartWebhookWith is StartWebhook with opts.
+func (c *Cluster) StartWebhookWith(ctx context.Context, binary, name string, opts WebhookOptions) (*WebhookProcess, error) {
 	kube, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		return nil, err
@@ -101,19 +117,22 @@ func (c *Cluster) StartWebhookAt(ctx context.Context, binary, name string, liste
 			w.MetricsAddress = net.JoinHostPort(service.Spec.ClusterIP, strconv.Itoa(int(port.Port)))
 		}
 	}
+	if opts.PodIP != "" {
+		w.Address = onIP(w.Address, opts.PodIP)
+		w.MetricsAddress = onIP(w.MetricsAddress, opts.PodIP)
+	}
+	if opts.Listen != nil {
+		w.Address, w.MetricsAddress = opts.Listen.Address, opts.Listen.MetricsAddress
+	}
 	if err := os.MkdirAll(w.certDir, 0o700); err != nil {
 		return nil, err
 	}
 	if err := w.writeSecret(secret); err != nil {
 		return nil, err
 	}
-	args, err := w.containerArgs(deployment)
+	args, err := w.containerArgs(deployment, opts.DeploymentShutdown)
 	if err != nil {
 		return nil, err
-	}
-	if listen.Address != "" {
-		args = relisten(args, listen)
-		w.Address, w.MetricsAddress = listen.Address, listen.MetricsAddress
 	}
 	// In a pod the webhook authenticates as its ServiceAccount; here it gets
 	// a token of the same account, so RBAC is what production has.
@@ -125,7 +144,7 @@ func (c *Cluster) StartWebhookAt(ctx context.Context, binary, name string, liste
 	if err != nil {
 		return nil, fmt.Errorf("no token for the webhook's ServiceAccount: %w", err)
 	}
-	args = append(args, "--kubeconfig="+kubeconfig)
+	args = append(append(args, "--kubeconfig="+kubeconfig), opts.ExtraArgs...)
 	if w.prometheusToken, err = PrometheusToken(ctx, kube); err != nil {
 		return nil, err
 	}
@@ -144,11 +163,18 @@ func (c *Cluster) StartWebhookAt(ctx context.Context, binary, name string, liste
 	return w, nil
 }
 
+// onIP is address (host:port) with its host replaced by ip.
+func onIP(address, ip string) string {
+	_, port, _ := net.SplitHostPort(address)
+	return net.JoinHostPort(ip, port)
+}
+
 // containerArgs are the Deployment's webhook command line with the mount
-// path replaced by the local copy and the listen address by the ClusterIP.
-// The certificate is re-read every 500ms instead of the default 10s, to keep
-// the tests short; the kubelet's own refresh takes longer than either.
-func (w *WebhookProcess) containerArgs(deployment *appsv1.Deployment) ([]string, error) {
+// path replaced by the local copy and the listen address by the ClusterIP
+// (or the pod IP). The certificate is re-read every 500ms instead of the
+// default 10s, to keep the tests short; the kubelet's own refresh takes
+// longer than either. Unless deploymentShutdown, the drain is 1 s.
+func (w *WebhookProcess) containerArgs(deployment *appsv1.Deployment, deploymentShutdown bool) ([]string, error) {
 	spec := deployment.Spec.Template.Spec
 	if len(spec.Containers) != 1 {
 		return nil, fmt.Errorf("the webhook Deployment has %d containers, want 1", len(spec.Containers))
@@ -182,23 +208,11 @@ func (w *WebhookProcess) containerArgs(deployment *appsv1.Deployment) ([]string,
 		}
 		args = append(args, arg)
 	}
-	return append(args, "--cert-reload-interval=500ms", "--shutdown-delay=1s"), nil
-}
-
-// relisten moves the listen flags of args (checked against the Service's
-// ports by containerArgs) to listen.
-func relisten(args []string, listen WebhookListen) []string {
-	out := make([]string, 0, len(args))
-	for _, arg := range args {
-		switch {
-		case strings.HasPrefix(arg, "--listen="):
-			arg = "--listen=" + listen.Address
-		case strings.HasPrefix(arg, "--metrics-listen="):
-			arg = "--metrics-listen=" + listen.MetricsAddress
-		}
-		out = append(out, arg)
+	args = append(args, "--cert-reload-interval=500ms")
+	if !deploymentShutdown {
+		args = append(args, "--shutdown-delay=1s")
 	}
-	return out
+	return args, nil
 }
 
 // writeSecret updates the files like the kubelet: complete new files, then

@@ -156,7 +156,7 @@ func setUp(ctx context.Context, s3Binary, binDir string) error {
 		ReleaseVersion: previousVersion,
 		Image:          previousImage,
 		Manifests:      previousManifests,
-		ControlPlane: controlplane.Options{BinDir: binDir, AuditLog: true, EndpointRouting: true,
+		ControlPlane: controlplane.Options{BinDir: binDir, AuditLog: true, AggregatorRouting: true,
 			ServiceAccountIssuer: env.s3.Endpoint + "/" + issuerBucket},
 	})
 	if err != nil {

@@ -43,10 +43,10 @@ func (r *webhookReplicas) start(ctx context.Context, binary string) error {
 		return err
 	}
 	r.started++
-	w, err := env.cp.StartWebhookAt(ctx, binary, fmt.Sprintf("webhook-%d", r.started), framework.WebhookListen{
+	w, err := env.cp.StartWebhookWith(ctx, binary, fmt.Sprintf("webhook-%d", r.started), framework.WebhookOptions{Listen: &framework.WebhookListen{
 		Address:        net.JoinHostPort(host, strconv.Itoa(ports[0])),
 		MetricsAddress: net.JoinHostPort(host, strconv.Itoa(ports[1])),
-	})
+	}})
 	if err != nil {
 		return err
 	}

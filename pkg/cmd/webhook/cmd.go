@@ -75,8 +75,8 @@ func NewOptions() *Options {
 		CertFile:           "/var/run/secrets/serving-cert/tls.crt",
 		KeyFile:            "/var/run/secrets/serving-cert/tls.key",
 		CertReloadInterval: 10 * time.Second,
-		ShutdownDelay:      5 * time.Second,
-		ShutdownTimeout:    30 * time.Second,
+		ShutdownDelay:      15 * time.Second,
+		ShutdownTimeout:    20 * time.Second,
 		TLSMinVersion:      "VersionTLS12",
 		KubeAPIQPS:         50,
 		KubeAPIBurst:       100,
@@ -93,11 +93,11 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.CertFile, "tls-cert-file", o.CertFile, "Serving certificate (PEM); re-read when it changes.")
 	fs.StringVar(&o.KeyFile, "tls-private-key-file", o.KeyFile, "Serving key (PEM); re-read when it changes.")
 	fs.DurationVar(&o.CertReloadInterval, "cert-reload-interval", o.CertReloadInterval, "How often to check the serving pair for a rotation.")
-	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "How long /readyz fails before the listener closes on SIGTERM.")
+	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "How long /readyz fails, while admissions are still served, before the listener closes on SIGTERM: longer than the readiness probe takes to fail (failureThreshold × periodSeconds) plus the time endpoints take to drop the pod.")
 	fs.StringVar(&o.TLSMinVersion, "tls-min-version", o.TLSMinVersion, "Minimum TLS version (VersionTLS12 or VersionTLS13); the operator sets it from the cluster's TLS security profile.")
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "PEM bundle of CAs that sign the API server's client certificate for webhooks (its WebhookAdmission kubeconfig); when set, admission reviews from a client without such a certificate are refused with 401. Empty accepts reviews from any client.")
 	fs.StringSliceVar(&o.TLSCipherSuites, "tls-cipher-suites", o.TLSCipherSuites, "TLS 1.2 cipher suites (IANA names); empty uses Go's defaults.")
-	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "How long in-flight admissions may take to finish on SIGTERM.")
+	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", o.ShutdownTimeout, "How long in-flight admissions may take to finish on SIGTERM, once the listener has closed: at least the longest timeoutSeconds of the webhook configurations.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second to the API server (SubjectAccessReviews, informers).")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests to the API server above --kube-api-qps.")
 	fs.IntVar(&o.MaxInFlight, "max-in-flight-admissions", o.MaxInFlight, "Admissions answered at once; more are refused with 429 (a pod that asked for an injection is then refused, others are admitted without automatic injections).")

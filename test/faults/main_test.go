@@ -1,0 +1,209 @@
+// Package faults runs the real operator and webhook binaries under a steady
+// load of pod creations while something a payload component must survive
+// happens to them: a webhook replica killed, a rolling restart of the
+// webhook, kube-apiserver restarted. Each test prints its figures (pods
+// refused, time to recover, LIST calls) and fails when they miss their goal;
+// docs/reliability.md has the table and how to rerun it (make test-faults).
+//
+// The package has a control plane of its own because kube-apiserver runs
+// with --enable-aggregator-routing=true: it calls the webhook Service through
+// its EndpointSlice's ready endpoints, as OpenShift's does, so two webhook
+// processes on two loopback "pod IPs" are two replicas behind one Service.
+package faults
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
+	"github.com/openshift/cluster-workload-access-operator/test/framework"
+	"github.com/openshift/cluster-workload-access-operator/test/framework/netns"
+	"github.com/openshift/cluster-workload-access-operator/test/s3server"
+)
+
+const (
+	releaseVersion = "4.99.0-faults"
+	operatorImage  = "registry.invalid/openshift/cluster-workload-access-operator:faults"
+	region         = "us-east-1"
+	issuerBucket   = "faults-oidc"
+)
+
+// env is the package's cluster, the operator and the webhook replicas.
+var env struct {
+	cp       *framework.Cluster
+	kube     kubernetes.Interface
+	operator operatorclientset.Interface
+	binary   string
+	running  *framework.Process
+	s3       *s3server.Server
+	s3Dir    string
+	// replicas are the webhook processes behind the Service (replicas.go).
+	replicas *webhookReplicas
+	// load is the namespace and fixtures the pod load creates pods from.
+	load *loadFixtures
+	// started is when setUp began: the audit log since then holds every
+	// informer's first list (apiserverrestart_test.go).
+	started time.Time
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv(insideNamespaceEnv) == "" {
+		os.Exit(outside())
+	}
+	os.Exit(inside(m))
+}
+
+// outside finds or builds every binary the tests run (a cold build needs
+// the network and has no deadline), then runs the tests in a network
+// namespace (netns_test.go).
+func outside() int {
+	root, err := controlplane.RepoRoot()
+	var operator, s3Binary, binDir string
+	if err == nil {
+		operator, err = operatorBinary(root)
+	}
+	if err == nil {
+		s3Binary, err = s3server.ResolveBinary()
+	}
+	if err == nil {
+		binDir, err = controlplane.ResolveBinDir()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "faults setup failed: %v\n", err)
+		return 1
+	}
+	code, err := runInNetworkNamespace([]string{"OPERATOR_BINARY=" + operator, s3server.BinaryEnv + "=" + s3Binary, "CONTROLPLANE_BIN_DIR=" + binDir})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: faults: %v\n", err)
+		return 1
+	}
+	return code
+}
+
+func inside(m *testing.M) int {
+	if err := netns.SetUpLoopback(); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: faults: %v\n", err)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	started := time.Now()
+	if err := setUp(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "faults setup failed: %v\n", err)
+		tearDown(true)
+		return 1
+	}
+	fmt.Printf("faults: set up in %s\n", time.Since(started).Round(100*time.Millisecond))
+	code := m.Run()
+	tearDown(code != 0)
+	return code
+}
+
+func setUp(ctx context.Context) error {
+	env.started = time.Now()
+	env.binary = os.Getenv("OPERATOR_BINARY")
+	s3Binary, err := s3server.ResolveBinary()
+	if err != nil {
+		return err
+	}
+	// Pod identity runs, publishing its issuer to a local S3 server, so the
+	// webhook injects AWS credentials into pods of role ServiceAccounts.
+	if env.s3Dir, err = os.MkdirTemp("", "faults-s3-"); err != nil {
+		return err
+	}
+	if env.s3, err = s3server.Start(ctx, s3server.Options{Dir: env.s3Dir, Binary: s3Binary, Region: region}); err != nil {
+		return err
+	}
+	env.cp, err = framework.StartCluster(ctx, framework.ClusterOptions{
+		ReleaseVersion: releaseVersion,
+		Image:          operatorImage,
+		ControlPlane: controlplane.Options{
+			AuditLog: true, AggregatorRouting: true,
+			ServiceAccountIssuer: env.s3.Endpoint + "/" + issuerBucket,
+		},
+	})
+	if err != nil {
+		return err
+	}
+	env.kube = kubernetes.NewForConfigOrDie(env.cp.Config)
+	env.operator = operatorclientset.NewForConfigOrDie(env.cp.Config)
+	if err := env.cp.EnablePodIdentity(ctx, env.s3, issuerBucket); err != nil {
+		return err
+	}
+	if env.running, err = startOperator(); err != nil {
+		return err
+	}
+	if env.load, err = createLoadFixtures(ctx); err != nil {
+		return err
+	}
+	env.replicas, err = startWebhookReplicas(ctx)
+	return err
+}
+
+func tearDown(failed bool) {
+	if env.replicas != nil {
+		if failed {
+			fmt.Fprintln(os.Stderr, env.replicas.tails(30))
+		}
+		env.replicas.stop()
+	}
+	if env.running != nil {
+		env.running.Stop()
+		if failed {
+			fmt.Fprintln(os.Stderr, env.running.Tail(60))
+		}
+	}
+	if env.s3 != nil {
+		env.s3.Stop()
+		_ = os.RemoveAll(env.s3Dir)
+	}
+	if env.cp != nil {
+		if failed {
+			fmt.Fprintln(os.Stderr, env.cp.Logs(30))
+		}
+		env.cp.Stop()
+	}
+}
+
+// startOperator runs the operator as its Deployment does, leader election
+// timings included: library-go's defaults ride out 78 s of API server
+// downtime, where the short ones framework.StartOperator sets for quick
+// fail-overs give up after 6 s and exit (TestAPIServerRestart).
+func startOperator() (*framework.Process, error) {
+	operatorEnv, err := env.cp.Payload.OperatorEnv()
+	if err != nil {
+		return nil, err
+	}
+	return framework.StartOperator(framework.OperatorOptions{
+		Binary:     env.binary,
+		Kubeconfig: env.cp.OperatorKubeconfig,
+		LogDir:     filepath.Join(env.cp.Dir, "logs"),
+		Name:       "operator",
+		Env:        operatorEnv,
+		// 0 keeps library-go's defaults; later flags win.
+		ExtraArgs: []string{"--leader-election-lease-duration=0s", "--leader-election-renew-deadline=0s", "--leader-election-retry-period=0s"},
+	})
+}
+
+// operatorBinary is $OPERATOR_BINARY (make test-faults passes what make
+// build produced) or a fresh build into _output/.
+func operatorBinary(root string) (string, error) {
+	if bin := os.Getenv("OPERATOR_BINARY"); bin != "" {
+		return filepath.Abs(bin)
+	}
+	out := filepath.Join(root, "_output", "faults", "cluster-workload-access-operator")
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/cluster-workload-access-operator")
+	cmd.Dir = root
+	if output, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the operator: %v\n%s", err, output)
+	}
+	return out, nil
+}
