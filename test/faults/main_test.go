@@ -55,7 +55,7 @@ var env struct {
 }
 
 func TestMain(m *testing.M) {
-	if os.Getenv(insideNamespaceEnv) == "" {
+	if !netns.Inside() {
 		os.Exit(outside())
 	}
 	os.Exit(inside(m))
@@ -80,7 +80,7 @@ func outside() int {
 		fmt.Fprintf(os.Stderr, "faults setup failed: %v\n", err)
 		return 1
 	}
-	code, err := runInNetworkNamespace([]string{"OPERATOR_BINARY=" + operator, s3server.BinaryEnv + "=" + s3Binary, "CONTROLPLANE_BIN_DIR=" + binDir})
+	code, err := netns.Rerun("the webhook replicas' pod IPs live in a network namespace of the package's own", []string{"OPERATOR_BINARY=" + operator, s3server.BinaryEnv + "=" + s3Binary, "CONTROLPLANE_BIN_DIR=" + binDir})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: faults: %v\n", err)
 		return 1

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
+	"github.com/openshift/cluster-workload-access-operator/test/framework/netns"
 )
 
 // webhookReplicas are the webhook Deployment's two replicas: the real
@@ -49,7 +50,7 @@ func startWebhookReplicas(ctx context.Context) (*webhookReplicas, error) {
 func (r *webhookReplicas) startPod(ctx context.Context) (string, error) {
 	ip := fmt.Sprintf("%s%d", podIPPrefix, firstPodIP+r.pods)
 	r.pods++
-	if err := addPodIP(ip); err != nil {
+	if err := netns.AddAddress(ip); err != nil {
 		return "", err
 	}
 	w, err := r.startProcess(ctx, ip)

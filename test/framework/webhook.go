@@ -54,21 +54,12 @@ type WebhookOptions struct {
 	// metrics), as a pod listens on its own IP, for a control plane that
 	// reaches the Service through its endpoints (aggregator routing).
 	PodIP string
-	// Listen, when set, is where this replica listens instead: replicas
-	// that share one address, each on ports of its own.
-	Listen *WebhookListen
 	// DeploymentShutdown keeps the Deployment's own --shutdown-delay and
 	// --shutdown-timeout, for tests of how a replica drains; without it the
 	// delay is 1 s, to keep the tests that stop the webhook short.
 	DeploymentShutdown bool
 	// ExtraArgs are appended to the command line (a later flag wins).
 	ExtraArgs []string
-}
-
-// WebhookListen is where one webhook replica listens: host:port for
-// admission and for metrics.
-type WebhookListen struct {
-	Address, MetricsAddress string
 }
 
 // StartWebhook starts the webhook once the operator has created its
@@ -120,9 +111,6 @@ func (c *Cluster) StartWebhookWith(ctx context.Context, binary, name string, opt
 	if opts.PodIP != "" {
 		w.Address = onIP(w.Address, opts.PodIP)
 		w.MetricsAddress = onIP(w.MetricsAddress, opts.PodIP)
-	}
-	if opts.Listen != nil {
-		w.Address, w.MetricsAddress = opts.Listen.Address, opts.Listen.MetricsAddress
 	}
 	if err := os.MkdirAll(w.certDir, 0o700); err != nil {
 		return nil, err

@@ -88,7 +88,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == podCommand {
 		os.Exit(runPod(os.Args[2:]))
 	}
-	if os.Getenv(insideNamespaceEnv) == "" {
+	if !netns.Inside() {
 		os.Exit(outside())
 	}
 	os.Exit(inside(m))
@@ -102,7 +102,7 @@ func outside() int {
 		fmt.Fprintf(os.Stderr, "stschain: %v\n", err)
 		return 1
 	}
-	code, err := runInNetworkNamespace(binaries)
+	code, err := netns.Rerun("this package runs versitygw's STS against an issuer at "+issuerAddress, binaries)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: stschain: %v\n", err)
 		return 1

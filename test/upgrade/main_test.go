@@ -27,6 +27,7 @@ import (
 	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
+	"github.com/openshift/cluster-workload-access-operator/test/framework/netns"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
 
@@ -74,11 +75,44 @@ var env struct {
 }
 
 func TestMain(m *testing.M) {
+	if !netns.Inside() {
+		os.Exit(outside())
+	}
 	os.Exit(run(m))
 }
 
+// outside finds or builds every binary the tests run (a cold build takes
+// minutes and has no deadline), then runs the tests in a network namespace
+// of their own, where the webhook replicas have pod IPs (replicas_test.go).
+func outside() int {
+	s3Binary, err := s3server.ResolveBinary()
+	var binDir string
+	if err == nil {
+		binDir, err = controlplane.ResolveBinDir()
+	}
+	if err == nil {
+		err = resolveReleases()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "upgrade setup failed: %v\n", err)
+		return 1
+	}
+	code, err := netns.Rerun("the webhook replicas' pod IPs live in a network namespace of the package's own", []string{
+		"OPERATOR_BINARY=" + env.current.binary, s3server.BinaryEnv + "=" + s3Binary, "CONTROLPLANE_BIN_DIR=" + binDir})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: upgrade: %v\n", err)
+		return 1
+	}
+	return code
+}
+
+// run, inside the namespace, finds the binaries outside built (cached) and
+// runs the tests.
 func run(m *testing.M) int {
-	// Every binary before the setup deadline: a cold build takes minutes.
+	if err := netns.SetUpLoopback(); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: upgrade: %v\n", err)
+		return 1
+	}
 	s3Binary, err := s3server.ResolveBinary()
 	var binDir string
 	if err == nil {

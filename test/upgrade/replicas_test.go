@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
+	"github.com/openshift/cluster-workload-access-operator/test/framework/netns"
 )
 
 // The webhook Service's endpoints are written by this package: no
@@ -21,8 +22,16 @@ import (
 // once its process answers /readyz, and loses it before it gets SIGTERM, as
 // the controller unlists a terminating pod. The API server picks among
 // the slices at random for each call (--enable-aggregator-routing).
-// Replicas listen on this machine's own address, each on its own ports:
-// EndpointSlices may not hold loopback addresses.
+// Each replica listens on a "pod IP" of its own, a TEST-NET-1 address on the
+// loopback of the package's network namespace (netns.Rerun in
+// main_test.go): EndpointSlices may not hold loopback addresses.
+
+// The replicas' pod IPs: 192.0.2.101 on (netns.IssuerAddress, 192.0.2.10, is
+// the namespace's too, unused here).
+const (
+	podIPPrefix = "192.0.2."
+	firstPodIP  = 100
+)
 
 // webhookReplicas are the webhook processes behind the Service.
 type webhookReplicas struct {
@@ -34,19 +43,12 @@ type webhookReplicas struct {
 
 // start runs one more replica of binary and lists it.
 func (r *webhookReplicas) start(ctx context.Context, binary string) error {
-	host, err := hostAddress()
-	if err != nil {
-		return err
-	}
-	ports, err := freePorts(host, 2)
-	if err != nil {
-		return err
-	}
 	r.started++
-	w, err := env.cp.StartWebhookWith(ctx, binary, fmt.Sprintf("webhook-%d", r.started), framework.WebhookOptions{Listen: &framework.WebhookListen{
-		Address:        net.JoinHostPort(host, strconv.Itoa(ports[0])),
-		MetricsAddress: net.JoinHostPort(host, strconv.Itoa(ports[1])),
-	}})
+	ip := fmt.Sprintf("%s%d", podIPPrefix, firstPodIP+r.started)
+	if err := netns.AddAddress(ip); err != nil {
+		return err
+	}
+	w, err := env.cp.StartWebhookWith(ctx, binary, fmt.Sprintf("webhook-%d", r.started), framework.WebhookOptions{PodIP: ip, DeploymentShutdown: true})
 	if err != nil {
 		return err
 	}
@@ -139,31 +141,4 @@ func unlist(ctx context.Context, w *framework.WebhookProcess) error {
 		return nil
 	}
 	return err
-}
-
-// hostAddress is this machine's first global unicast IPv4 address.
-func hostAddress() (string, error) {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		return "", err
-	}
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && n.IP.IsGlobalUnicast() {
-			return n.IP.String(), nil
-		}
-	}
-	return "", fmt.Errorf("this machine has no IPv4 address but loopback ones, which EndpointSlices may not hold: the webhook replicas need one")
-}
-
-func freePorts(host string, n int) ([]int, error) {
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
