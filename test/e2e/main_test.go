@@ -8,8 +8,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -88,11 +86,8 @@ func run(m *testing.M) int {
 }
 
 func setUp(ctx context.Context) error {
-	root, err := controlplane.RepoRoot()
-	if err != nil {
-		return err
-	}
-	if env.binary, err = operatorBinary(root); err != nil {
+	var err error
+	if env.binary, err = framework.OperatorBinary("e2e"); err != nil {
 		return err
 	}
 	// The S3 server first: the API server's service account issuer is the
@@ -156,21 +151,6 @@ func tearDown(failed bool) {
 		}
 		env.cp.Stop()
 	}
-}
-
-// operatorBinary is $OPERATOR_BINARY (the Makefile passes what `make build`
-// produced) or a fresh build into _output/.
-func operatorBinary(root string) (string, error) {
-	if bin := os.Getenv("OPERATOR_BINARY"); bin != "" {
-		return filepath.Abs(bin)
-	}
-	out := filepath.Join(root, "_output", "e2e", "cluster-workload-access-operator")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/cluster-workload-access-operator")
-	cmd.Dir = root
-	if output, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the operator: %v\n%s", err, output)
-	}
-	return out, nil
 }
 
 func startOperator(name string) (*framework.Process, error) {

@@ -15,7 +15,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -65,11 +64,8 @@ func TestMain(m *testing.M) {
 // the network and has no deadline), then runs the tests in a network
 // namespace (netns_test.go).
 func outside() int {
-	root, err := controlplane.RepoRoot()
-	var operator, s3Binary, binDir string
-	if err == nil {
-		operator, err = operatorBinary(root)
-	}
+	var s3Binary, binDir string
+	operator, err := framework.OperatorBinary("faults")
 	if err == nil {
 		s3Binary, err = s3server.ResolveBinary()
 	}
@@ -191,19 +187,4 @@ func startOperator() (*framework.Process, error) {
 		// 0 keeps library-go's defaults; later flags win.
 		ExtraArgs: []string{"--leader-election-lease-duration=0s", "--leader-election-renew-deadline=0s", "--leader-election-retry-period=0s"},
 	})
-}
-
-// operatorBinary is $OPERATOR_BINARY (make test-faults passes what make
-// build produced) or a fresh build into _output/.
-func operatorBinary(root string) (string, error) {
-	if bin := os.Getenv("OPERATOR_BINARY"); bin != "" {
-		return filepath.Abs(bin)
-	}
-	out := filepath.Join(root, "_output", "faults", "cluster-workload-access-operator")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/cluster-workload-access-operator")
-	cmd.Dir = root
-	if output, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the operator: %v\n%s", err, output)
-	}
-	return out, nil
 }

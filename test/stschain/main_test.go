@@ -17,7 +17,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -113,20 +112,8 @@ func outside() int {
 // resolveBinaries is the environment naming the operator, versitygw and the
 // control plane's binaries, building whatever is not given or cached.
 func resolveBinaries() ([]string, error) {
-	root, err := controlplane.RepoRoot()
+	operator, err := framework.OperatorBinary("stschain")
 	if err != nil {
-		return nil, err
-	}
-	operator := os.Getenv("OPERATOR_BINARY")
-	if operator == "" {
-		operator = filepath.Join(root, "_output", "stschain", "cluster-workload-access-operator")
-		cmd := exec.Command("go", "build", "-o", operator, "./cmd/cluster-workload-access-operator")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("building the operator: %v\n%s", err, out)
-		}
-	}
-	if operator, err = filepath.Abs(operator); err != nil {
 		return nil, err
 	}
 	versitygw, err := s3server.ResolveBinary()

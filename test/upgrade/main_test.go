@@ -144,16 +144,8 @@ func resolveReleases() error {
 	if err != nil {
 		return err
 	}
-	current := os.Getenv("OPERATOR_BINARY")
-	if current == "" {
-		current = filepath.Join(root, "_output", "upgrade", "cluster-workload-access-operator")
-		cmd := exec.Command("go", "build", "-o", current, "./cmd/cluster-workload-access-operator")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("building the operator: %v\n%s", err, out)
-		}
-	}
-	if current, err = filepath.Abs(current); err != nil {
+	current, err := framework.OperatorBinary("upgrade")
+	if err != nil {
 		return err
 	}
 	var stdout, stderr bytes.Buffer
