@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	"k8s.io/client-go/kubernetes"
@@ -59,37 +58,12 @@ func issuerURL() string { return env.s3.Endpoint + "/" + issuerBucket }
 const issuerBucket = "e2e-oidc"
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(framework.Suite{Name: "e2e", SetUp: setUp, TearDown: tearDown}.Run(m))
 }
 
-func run(m *testing.M) int {
-	// The servers' binaries before the deadline: a cold build has none
-	// (make test-e2e builds them first).
+func setUp(ctx context.Context, binaries framework.Binaries) error {
+	env.binary, env.s3Binary, env.binDir = binaries.Operator, binaries.S3Server, binaries.ControlPlaneDir
 	var err error
-	if env.s3Binary, err = s3server.ResolveBinary(); err == nil {
-		env.binDir, err = controlplane.ResolveBinDir()
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "e2e setup failed: %v\n", err)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if err := setUp(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e setup failed: %v\n", err)
-		tearDown(true)
-		return 1
-	}
-	code := m.Run()
-	tearDown(code != 0)
-	return code
-}
-
-func setUp(ctx context.Context) error {
-	var err error
-	if env.binary, err = framework.OperatorBinary("e2e"); err != nil {
-		return err
-	}
 	// The S3 server first: the API server's service account issuer is the
 	// URL the operator publishes the issuer at, so its tokens verify
 	// against the published keys.

@@ -34,34 +34,11 @@ var env struct {
 }
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(framework.Suite{Name: "eventttl", SetUp: setUp, TearDown: tearDown}.Run(m))
 }
 
-func run(m *testing.M) int {
-	binary := os.Getenv("OPERATOR_BINARY")
-	binDir, err := controlplane.ResolveBinDir() // before the deadline: a cold build has none
-	if binary == "" {
-		err = fmt.Errorf("OPERATOR_BINARY must name the operator binary (make test-e2e sets it)")
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "eventttl setup failed: %v\n", err)
-		return 1
-	}
-	started := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if err := setUp(ctx, binary, binDir); err != nil {
-		fmt.Fprintf(os.Stderr, "eventttl setup failed: %v\n", err)
-		tearDown(true)
-		return 1
-	}
-	fmt.Printf("eventttl: set up in %s\n", time.Since(started).Round(100*time.Millisecond))
-	code := m.Run()
-	tearDown(code != 0)
-	return code
-}
-
-func setUp(ctx context.Context, binary, binDir string) error {
+func setUp(ctx context.Context, binaries framework.Binaries) error {
+	binary, binDir := binaries.Operator, binaries.ControlPlaneDir
 	var err error
 	env.cp, err = framework.StartCluster(ctx, framework.ClusterOptions{
 		ReleaseVersion: "4.99.0-eventttl",

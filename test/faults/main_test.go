@@ -24,7 +24,6 @@ import (
 	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
-	"github.com/openshift/cluster-workload-access-operator/test/framework/netns"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
 
@@ -54,62 +53,19 @@ var env struct {
 }
 
 func TestMain(m *testing.M) {
-	if !netns.Inside() {
-		os.Exit(outside())
-	}
-	os.Exit(inside(m))
+	os.Exit(framework.Suite{
+		Name:     "faults",
+		Isolated: "the webhook replicas' pod IPs live in a network namespace of the package's own (netns_test.go)",
+		SetUp:    setUp,
+		TearDown: tearDown,
+	}.Run(m))
 }
 
-// outside finds or builds every binary the tests run (a cold build needs
-// the network and has no deadline), then runs the tests in a network
-// namespace (netns_test.go).
-func outside() int {
-	var s3Binary, binDir string
-	operator, err := framework.OperatorBinary("faults")
-	if err == nil {
-		s3Binary, err = s3server.ResolveBinary()
-	}
-	if err == nil {
-		binDir, err = controlplane.ResolveBinDir()
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "faults setup failed: %v\n", err)
-		return 1
-	}
-	code, err := netns.Rerun("the webhook replicas' pod IPs live in a network namespace of the package's own", []string{"OPERATOR_BINARY=" + operator, s3server.BinaryEnv + "=" + s3Binary, "CONTROLPLANE_BIN_DIR=" + binDir})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: faults: %v\n", err)
-		return 1
-	}
-	return code
-}
-
-func inside(m *testing.M) int {
-	if err := netns.SetUpLoopback(); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: faults: %v\n", err)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	started := time.Now()
-	if err := setUp(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "faults setup failed: %v\n", err)
-		tearDown(true)
-		return 1
-	}
-	fmt.Printf("faults: set up in %s\n", time.Since(started).Round(100*time.Millisecond))
-	code := m.Run()
-	tearDown(code != 0)
-	return code
-}
-
-func setUp(ctx context.Context) error {
+func setUp(ctx context.Context, binaries framework.Binaries) error {
 	env.started = time.Now()
-	env.binary = os.Getenv("OPERATOR_BINARY")
-	s3Binary, err := s3server.ResolveBinary()
-	if err != nil {
-		return err
-	}
+	env.binary = binaries.Operator
+	s3Binary := binaries.S3Server
+	var err error
 	// Pod identity runs, publishing its issuer to a local S3 server, so the
 	// webhook injects AWS credentials into pods of role ServiceAccounts.
 	if env.s3Dir, err = os.MkdirTemp("", "faults-s3-"); err != nil {

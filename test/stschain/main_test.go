@@ -32,7 +32,6 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 	"github.com/openshift/cluster-workload-access-operator/test/framework/issuerfront"
-	"github.com/openshift/cluster-workload-access-operator/test/framework/netns"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
 
@@ -87,68 +86,17 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == podCommand {
 		os.Exit(runPod(os.Args[2:]))
 	}
-	if !netns.Inside() {
-		os.Exit(outside())
-	}
-	os.Exit(inside(m))
+	os.Exit(framework.Suite{
+		Name:     "stschain",
+		Isolated: "this package runs versitygw's STS against an issuer at " + issuerAddress,
+		SetUp:    setUp,
+		TearDown: tearDown,
+	}.Run(m))
 }
 
-// outside builds or finds every binary the tests run, then runs the tests
-// in a network namespace.
-func outside() int {
-	binaries, err := resolveBinaries()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "stschain: %v\n", err)
-		return 1
-	}
-	code, err := netns.Rerun("this package runs versitygw's STS against an issuer at "+issuerAddress, binaries)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: stschain: %v\n", err)
-		return 1
-	}
-	return code
-}
-
-// resolveBinaries is the environment naming the operator, versitygw and the
-// control plane's binaries, building whatever is not given or cached.
-func resolveBinaries() ([]string, error) {
-	operator, err := framework.OperatorBinary("stschain")
-	if err != nil {
-		return nil, err
-	}
-	versitygw, err := s3server.ResolveBinary()
-	if err != nil {
-		return nil, err
-	}
-	binDir, err := controlplane.ResolveBinDir()
-	if err != nil {
-		return nil, err
-	}
-	return []string{"OPERATOR_BINARY=" + operator, s3server.BinaryEnv + "=" + versitygw, "CONTROLPLANE_BIN_DIR=" + binDir}, nil
-}
-
-func inside(m *testing.M) int {
-	if err := netns.SetUpLoopback(); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: stschain: %v\n", err)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	started := time.Now()
-	if err := setUp(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "stschain setup failed: %v\n", err)
-		tearDown(true)
-		return 1
-	}
-	fmt.Printf("stschain: set up in %s\n", time.Since(started).Round(100*time.Millisecond))
-	code := m.Run()
-	tearDown(code != 0)
-	return code
-}
-
-func setUp(ctx context.Context) error {
+func setUp(ctx context.Context, binaries framework.Binaries) error {
 	var err error
-	env.binary = os.Getenv("OPERATOR_BINARY")
+	env.binary = binaries.Operator
 	if env.dir, err = os.MkdirTemp("", "stschain-"); err != nil {
 		return err
 	}

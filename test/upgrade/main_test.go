@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	"k8s.io/client-go/dynamic"
@@ -27,7 +26,6 @@ import (
 	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
-	"github.com/openshift/cluster-workload-access-operator/test/framework/netns"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
 
@@ -75,76 +73,20 @@ var env struct {
 }
 
 func TestMain(m *testing.M) {
-	if !netns.Inside() {
-		os.Exit(outside())
-	}
-	os.Exit(run(m))
-}
-
-// outside finds or builds every binary the tests run (a cold build takes
-// minutes and has no deadline), then runs the tests in a network namespace
-// of their own, where the webhook replicas have pod IPs (replicas_test.go).
-func outside() int {
-	s3Binary, err := s3server.ResolveBinary()
-	var binDir string
-	if err == nil {
-		binDir, err = controlplane.ResolveBinDir()
-	}
-	if err == nil {
-		err = resolveReleases()
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "upgrade setup failed: %v\n", err)
-		return 1
-	}
-	code, err := netns.Rerun("the webhook replicas' pod IPs live in a network namespace of the package's own", []string{
-		"OPERATOR_BINARY=" + env.current.binary, s3server.BinaryEnv + "=" + s3Binary, "CONTROLPLANE_BIN_DIR=" + binDir})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: upgrade: %v\n", err)
-		return 1
-	}
-	return code
-}
-
-// run, inside the namespace, finds the binaries outside built (cached) and
-// runs the tests.
-func run(m *testing.M) int {
-	if err := netns.SetUpLoopback(); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: upgrade: %v\n", err)
-		return 1
-	}
-	s3Binary, err := s3server.ResolveBinary()
-	var binDir string
-	if err == nil {
-		binDir, err = controlplane.ResolveBinDir()
-	}
-	if err == nil {
-		err = resolveReleases()
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "upgrade setup failed: %v\n", err)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if err := setUp(ctx, s3Binary, binDir); err != nil {
-		fmt.Fprintf(os.Stderr, "upgrade setup failed: %v\n", err)
-		tearDown(true)
-		return 1
-	}
-	code := m.Run()
-	tearDown(code != 0)
-	return code
+	os.Exit(framework.Suite{
+		Name:     "upgrade",
+		Isolated: "the webhook replicas' pod IPs live in a network namespace of the package's own (replicas_test.go)",
+		// Outside it builds the previous release (minutes cold); inside it finds it cached.
+		Prepare:  resolveReleases,
+		SetUp:    setUp,
+		TearDown: tearDown,
+	}.Run(m))
 }
 
 // resolveReleases finds both binaries and payloads: this tree's, and the
 // previous release's, built from git.
-func resolveReleases() error {
+func resolveReleases(binaries framework.Binaries) error {
 	root, err := controlplane.RepoRoot()
-	if err != nil {
-		return err
-	}
-	current, err := framework.OperatorBinary("upgrade")
 	if err != nil {
 		return err
 	}
@@ -161,7 +103,7 @@ func resolveReleases() error {
 	if env.previous.payload, err = framework.LoadPayload(filepath.Join(previousDir, "manifests"), previousVersion, previousImage); err != nil {
 		return fmt.Errorf("the previous release's manifests: %w", err)
 	}
-	env.current = &release{name: "this tree", version: currentVersion, image: currentImage, binary: current}
+	env.current = &release{name: "this tree", version: currentVersion, image: currentImage, binary: binaries.Operator}
 	env.current.payload, err = framework.LoadPayload(filepath.Join(root, "manifests"), currentVersion, currentImage)
 	return err
 }
@@ -169,7 +111,8 @@ func resolveReleases() error {
 // setUp starts a cluster at the previous release: its CRDs and manifests,
 // its operator and two webhook replicas, with pod identity on (publishing
 // to a local S3 server), as the previous release left a cluster.
-func setUp(ctx context.Context, s3Binary, binDir string) error {
+func setUp(ctx context.Context, binaries framework.Binaries) error {
+	s3Binary, binDir := binaries.S3Server, binaries.ControlPlaneDir
 	var err error
 	if env.s3Dir, err = os.MkdirTemp("", "upgrade-s3-"); err != nil {
 		return err
