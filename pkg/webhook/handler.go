@@ -130,7 +130,7 @@ func (h *podHandler) answer(ctx context.Context, body []byte) (out []byte, failu
 		}
 	}()
 	var review reviewHeader
-	if err := json.Unmarshal(body, &review); err != nil {
+	if err := decodeReview(body, &review); err != nil {
 		return undecodable(body, err)
 	}
 	if review.Request == nil {
@@ -206,15 +206,6 @@ func (s reviewSource) DecodeOldPod(into any) error {
 	}
 	review.Request.OldObject = into
 	return json.Unmarshal(s, &review)
-}
-
-func encodeResponse(typeMeta metav1.TypeMeta, uid types.UID, response *admissionv1.AdmissionResponse) ([]byte, *metav1.Status) {
-	response.UID = uid
-	out, err := json.Marshal(admissionv1.AdmissionReview{TypeMeta: typeMeta, Response: response})
-	if err != nil {
-		return nil, &metav1.Status{Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError, Message: "encoding the response: " + err.Error()}
-	}
-	return out, nil
 }
 
 // recovered answers a request whose handling panicked in source.
@@ -313,7 +304,7 @@ func (h *podHandler) review(ctx context.Context, body []byte, req *requestHeader
 
 	response := &admissionv1.AdmissionResponse{Allowed: true, Warnings: warnings}
 	if len(patch) > 0 {
-		raw, err := json.Marshal(patch)
+		raw, err := appendPatch(nil, patch)
 		if err != nil {
 			return denied("encoding the patch: " + err.Error())
 		}

@@ -235,9 +235,12 @@ func decodeValue(value any, into any) error {
 			return nil
 		}
 	}
-	raw, err := json.Marshal(value)
-	if err != nil {
-		return fmt.Errorf("encoding the value: %w", err)
+	raw, ok := value.(Encoded)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(value); err != nil {
+			return fmt.Errorf("encoding the value: %w", err)
+		}
 	}
 	if err := json.Unmarshal(raw, into); err != nil {
 		return fmt.Errorf("the value does not fit the pod: %w", err)
