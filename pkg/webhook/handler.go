@@ -35,6 +35,17 @@ const pooledBodyBytes = 64 << 10
 
 var bodies = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 16<<10)) }}
 
+// Patches are encoded into pooled buffers too: the answer carries them
+// base64-encoded, a copy, so the buffer is free once the answer is.
+var patchBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+
+func releasePatchBuffer(buf *[]byte) {
+	if cap(*buf) <= pooledBodyBytes {
+		*buf = (*buf)[:0]
+		patchBuffers.Put(buf)
+	}
+}
+
 func releaseBody(buf *bytes.Buffer) {
 	if buf.Cap() <= pooledBodyBytes {
 		buf.Reset()
@@ -136,7 +147,9 @@ func (h *podHandler) answer(ctx context.Context, body []byte) (out []byte, failu
 	if review.Request == nil {
 		return nil, badRequest("the admission review has no request")
 	}
-	response := h.review(ctx, body, review.Request, &source)
+	patchBuf := patchBuffers.Get().(*[]byte)
+	defer releasePatchBuffer(patchBuf)
+	response := h.review(ctx, body, review.Request, &source, patchBuf)
 	source = handlerSource
 	return encodeResponse(review.TypeMeta, review.Request.UID, response)
 }
@@ -260,7 +273,7 @@ func badRequest(message string) *metav1.Status {
 // review decides one request. Requests this webhook is not configured for are
 // allowed untouched: refusing them would only turn a configuration mistake
 // into an outage. It names the mutator it is running in *source.
-func (h *podHandler) review(ctx context.Context, body []byte, req *requestHeader, source *string) *admissionv1.AdmissionResponse {
+func (h *podHandler) review(ctx context.Context, body []byte, req *requestHeader, source *string, patchBuf *[]byte) *admissionv1.AdmissionResponse {
 	if req.Resource != podResource || (req.SubResource != "" && req.SubResource != "ephemeralcontainers") {
 		return &admissionv1.AdmissionResponse{Allowed: true}
 	}
@@ -304,10 +317,11 @@ func (h *podHandler) review(ctx context.Context, body []byte, req *requestHeader
 
 	response := &admissionv1.AdmissionResponse{Allowed: true, Warnings: warnings}
 	if len(patch) > 0 {
-		raw, err := appendPatch(nil, patch)
+		raw, err := appendPatch((*patchBuf)[:0], patch)
 		if err != nil {
 			return denied("encoding the patch: " + err.Error())
 		}
+		*patchBuf = raw
 		response.Patch = raw
 		response.PatchType = ptrTo(admissionv1.PatchTypeJSONPatch)
 	}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -46,12 +47,81 @@ func appendValue(dst []byte, value any) ([]byte, error) {
 		return append(dst, v...), nil
 	case string:
 		return appendString(dst, v), nil
+	case []corev1.VolumeMount:
+		if v == nil {
+			return append(dst, "null"...), nil
+		}
+		dst = append(dst, '[')
+		for i := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendMount(dst, &v[i])
+		}
+		return append(dst, ']'), nil
+	case mutation.Volumes:
+		if v.Items == nil {
+			return append(dst, "null"...), nil
+		}
+		dst = append(dst, '[')
+		for i := 0; i < len(v.Items); {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if i < len(v.Encoded) && v.Encoded[i] != nil {
+				dst = append(dst, v.Encoded[i]...)
+				i++
+				continue
+			}
+			// The pod's own volumes, in all their variety: each run of
+			// them in one call.
+			end := i + 1
+			for end < len(v.Items) && (end >= len(v.Encoded) || v.Encoded[end] == nil) {
+				end++
+			}
+			raw, err := json.Marshal(v.Items[i:end])
+			if err != nil {
+				return nil, err
+			}
+			dst = append(dst, raw[1:len(raw)-1]...)
+			i = end
+		}
+		return append(dst, ']'), nil
 	}
 	raw, err := json.Marshal(value)
 	if err != nil {
 		return nil, err
 	}
 	return append(dst, raw...), nil
+}
+
+// appendMount appends a volume mount as corev1.VolumeMount's JSON tags
+// encode it.
+func appendMount(dst []byte, m *corev1.VolumeMount) []byte {
+	dst = append(dst, `{"name":`...)
+	dst = appendString(dst, m.Name)
+	if m.ReadOnly {
+		dst = append(dst, `,"readOnly":true`...)
+	}
+	if m.RecursiveReadOnly != nil {
+		dst = append(dst, `,"recursiveReadOnly":`...)
+		dst = appendString(dst, string(*m.RecursiveReadOnly))
+	}
+	dst = append(dst, `,"mountPath":`...)
+	dst = appendString(dst, m.MountPath)
+	if m.SubPath != "" {
+		dst = append(dst, `,"subPath":`...)
+		dst = appendString(dst, m.SubPath)
+	}
+	if m.MountPropagation != nil {
+		dst = append(dst, `,"mountPropagation":`...)
+		dst = appendString(dst, string(*m.MountPropagation))
+	}
+	if m.SubPathExpr != "" {
+		dst = append(dst, `,"subPathExpr":`...)
+		dst = appendString(dst, m.SubPathExpr)
+	}
+	return append(dst, '}')
 }
 
 // encodeResponse encodes the answer to a review.

@@ -32,6 +32,13 @@ func TestEncodingMatchesEncodingJSON(t *testing.T) {
 		{Op: "add", Path: "/metadata/annotations/a~1b", Value: "<value>"},
 		{Op: "add", Path: "/metadata/annotations", Value: map[string]string{"k": "v"}},
 		{Op: "remove", Path: "/metadata/annotations/x"},
+		{Op: "add", Path: "/spec/containers/2/volumeMounts", Value: []corev1.VolumeMount{
+			{Name: "all", ReadOnly: true, RecursiveReadOnly: ptrTo(corev1.RecursiveReadOnlyIfPossible), MountPath: "/a<b>", SubPath: "s\n",
+				MountPropagation: ptrTo(corev1.MountPropagationHostToContainer), SubPathExpr: "$(POD)"},
+			{RecursiveReadOnly: ptrTo(corev1.RecursiveReadOnlyMode("")), MountPropagation: ptrTo(corev1.MountPropagationMode(""))},
+		}},
+		{Op: "add", Path: "/spec/containers/3/volumeMounts", Value: []corev1.VolumeMount(nil)},
+		{Op: "add", Path: "/spec/containers/4/volumeMounts", Value: []corev1.VolumeMount{}},
 	}
 	want, err := json.Marshal(patch)
 	if err != nil {
@@ -42,6 +49,21 @@ func TestEncodingMatchesEncodingJSON(t *testing.T) {
 		encoded[i] = op
 		if op.Value != nil {
 			encoded[i].Value = mutation.Encode(op.Value)
+		}
+	}
+	volumes := []corev1.Volume{{Name: "own", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/x"}}},
+		{Name: "injected", VolumeSource: corev1.VolumeSource{CSI: &corev1.CSIVolumeSource{Driver: "d", VolumeAttributes: map[string]string{"a": "b"}}}}}
+	for _, list := range [][]corev1.Volume{nil, {}, volumes} {
+		want, _ := json.Marshal([]mutation.PatchOperation{{Op: "add", Path: "/spec/volumes", Value: list}})
+		value := mutation.Volumes{Items: list}
+		if len(list) == 2 {
+			value.Encoded = []mutation.Encoded{nil, mutation.Encode(list[1])}
+		}
+		if got, err := appendPatch(nil, []mutation.PatchOperation{{Op: "add", Path: "/spec/volumes", Value: value}}); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("appendPatch(volumes) = %s, %v; want %s", got, err, want)
+		}
+		if got, err := json.Marshal(value); err != nil || !bytes.Equal(got, want[bytes.Index(want, []byte(`"value":`))+8:len(want)-2]) {
+			t.Errorf("Volumes.MarshalJSON = %s, %v; want the value of %s", got, err, want)
 		}
 	}
 	for _, p := range [][]mutation.PatchOperation{patch, encoded} {

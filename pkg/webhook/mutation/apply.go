@@ -214,8 +214,12 @@ func decodeValue(value any, into any) error {
 			return nil
 		}
 	case *[]corev1.Volume:
-		if v, ok := value.([]corev1.Volume); ok {
+		switch v := value.(type) {
+		case []corev1.Volume:
 			*into = slices.Clone(v)
+			return nil
+		case Volumes:
+			*into = slices.Clone(v.Items)
 			return nil
 		}
 	case *corev1.VolumeMount:

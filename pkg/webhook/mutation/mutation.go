@@ -154,23 +154,6 @@ type PatchOperation struct {
 	Value any    `json:"value,omitempty"`
 }
 
-// Encoded is a patch value encoded once, before the admissions that send
-// it (a token volume, an environment block): the server writes it into
-// the patch as it is, where any other value is encoded by reflection.
-type Encoded []byte
-
-// Encode encodes a patch value once, for every admission after.
-func Encode(value any) Encoded {
-	raw, err := json.Marshal(value)
-	if err != nil {
-		panic(fmt.Sprintf("encoding a patch value: %v", err))
-	}
-	return raw
-}
-
-// MarshalJSON returns the value as it was encoded.
-func (e Encoded) MarshalJSON() ([]byte, error) { return e, nil }
-
 // Result is a mutator's answer: a patch (possibly empty) or a denial.
 type Result struct {
 	Patch []PatchOperation

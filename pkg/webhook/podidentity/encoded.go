@@ -1,8 +1,6 @@
 package podidentity
 
 import (
-	"sync"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
@@ -63,31 +61,6 @@ func newTokenVolume(audience string, expiration int64) *tokenVolume {
 		}}},
 	}}}
 	return &tokenVolume{item: mutation.Encode(volume), list: mutation.Encode([]corev1.Volume{volume})}
-}
-
-// maxEncoded bounds each cache: past it, the cache starts again empty.
-// A cluster has a few audiences and lifetimes, and a role per
-// ServiceAccount that has one.
-const maxEncoded = 4096
-
-// encodedCache holds values encoded once, by what they are built from.
-type encodedCache[K comparable, V any] struct {
-	mu     sync.Mutex
-	values map[K]V
-}
-
-func (c *encodedCache[K, V]) get(key K, build func() V) V {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if v, ok := c.values[key]; ok {
-		return v
-	}
-	if c.values == nil || len(c.values) >= maxEncoded {
-		c.values = make(map[K]V)
-	}
-	v := build()
-	c.values[key] = v
-	return v
 }
 
 type envKey struct {

@@ -23,7 +23,7 @@ func (m *Mutator) mutateCreate(pod *mutation.PodOutline, s *settings) mutation.R
 				"a token volume of that name at %s for the IAM role of ServiceAccount %s: rename that volume", VolumeName, why, m.config.MountPath, s.serviceAccount))
 		}
 	} else {
-		volume := m.volumes.get(volumeKey{audience: s.audience, expiration: s.expiration}, func() *tokenVolume {
+		volume := m.volumes.Get(volumeKey{audience: s.audience, expiration: s.expiration}, func() *tokenVolume {
 			return newTokenVolume(s.audience, s.expiration)
 		})
 		if len(pod.Spec.Volumes) == 0 {

@@ -147,8 +147,8 @@ type Mutator struct {
 	// and the environment, once per audience and lifetime, and per role
 	// (encoded.go).
 	mountItem, mountList mutation.Encoded
-	volumes              encodedCache[volumeKey, *tokenVolume]
-	envs                 encodedCache[envKey, *envBlock]
+	volumes              mutation.EncodedCache[volumeKey, *tokenVolume]
+	envs                 mutation.EncodedCache[envKey, *envBlock]
 	defaults             atomic.Pointer[defaults]
 }
 
@@ -399,6 +399,6 @@ func (m *Mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 		{Name: envRoleARN, Value: roleARN}, {Name: envTokenFile, Value: tokenPath},
 	}
 	// The region is the flag's, the same for every key.
-	s.encodedEnv = m.envs.get(envKey{roleARN: roleARN, tokenPath: tokenPath}, func() *envBlock { return newEnvBlock(&s.env) })
+	s.encodedEnv = m.envs.Get(envKey{roleARN: roleARN, tokenPath: tokenPath}, func() *envBlock { return newEnvBlock(&s.env) })
 	return s, nil
 }
