@@ -39,6 +39,23 @@ var bodies = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 
 // base64-encoded, a copy, so the buffer is free once the answer is.
 var patchBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
+// So are answers, once written: one carries its patch in base64.
+var answers sync.Pool
+
+func releaseAnswer(out []byte) {
+	if cap(out) <= pooledBodyBytes {
+		answers.Put(&out)
+	}
+}
+
+// answerBuffer is an empty buffer of at least size bytes.
+func answerBuffer(size int) []byte {
+	if b, ok := answers.Get().(*[]byte); ok && cap(*b) >= size {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, size)
+}
+
 func releasePatchBuffer(buf *[]byte) {
 	if cap(*buf) <= pooledBodyBytes {
 		*buf = (*buf)[:0]
@@ -93,6 +110,7 @@ func (h *podHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(out)
+	releaseAnswer(out)
 }
 
 // admissionDeadline is when an admission, the read of its body included,

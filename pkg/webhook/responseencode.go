@@ -139,7 +139,7 @@ func encodeResponse(typeMeta metav1.TypeMeta, uid types.UID, response *admission
 	for _, w := range response.Warnings {
 		size += len(w) + 3
 	}
-	out := make([]byte, 0, size)
+	out := answerBuffer(size)
 	out = append(out, '{')
 	if typeMeta.Kind != "" {
 		out = append(out, `"kind":`...)

@@ -53,7 +53,7 @@ func TestEncodingMatchesEncodingJSON(t *testing.T) {
 	}
 	volumes := []corev1.Volume{{Name: "own", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/x"}}},
 		{Name: "injected", VolumeSource: corev1.VolumeSource{CSI: &corev1.CSIVolumeSource{Driver: "d", VolumeAttributes: map[string]string{"a": "b"}}}}}
-	for _, list := range [][]corev1.Volume{nil, {}, volumes} {
+	for _, list := range [][]corev1.Volume{nil, {}, volumes, checkoutPod(nil).Spec.Volumes} {
 		want, _ := json.Marshal([]mutation.PatchOperation{{Op: "add", Path: "/spec/volumes", Value: list}})
 		value := mutation.Volumes{Items: list}
 		if len(list) == 2 {

@@ -318,8 +318,18 @@ func fieldIndex(name []byte, fields []string) int {
 			return i
 		}
 	}
+	// An ASCII name folds only to a name of its length (the field names
+	// are ASCII); one with other bytes may fold to another length (K,
+	// the Kelvin sign, is k).
+	ascii := true
+	for _, c := range name {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
 	for i, f := range fields {
-		if bytes.EqualFold(name, []byte(f)) {
+		if (!ascii || len(name) == len(f)) && bytes.EqualFold(name, []byte(f)) {
 			return i
 		}
 	}
