@@ -505,7 +505,8 @@ func (r *reviewReader) volume(v *corev1.Volume) error {
 	var typeErr *jsonv1.UnmarshalTypeError
 	if errors.As(err, &semantic) || errors.As(err, &typeErr) {
 		if r.typeErr == nil {
-			r.typeErr = fmt.Errorf("request.object.spec.volumes: %w", err)
+			// The error names the field from the top: request.object.spec.volumes.<i>.
+			r.typeErr = err
 		}
 		return nil
 	}
