@@ -97,6 +97,7 @@ bench:
 # with nothing but "context deadline exceeded" (no failing input).
 FUZZTIME ?= 30s
 FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
+	./pkg/webhook:FuzzReviewDecode \
 	./pkg/webhook/mutation:FuzzApply \
 	./pkg/webhook:FuzzMetricsGuard \
 	./pkg/webhook/grants:FuzzCheck \

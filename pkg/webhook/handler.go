@@ -35,6 +35,34 @@ const pooledBodyBytes = 64 << 10
 
 var bodies = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 16<<10)) }}
 
+// Patches are encoded into pooled buffers too: the answer carries them
+// base64-encoded, a copy, so the buffer is free once the answer is.
+var patchBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+
+// So are answers, once written: one carries its patch in base64.
+var answers sync.Pool
+
+func releaseAnswer(out []byte) {
+	if cap(out) <= pooledBodyBytes {
+		answers.Put(&out)
+	}
+}
+
+// answerBuffer is an empty buffer of at least size bytes.
+func answerBuffer(size int) []byte {
+	if b, ok := answers.Get().(*[]byte); ok && cap(*b) >= size {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, size)
+}
+
+func releasePatchBuffer(buf *[]byte) {
+	if cap(*buf) <= pooledBodyBytes {
+		*buf = (*buf)[:0]
+		patchBuffers.Put(buf)
+	}
+}
+
 func releaseBody(buf *bytes.Buffer) {
 	if buf.Cap() <= pooledBodyBytes {
 		buf.Reset()
@@ -82,6 +110,7 @@ func (h *podHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(out)
+	releaseAnswer(out)
 }
 
 // admissionDeadline is when an admission, the read of its body included,
@@ -130,13 +159,15 @@ func (h *podHandler) answer(ctx context.Context, body []byte) (out []byte, failu
 		}
 	}()
 	var review reviewHeader
-	if err := json.Unmarshal(body, &review); err != nil {
+	if err := decodeReview(body, &review); err != nil {
 		return undecodable(body, err)
 	}
 	if review.Request == nil {
 		return nil, badRequest("the admission review has no request")
 	}
-	response := h.review(ctx, body, review.Request, &source)
+	patchBuf := patchBuffers.Get().(*[]byte)
+	defer releasePatchBuffer(patchBuf)
+	response := h.review(ctx, body, review.Request, &source, patchBuf)
 	source = handlerSource
 	return encodeResponse(review.TypeMeta, review.Request.UID, response)
 }
@@ -208,15 +239,6 @@ func (s reviewSource) DecodeOldPod(into any) error {
 	return json.Unmarshal(s, &review)
 }
 
-func encodeResponse(typeMeta metav1.TypeMeta, uid types.UID, response *admissionv1.AdmissionResponse) ([]byte, *metav1.Status) {
-	response.UID = uid
-	out, err := json.Marshal(admissionv1.AdmissionReview{TypeMeta: typeMeta, Response: response})
-	if err != nil {
-		return nil, &metav1.Status{Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError, Message: "encoding the response: " + err.Error()}
-	}
-	return out, nil
-}
-
 // recovered answers a request whose handling panicked in source.
 func (h *podHandler) recovered(body []byte, source string, v any) ([]byte, *metav1.Status) {
 	h.metrics.panics.WithLabelValues(source).Inc()
@@ -269,7 +291,7 @@ func badRequest(message string) *metav1.Status {
 // review decides one request. Requests this webhook is not configured for are
 // allowed untouched: refusing them would only turn a configuration mistake
 // into an outage. It names the mutator it is running in *source.
-func (h *podHandler) review(ctx context.Context, body []byte, req *requestHeader, source *string) *admissionv1.AdmissionResponse {
+func (h *podHandler) review(ctx context.Context, body []byte, req *requestHeader, source *string, patchBuf *[]byte) *admissionv1.AdmissionResponse {
 	if req.Resource != podResource || (req.SubResource != "" && req.SubResource != "ephemeralcontainers") {
 		return &admissionv1.AdmissionResponse{Allowed: true}
 	}
@@ -313,10 +335,11 @@ func (h *podHandler) review(ctx context.Context, body []byte, req *requestHeader
 
 	response := &admissionv1.AdmissionResponse{Allowed: true, Warnings: warnings}
 	if len(patch) > 0 {
-		raw, err := json.Marshal(patch)
+		raw, err := appendPatch((*patchBuf)[:0], patch)
 		if err != nil {
 			return denied("encoding the patch: " + err.Error())
 		}
+		*patchBuf = raw
 		response.Patch = raw
 		response.PatchType = ptrTo(admissionv1.PatchTypeJSONPatch)
 	}

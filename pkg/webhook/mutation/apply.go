@@ -214,8 +214,12 @@ func decodeValue(value any, into any) error {
 			return nil
 		}
 	case *[]corev1.Volume:
-		if v, ok := value.([]corev1.Volume); ok {
+		switch v := value.(type) {
+		case []corev1.Volume:
 			*into = slices.Clone(v)
+			return nil
+		case Volumes:
+			*into = slices.Clone(v.Items)
 			return nil
 		}
 	case *corev1.VolumeMount:
@@ -235,9 +239,12 @@ func decodeValue(value any, into any) error {
 			return nil
 		}
 	}
-	raw, err := json.Marshal(value)
-	if err != nil {
-		return fmt.Errorf("encoding the value: %w", err)
+	raw, ok := value.(Encoded)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(value); err != nil {
+			return fmt.Errorf("encoding the value: %w", err)
+		}
 	}
 	if err := json.Unmarshal(raw, into); err != nil {
 		return fmt.Errorf("the value does not fit the pod: %w", err)

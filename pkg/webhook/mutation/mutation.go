@@ -42,6 +42,9 @@ type Request struct {
 // names of its variables. It has corev1.Pod's JSON field names, so it
 // decodes from a pod's JSON; probes, resources, env values and security
 // contexts, most of a pod's bytes and of the time to decode one, are skipped.
+// The server reads it with its own one-pass decoder (pkg/webhook,
+// reviewdecode.go): a field added here must be added there too, or
+// FuzzReviewDecode fails on the seed pods that carry it.
 type PodOutline struct {
 	Metadata struct {
 		Name         string            `json:"name"`

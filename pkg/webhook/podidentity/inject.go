@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
@@ -24,12 +23,14 @@ func (m *Mutator) mutateCreate(pod *mutation.PodOutline, s *settings) mutation.R
 				"a token volume of that name at %s for the IAM role of ServiceAccount %s: rename that volume", VolumeName, why, m.config.MountPath, s.serviceAccount))
 		}
 	} else {
-		volume := m.volume(s)
+		volume := m.volumes.Get(volumeKey{audience: s.audience, expiration: s.expiration}, func() *tokenVolume {
+			return newTokenVolume(s.audience, s.expiration)
+		})
 		if len(pod.Spec.Volumes) == 0 {
-			result.Patch = append(result.Patch, mutation.PatchOperation{Op: "add", Path: "/spec/volumes", Value: []corev1.Volume{volume}})
+			result.Patch = append(result.Patch, mutation.PatchOperation{Op: "add", Path: "/spec/volumes", Value: volume.list})
 		} else {
 			// First, as upstream puts it.
-			result.Patch = append(result.Patch, mutation.PatchOperation{Op: "add", Path: "/spec/volumes/0", Value: volume})
+			result.Patch = append(result.Patch, mutation.PatchOperation{Op: "add", Path: "/spec/volumes/0", Value: volume.item})
 		}
 		if s.expirationWarning != "" {
 			result.Warnings = append(result.Warnings, s.expirationWarning)
@@ -82,14 +83,6 @@ func (m *Mutator) mutateEphemeral(req *mutation.Request, s *settings) mutation.R
 		}
 	}
 	return result
-}
-
-func (m *Mutator) volume(s *settings) corev1.Volume {
-	return corev1.Volume{Name: VolumeName, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
-		Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{
-			Audience: s.audience, ExpirationSeconds: ptr.To(s.expiration), Path: TokenFile,
-		}}},
-	}}}
 }
 
 func findVolume(volumes []corev1.Volume) *corev1.Volume {
@@ -158,29 +151,28 @@ func (m *Mutator) inject(ops []mutation.PatchOperation, at, kind string, c *muta
 		}
 	}
 
-	var buf [len(s.env)]*corev1.EnvVar
-	added := buf[:0]
+	groups := 0
 	if !sts && s.regionalSTS {
-		added = append(added, &s.env[0])
+		groups |= groupSTS
 	}
 	if !region && m.config.Region != "" {
-		added = append(added, &s.env[1], &s.env[2])
+		groups |= groupRegion
 	}
 	if !identity {
-		added = append(added, &s.env[3], &s.env[4])
+		groups |= groupIdentity
 	}
 	switch {
-	case len(added) == 0:
+	case groups == 0:
 	case len(env) == 0:
-		list := make([]corev1.EnvVar, len(added))
-		for i, e := range added {
-			list[i] = *e
-		}
-		ops = append(ops, mutation.PatchOperation{Op: "add", Path: at + "/env", Value: list})
+		ops = append(ops, mutation.PatchOperation{Op: "add", Path: at + "/env", Value: s.encodedEnv.lists[groups]})
 	default:
 		appendEnv := at + "/env/-"
-		for _, e := range added {
-			ops = append(ops, mutation.PatchOperation{Op: "add", Path: appendEnv, Value: e})
+		for group, items := range groupItems {
+			if groups&(1<<group) != 0 {
+				for _, i := range items {
+					ops = append(ops, mutation.PatchOperation{Op: "add", Path: appendEnv, Value: s.encodedEnv.items[i]})
+				}
+			}
 		}
 	}
 	switch {

@@ -143,9 +143,12 @@ type Mutator struct {
 	tokenPath       string
 	windowsPath     string
 	serviceAccounts ServiceAccounts
-	// The token mount as patch values, built once: patches are only
-	// encoded, never changed.
-	mountItem, mountList any
+	// The token mount as patch values, encoded once; the token volume
+	// and the environment, once per audience and lifetime, and per role
+	// (encoded.go).
+	mountItem, mountList mutation.Encoded
+	volumes              mutation.EncodedCache[volumeKey, *tokenVolume]
+	envs                 mutation.EncodedCache[envKey, *envBlock]
 	defaults             atomic.Pointer[defaults]
 }
 
@@ -172,8 +175,8 @@ func New(config Config, serviceAccounts ServiceAccounts) *Mutator {
 		// Windows nodes mount the volume at the same path on drive C:.
 		windowsPath:     "C:" + strings.ReplaceAll(tokenPath, "/", `\`),
 		serviceAccounts: serviceAccounts,
-		mountItem:       &mount,
-		mountList:       []corev1.VolumeMount{mount},
+		mountItem:       mutation.Encode(&mount),
+		mountList:       mutation.Encode([]corev1.VolumeMount{mount}),
 	}
 	m.SetClusterDefaults(ClusterDefaults{})
 	return m
@@ -281,6 +284,8 @@ type settings struct {
 	// env is every variable the pod may get, in upstream's order: the
 	// regional STS group, the region group, the identity group.
 	env [5]corev1.EnvVar
+	// encodedEnv is env encoded, shared by every admission of the role.
+	encodedEnv *envBlock
 }
 
 type denial struct{ reason, message string }
@@ -393,5 +398,7 @@ func (m *Mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 		{Name: envDefaultRegion, Value: m.config.Region}, {Name: envRegion, Value: m.config.Region},
 		{Name: envRoleARN, Value: roleARN}, {Name: envTokenFile, Value: tokenPath},
 	}
+	// The region is the flag's, the same for every key.
+	s.encodedEnv = m.envs.Get(envKey{roleARN: roleARN, tokenPath: tokenPath}, func() *envBlock { return newEnvBlock(&s.env) })
 	return s, nil
 }

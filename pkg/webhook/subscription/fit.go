@@ -21,7 +21,7 @@ func (p *plan) settle(pod *mutation.PodOutline, own ownership) (*fitted, *denial
 	if f := p.fitAll(pod, own); f != nil {
 		return f, nil
 	}
-	f, d := fit(pod, own, buildLayout(p.entitlements, p.repos))
+	f, d := fit(pod, own, buildLayout(p.entitlements, p.repos, p.encoded))
 	if d != nil {
 		return nil, d
 	}
@@ -45,7 +45,7 @@ func (p *plan) fitAll(pod *mutation.PodOutline, own ownership) *fitted {
 	if checkKeys(entitlements, repos) != nil {
 		return nil
 	}
-	f, d := fit(pod, own, buildLayout(entitlements, repos))
+	f, d := fit(pod, own, buildLayout(entitlements, repos, p.encoded))
 	if d != nil {
 		return nil
 	}
@@ -64,7 +64,7 @@ func (p *plan) fitCandidate(pod *mutation.PodOutline, own ownership, c candidate
 		p.skip(c.what, d.message)
 		return f
 	}
-	next, d := fit(pod, own, buildLayout(entitlements, repos))
+	next, d := fit(pod, own, buildLayout(entitlements, repos, p.encoded))
 	if d != nil {
 		p.skip(c.what, d.message)
 		return f
@@ -78,6 +78,8 @@ func (p *plan) fitCandidate(pod *mutation.PodOutline, own ownership, c candidate
 // containers then containers, with the injected ones in place.
 type fitted struct {
 	volumes []corev1.Volume
+	// encoded holds, for each injected volume in volumes, its JSON.
+	encoded []mutation.Encoded
 	mounts  [][]corev1.VolumeMount
 	// injected names the volumes the injection added, for the record.
 	injected []string
@@ -86,11 +88,11 @@ type fitted struct {
 // fit merges a layout into the pod, or says what of the pod's own is in
 // the way.
 func fit(pod *mutation.PodOutline, own ownership, l layout) (*fitted, *denial) {
-	volumes, d := mergeVolumes(pod.Spec.Volumes, l, own)
+	volumes, encoded, d := mergeVolumes(pod.Spec.Volumes, l, own)
 	if d != nil {
 		return nil, d
 	}
-	f := &fitted{volumes: volumes, injected: make([]string, 0, len(l.volumes)),
+	f := &fitted{volumes: volumes, encoded: encoded, injected: make([]string, 0, len(l.volumes)),
 		mounts: make([][]corev1.VolumeMount, 0, len(pod.Spec.InitContainers)+len(pod.Spec.Containers))}
 	for _, v := range l.volumes {
 		f.injected = append(f.injected, v.Name)
@@ -111,7 +113,7 @@ func fit(pod *mutation.PodOutline, own ownership, l layout) (*fitted, *denial) {
 // the pod's own kept, the ones its record owns replaced. A volume of the
 // user's under a name the injection needs is a conflict, unless it is
 // exactly the volume the injection adds (a copied spec without its record).
-func mergeVolumes(existing []corev1.Volume, l layout, own ownership) ([]corev1.Volume, *denial) {
+func mergeVolumes(existing []corev1.Volume, l layout, own ownership) ([]corev1.Volume, []mutation.Encoded, *denial) {
 	out := make([]corev1.Volume, 0, len(existing)+len(l.volumes))
 	present := make([]bool, len(l.volumes))
 	for _, v := range existing {
@@ -122,17 +124,19 @@ func mergeVolumes(existing []corev1.Volume, l layout, own ownership) ([]corev1.V
 		case own.owns(v.Name):
 			continue // replaced below, or no longer injected
 		case i >= 0:
-			return nil, deny(reasonConflict, "the pod already has a volume named %q, which subscription injection did not add and needs for %s; rename that volume",
+			return nil, nil, deny(reasonConflict, "the pod already has a volume named %q, which subscription injection did not add and needs for %s; rename that volume",
 				v.Name, l.volumes[i].origin)
 		}
 		out = append(out, v)
 	}
+	encoded := make([]mutation.Encoded, len(out), cap(out))
 	for i, v := range l.volumes {
 		if !present[i] {
 			out = append(out, v.Volume)
+			encoded = append(encoded, v.encoded)
 		}
 	}
-	return out, nil
+	return out, encoded, nil
 }
 
 // mergeMounts returns a container's mounts with the injected ones in

@@ -6,8 +6,11 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
 
 // Where keys land: what dnf and subscription-manager read in a container.
@@ -37,6 +40,8 @@ type layout struct {
 type injectedVolume struct {
 	corev1.Volume
 	origin string
+	// encoded is the volume's JSON, encoded once per content.
+	encoded mutation.Encoded
 }
 
 type injectedMount struct {
@@ -53,9 +58,9 @@ type injectedMount struct {
 // the kubelet or driver refreshes rotated keys; several volumes are mounted
 // key by key (subPath). Yum repository files go key by key into
 // /run/secrets so nothing else the runtime puts there is hidden.
-func buildLayout(entitlements, repos []source) layout {
+func buildLayout(entitlements, repos []source, encoded *volumeCache) layout {
 	var l layout
-	entVolumes, entMounts := volumesFor(entitlements, entitlementsVolume, entitlementSharePfx, EntitlementDir, "an entitlement key")
+	entVolumes, entMounts := volumesFor(entitlements, entitlementsVolume, entitlementSharePfx, EntitlementDir, "an entitlement key", encoded)
 	l.volumes = append(l.volumes, entVolumes...)
 	if len(entVolumes) == 1 {
 		l.mounts = append(l.mounts, injectedMount{
@@ -65,15 +70,16 @@ func buildLayout(entitlements, repos []source) layout {
 	} else {
 		l.mounts = append(l.mounts, entMounts...)
 	}
-	repoVolumes, repoMounts := volumesFor(repos, reposVolume, repoSharePfx, RepoDir, "a yum repository file")
+	repoVolumes, repoMounts := volumesFor(repos, reposVolume, repoSharePfx, RepoDir, "a yum repository file", encoded)
 	l.volumes = append(l.volumes, repoVolumes...)
 	l.mounts = append(l.mounts, repoMounts...)
 	return l
 }
 
 // volumesFor builds the volumes of one kind of source and the key-by-key
-// mounts into dir.
-func volumesFor(sources []source, projectedName, sharePrefix, dir, what string) ([]injectedVolume, []injectedMount) {
+// mounts into dir, each volume encoded once per content (what its key
+// names) in the cache.
+func volumesFor(sources []source, projectedName, sharePrefix, dir, what string, cache *volumeCache) ([]injectedVolume, []injectedMount) {
 	var volumes []injectedVolume
 	var mounts []injectedMount
 	projected := -1
@@ -109,7 +115,55 @@ func volumesFor(sources []source, projectedName, sharePrefix, dir, what string) 
 			})
 		}
 	}
+	if cache != nil {
+		for i := range volumes {
+			volumes[i].encoded = cache.get(&volumes[i].Volume)
+		}
+	}
 	return volumes, mounts
+}
+
+// volumeCache holds the injected volumes encoded, by what volumesFor
+// builds each from: its name and, for a projected volume, each source's
+// kind and name; for a CSI volume, its share. A bundle generation's
+// volumes are encoded once, not on every admission.
+type volumeCache struct {
+	mu     sync.Mutex
+	values map[string]mutation.Encoded
+}
+
+// maxEncodedVolumes bounds the cache: past it, it starts again empty.
+const maxEncodedVolumes = 4096
+
+func (c *volumeCache) get(v *corev1.Volume) mutation.Encoded {
+	var buf [256]byte
+	key := append(buf[:0], v.Name...)
+	switch {
+	case v.Projected != nil:
+		for _, p := range v.Projected.Sources {
+			switch {
+			case p.Secret != nil:
+				key = append(append(key, "\x00secret\x00"...), p.Secret.Name...)
+			case p.ConfigMap != nil:
+				key = append(append(key, "\x00configmap\x00"...), p.ConfigMap.Name...)
+			}
+		}
+	case v.CSI != nil:
+		for attribute, share := range v.CSI.VolumeAttributes {
+			key = append(append(append(append(key, 0), attribute...), 0), share...)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if encoded, ok := c.values[string(key)]; ok {
+		return encoded
+	}
+	if c.values == nil || len(c.values) >= maxEncodedVolumes {
+		c.values = make(map[string]mutation.Encoded)
+	}
+	encoded := mutation.Encode(v)
+	c.values[string(key)] = encoded
+	return encoded
 }
 
 // joinOrigin adds a bundle to the ones a shared volume already names.

@@ -48,6 +48,9 @@ type Mutator struct {
 	// and the mutators after this one (pod identity) must still have time
 	// before the fail-open webhook's timeout.
 	alwaysInjectBudget time.Duration
+	// encodedVolumes are the injected volumes encoded once per content
+	// (a bundle generation's sources), for the patch.
+	encodedVolumes volumeCache
 }
 
 // AlwaysInjectBudget is how long the access checks of one pod's

@@ -41,7 +41,7 @@ func (p *plan) patch(pod *mutation.PodOutline, f *fitted, recorded bool) ([]muta
 func mountPatches(pod *mutation.PodOutline, f *fitted) []mutation.PatchOperation {
 	var patch []mutation.PatchOperation
 	if !same(f.volumes, pod.Spec.Volumes) {
-		patch = append(patch, mutation.PatchOperation{Op: "add", Path: "/spec/volumes", Value: f.volumes})
+		patch = append(patch, mutation.PatchOperation{Op: "add", Path: "/spec/volumes", Value: mutation.Volumes{Items: f.volumes, Encoded: f.encoded}})
 	}
 	i := 0
 	for _, group := range []struct {

@@ -27,6 +27,8 @@ type plan struct {
 	warnings     []string
 	// candidates are the always-inject bundles the pod may get, in order.
 	candidates []candidate
+	// encoded is the mutator's cache of injected volumes, encoded.
+	encoded *volumeCache
 }
 
 // source is one Secret or ConfigMap to mount, and where it came from.
@@ -70,7 +72,7 @@ func (g generations) empty() bool { return len(g.Bundles) == 0 && len(g.ClusterB
 // injection reaches it, the always-inject ones it may get, and returns what
 // to mount. Each step below is one kind of bundle, in this order.
 func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodOutline, r *request) (*plan, *denial) {
-	p := &plan{warnings: r.warnings}
+	p := &plan{warnings: r.warnings, encoded: &m.encodedVolumes}
 	serviceAccount := serviceAccountOf(pod)
 	if d := m.addBundles(p, namespace, r.bundles); d != nil {
 		return nil, d

@@ -67,6 +67,9 @@ type options struct {
 	clients    int
 	rounds     int
 	webhookPID int
+	// latencyAdmissions per case and concurrency in the latency phase.
+	latencyAdmissions int
+	latencyClients    string
 }
 
 func main() {
@@ -78,6 +81,8 @@ func main() {
 	flag.IntVar(&o.clients, "clients", 8, "concurrent kept-alive connections")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds; the servers take turns in each")
 	flag.IntVar(&o.webhookPID, "webhook-pid", 0, "the webhook's process; found from its listening port when 0")
+	flag.IntVar(&o.latencyAdmissions, "latency-admissions", 5000, "admissions per case and concurrency when measuring latency (0 skips it)")
+	flag.StringVar(&o.latencyClients, "latency-clients", "8,64", "the concurrencies at which latency is measured, comma-separated")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "admission-load:", err)
@@ -123,8 +128,11 @@ func run(o options) error {
 	if err := createFixtures(ctx, kube, operator); err != nil {
 		return err
 	}
-	ours := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: target.ca, ServerName: target.serverName, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: o.clients}}
+	oursClient := func(clients int) *http.Client {
+		return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+			TLSClientConfig: &tls.Config{RootCAs: target.ca, ServerName: target.serverName, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: clients}}
+	}
+	ours := oursClient(o.clients)
 	defer ours.CloseIdleConnections()
 
 	// The echo floor and the EKS webhook serve a certificate of our own.
@@ -132,8 +140,11 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	local := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: o.clients}}
+	localClient := func(clients int) *http.Client {
+		return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+			TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: clients}}
+	}
+	local := localClient(o.clients)
 	defer local.CloseIdleConnections()
 	echoAddr, err := freeAddress()
 	if err != nil {
@@ -158,14 +169,16 @@ func run(o options) error {
 		loadCase
 		client *http.Client
 		perOp  []time.Duration
+		// ours is whether the case is sent to our webhook.
+		ours bool
 	}
 	cases := []*measured{
 		{loadCase: loadCase{"echo (floor)", review(nil, withoutRole), admissionload.Server{Name: "echo", PID: echo.PID, URL: "https://" + echoAddr + admissionload.EchoPath}}, client: local},
-		{loadCase: loadCase{"asks for nothing (ServiceAccount without a role)", review(nil, withoutRole), server(noPatch)}, client: ours},
-		{loadCase: loadCase{"ServiceAccount with a role", review(nil, withRole), server(admissionload.PatchContains(roleARN))}, client: ours},
-		{loadCase: loadCase{"asks for one Bundle", review(bundle, withoutRole), server(admissionload.PatchContains("subscription-entitlements"))}, client: ours},
-		{loadCase: loadCase{"one Bundle and a role", review(bundle, withRole), server(admissionload.PatchContains("subscription-entitlements", roleARN))}, client: ours},
-		{loadCase: loadCase{"asks for one ClusterBundle", review(cluster, withoutRole), server(admissionload.PatchContains(subscription.SharedResourceDriver))}, client: ours},
+		{loadCase: loadCase{"asks for nothing (ServiceAccount without a role)", review(nil, withoutRole), server(noPatch)}, client: ours, ours: true},
+		{loadCase: loadCase{"ServiceAccount with a role", review(nil, withRole), server(admissionload.PatchContains(roleARN))}, client: ours, ours: true},
+		{loadCase: loadCase{"asks for one Bundle", review(bundle, withoutRole), server(admissionload.PatchContains("subscription-entitlements"))}, client: ours, ours: true},
+		{loadCase: loadCase{"one Bundle and a role", review(bundle, withRole), server(admissionload.PatchContains("subscription-entitlements", roleARN))}, client: ours, ours: true},
+		{loadCase: loadCase{"asks for one ClusterBundle", review(cluster, withoutRole), server(admissionload.PatchContains(subscription.SharedResourceDriver))}, client: ours, ours: true},
 	}
 	if o.eksWebhook != "" {
 		port, err := freePort()
@@ -224,8 +237,57 @@ func run(o options) error {
 		slices.Sort(ratios)
 		fmt.Printf("| %s | %s µs | %s | %.2f |\n", c.name, strings.Join(cpu, ", "), strings.Join(ratio, ", "), ratios[len(ratios)/2])
 	}
+	if o.latencyAdmissions == 0 {
+		return nil
+	}
+
+	// Latency as the API server sees it: each review's round trip over a
+	// kept-alive TLS connection, at each concurrency, the echo floor first.
+	var concurrencies []int
+	for _, field := range strings.Split(o.latencyClients, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(field))
+		if err != nil || n < 1 {
+			return fmt.Errorf("--latency-clients: %q is not a positive number", field)
+		}
+		concurrencies = append(concurrencies, n)
+	}
+	percentiles := make([][]string, len(cases))
+	for _, clients := range concurrencies {
+		oursC, localC := oursClient(clients), localClient(clients)
+		for i, c := range cases {
+			client := localC
+			if c.ours {
+				client = oursC
+			}
+			if err := admissionload.Send(client, c.server, c.body, 4*clients, clients); err != nil {
+				return err
+			}
+			latencies, err := admissionload.Latencies(client, c.server, c.body, o.latencyAdmissions, clients)
+			if err != nil {
+				return err
+			}
+			percentiles[i] = append(percentiles[i], ms(admissionload.Percentile(latencies, 50)), ms(admissionload.Percentile(latencies, 99)))
+		}
+		oursC.CloseIdleConnections()
+		localC.CloseIdleConnections()
+		fmt.Fprintf(os.Stderr, "latency at %d clients done\n", clients)
+	}
+	fmt.Printf("\nLatency from sending a review to reading its answer, over kept-alive TLS connections, %d admissions per case and concurrency; "+
+		"the webhook's timeoutSeconds: %s.\n\n", o.latencyAdmissions, target.timeouts)
+	header, rule := "| pod |", "|---|"
+	for _, clients := range concurrencies {
+		header += fmt.Sprintf(" p50, %d clients | p99, %d clients |", clients, clients)
+		rule += "---|---|"
+	}
+	fmt.Println(header)
+	fmt.Println(rule)
+	for i, c := range cases {
+		fmt.Printf("| %s | %s |\n", c.name, strings.Join(percentiles[i], " | "))
+	}
 	return nil
 }
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
 
 func noPatch(r *admissionv1.AdmissionResponse) error {
 	if len(r.Patch) != 0 {
@@ -354,6 +416,9 @@ type target struct {
 	address, serverName string
 	ca                  *x509.CertPool
 	pid                 int
+	// timeouts are the webhook configuration's timeoutSeconds, for the
+	// latency table.
+	timeouts string
 }
 
 // findWebhook reads where the API server calls the pod webhook and with
@@ -380,6 +445,13 @@ func findWebhook(ctx context.Context, kube kubernetes.Interface, pid int) (*targ
 		port = *ref.Port
 	}
 	t := &target{address: net.JoinHostPort(service.Spec.ClusterIP, strconv.Itoa(int(port))), serverName: ref.Name + "." + ref.Namespace + ".svc", ca: pool, pid: pid}
+	var timeouts []string
+	for _, w := range config.Webhooks {
+		if w.TimeoutSeconds != nil {
+			timeouts = append(timeouts, fmt.Sprintf("%s %d s", w.Name, *w.TimeoutSeconds))
+		}
+	}
+	t.timeouts = strings.Join(timeouts, ", ")
 	if t.pid == 0 {
 		// run-local's webhook listens on the Service's port of its loopback ClusterIP.
 		if t.pid, err = listenerPID(int(port)); err != nil {

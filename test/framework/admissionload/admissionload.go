@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,6 +100,43 @@ func Send(client *http.Client, s Server, body []byte, n, clients int) error {
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// Latencies sends n copies of body to s from clients concurrent
+// connections and returns each admission's time from sending the request
+// to reading the whole answer, as the API server waits for it, sorted.
+func Latencies(client *http.Client, s Server, body []byte, n, clients int) ([]time.Duration, error) {
+	latencies := make([]time.Duration, n)
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	for range clients {
+		wg.Go(func() {
+			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
+				start := time.Now()
+				if err := admitOnce(client, s, body); err != nil {
+					once.Do(func() { firstErr = fmt.Errorf("%s, admission %d: %w", s.Name, i, err) })
+					return
+				}
+				latencies[i-1] = time.Since(start)
+			}
+		})
+	}
+	wg.Wait()
+	slices.Sort(latencies)
+	return latencies, firstErr
+}
+
+// Percentile is the p-th percentile (0 < p <= 100) of sorted latencies.
+func Percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted))*p/100+0.5) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
 func admitOnce(client *http.Client, s Server, body []byte) error {

@@ -1,0 +1,233 @@
+package webhook
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"unicode/utf8"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+)
+
+// The patch and the answer are written without reflection, byte for byte
+// as encoding/json writes them (TestEncodingMatchesEncodingJSON): each
+// admission sends them, and most of a patch's values are encoded once by
+// the mutators (mutation.Encoded). Other values go through encoding/json.
+
+// appendPatch appends the JSON of a patch.
+func appendPatch(dst []byte, patch []mutation.PatchOperation) ([]byte, error) {
+	dst = append(dst, '[')
+	for i, op := range patch {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"op":`...)
+		dst = appendString(dst, op.Op)
+		dst = append(dst, `,"path":`...)
+		dst = appendString(dst, op.Path)
+		if op.Value != nil {
+			dst = append(dst, `,"value":`...)
+			var err error
+			if dst, err = appendValue(dst, op.Value); err != nil {
+				return nil, err
+			}
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
+}
+
+func appendValue(dst []byte, value any) ([]byte, error) {
+	switch v := value.(type) {
+	case mutation.Encoded:
+		return append(dst, v...), nil
+	case string:
+		return appendString(dst, v), nil
+	case []corev1.VolumeMount:
+		if v == nil {
+			return append(dst, "null"...), nil
+		}
+		dst = append(dst, '[')
+		for i := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendMount(dst, &v[i])
+		}
+		return append(dst, ']'), nil
+	case mutation.Volumes:
+		if v.Items == nil {
+			return append(dst, "null"...), nil
+		}
+		dst = append(dst, '[')
+		for i := 0; i < len(v.Items); {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if i < len(v.Encoded) && v.Encoded[i] != nil {
+				dst = append(dst, v.Encoded[i]...)
+				i++
+				continue
+			}
+			// The pod's own volumes, in all their variety: each run of
+			// them in one call.
+			end := i + 1
+			for end < len(v.Items) && (end >= len(v.Encoded) || v.Encoded[end] == nil) {
+				end++
+			}
+			raw, err := json.Marshal(v.Items[i:end])
+			if err != nil {
+				return nil, err
+			}
+			dst = append(dst, raw[1:len(raw)-1]...)
+			i = end
+		}
+		return append(dst, ']'), nil
+	}
+	raw, err := json.Marshal(value)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, raw...), nil
+}
+
+// appendMount appends a volume mount as corev1.VolumeMount's JSON tags
+// encode it.
+func appendMount(dst []byte, m *corev1.VolumeMount) []byte {
+	dst = append(dst, `{"name":`...)
+	dst = appendString(dst, m.Name)
+	if m.ReadOnly {
+		dst = append(dst, `,"readOnly":true`...)
+	}
+	if m.RecursiveReadOnly != nil {
+		dst = append(dst, `,"recursiveReadOnly":`...)
+		dst = appendString(dst, string(*m.RecursiveReadOnly))
+	}
+	dst = append(dst, `,"mountPath":`...)
+	dst = appendString(dst, m.MountPath)
+	if m.SubPath != "" {
+		dst = append(dst, `,"subPath":`...)
+		dst = appendString(dst, m.SubPath)
+	}
+	if m.MountPropagation != nil {
+		dst = append(dst, `,"mountPropagation":`...)
+		dst = appendString(dst, string(*m.MountPropagation))
+	}
+	if m.SubPathExpr != "" {
+		dst = append(dst, `,"subPathExpr":`...)
+		dst = appendString(dst, m.SubPathExpr)
+	}
+	return append(dst, '}')
+}
+
+// encodeResponse encodes the answer to a review.
+func encodeResponse(typeMeta metav1.TypeMeta, uid types.UID, response *admissionv1.AdmissionResponse) ([]byte, *metav1.Status) {
+	response.UID = uid
+	if response.Result != nil || response.AuditAnnotations != nil {
+		// Refusals: rare, and their status has many fields.
+		out, err := json.Marshal(admissionv1.AdmissionReview{TypeMeta: typeMeta, Response: response})
+		if err != nil {
+			return nil, &metav1.Status{Code: 500, Reason: metav1.StatusReasonInternalError, Message: "encoding the response: " + err.Error()}
+		}
+		return out, nil
+	}
+	size := 128 + len(typeMeta.Kind) + len(typeMeta.APIVersion) + len(uid) + base64.StdEncoding.EncodedLen(len(response.Patch))
+	for _, w := range response.Warnings {
+		size += len(w) + 3
+	}
+	out := answerBuffer(size)
+	out = append(out, '{')
+	if typeMeta.Kind != "" {
+		out = append(out, `"kind":`...)
+		out = appendString(out, typeMeta.Kind)
+		out = append(out, ',')
+	}
+	if typeMeta.APIVersion != "" {
+		out = append(out, `"apiVersion":`...)
+		out = appendString(out, typeMeta.APIVersion)
+		out = append(out, ',')
+	}
+	out = append(out, `"response":{"uid":`...)
+	out = appendString(out, string(uid))
+	if response.Allowed {
+		out = append(out, `,"allowed":true`...)
+	} else {
+		out = append(out, `,"allowed":false`...)
+	}
+	if len(response.Patch) > 0 {
+		out = append(out, `,"patch":"`...)
+		out = base64.StdEncoding.AppendEncode(out, response.Patch)
+		out = append(out, '"')
+	}
+	if response.PatchType != nil {
+		out = append(out, `,"patchType":`...)
+		out = appendString(out, string(*response.PatchType))
+	}
+	if len(response.Warnings) > 0 {
+		out = append(out, `,"warnings":[`...)
+		for i, w := range response.Warnings {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = appendString(out, w)
+		}
+		out = append(out, ']')
+	}
+	return append(out, "}}"...), nil
+}
+
+// appendString quotes s as encoding/json does: <, > and & escaped for
+// HTML, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
+func appendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= ' ' && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case c == '\u2028' || c == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,121 @@
+package webhook
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
+)
+
+// FuzzReviewDecode compares decodeReview, the one-pass decoder of the
+// review header and the pod's outline, with encoding/json.Unmarshal into
+// the same types: for any body, both accept or both refuse it, and what
+// they accept decodes to equal values. Seeds: the handler's corpus
+// (realistic reviews, malformed ones) and the cases below.
+func FuzzReviewDecode(f *testing.F) {
+	for _, tc := range answerCases() {
+		_, body := tc.handler(f)
+		f.Add(body)
+	}
+	f.Add(reviewBody(f, checkoutPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}), podResource, "ephemeralcontainers"))
+	for _, body := range reviewDecodeSeeds {
+		f.Add([]byte(body))
+	}
+	corpus, _ := filepath.Glob("testdata/fuzz/FuzzPodHandler/*")
+	for _, file := range corpus {
+		body, err := corpusBytes(file)
+		if err != nil {
+			f.Fatalf("%s: %v", file, err)
+		}
+		f.Add(body)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var want, got reviewHeader
+		wantErr := json.Unmarshal(body, &want)
+		gotErr := decodeReview(body, &got)
+		switch {
+		case (wantErr == nil) != (gotErr == nil):
+			t.Fatalf("encoding/json: %v; decodeReview: %v; body %q", wantErr, gotErr, body)
+		case wantErr != nil:
+			return
+		case !reflect.DeepEqual(want, got):
+			t.Fatalf("encoding/json decoded\n%s\ndecodeReview\n%s\nbody %q", dump(want), dump(got), body)
+		}
+	})
+}
+
+func dump(v any) string { return fmt.Sprintf("%#v", v) }
+
+// corpusBytes reads the one []byte of a "go test fuzz v1" corpus file.
+func corpusBytes(file string) ([]byte, error) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	_, value, ok := strings.Cut(string(raw), "\n")
+	value = strings.TrimSpace(value)
+	if !ok || !strings.HasPrefix(value, "[]byte(") || !strings.HasSuffix(value, ")") {
+		return nil, fmt.Errorf("not a corpus file of one []byte")
+	}
+	var s string
+	if _, err := fmt.Sscanf(strings.TrimSuffix(strings.TrimPrefix(value, "[]byte("), ")"), "%q", &s); err != nil {
+		return nil, err
+	}
+	return []byte(s), nil
+}
+
+// reviewDecodeSeeds are where the two decoders could part: case, duplicate
+// names, nulls, wrong types, escapes, invalid UTF-8, trailing data.
+var reviewDecodeSeeds = []string{
+	``,
+	`null`,
+	`[]`,
+	`{"request":null}`,
+	`{"request":5}`,
+	`{"request":{}} x`,
+	`{"request":{}} {}`,
+	`{"request":{}}   `,
+	`{"REQUEST":{"UID":"u","Object":{"Metadata":{"Annotations":{"a":"b"}}}}}`,
+	`{"request":{"uid":"a","uid":"b","object":{"metadata":{"labels":{"a":"1"}},"metadata":{"labels":{"b":"2"},"name":"n"}}}}`,
+	`{"request":{"object":{"spec":{"containers":[{"name":"a","env":[{"name":"X"}]},{"name":"b"}],"containers":[{"name":"c"}]}}}}`,
+	`{"request":{"object":{"spec":{"containers":[{"name":"a"},{"name":"b"}],"containers":[{"env":[]}],"containers":[{},{}]}}}}`,
+	`{"request":{"object":{"spec":{"volumes":[],"containers":null,"initContainers":[{"volumeMounts":null}]}}}}`,
+	`{"request":{"object":{"metadata":{"annotations":null,"labels":{"a":null}}}}}`,
+	`{"request":{"object":{"metadata":{"annotations":{"a":1}}}}}`,
+	`{"request":{"object":{"metadata":{"annotations":["not","a","map"]}}}}`,
+	`{"request":{"object":{"spec":{"containers":"not a list"}}}}`,
+	`{"request":{"object":{"spec":{"containers":[{"volumeMounts":[{"name":"a","readOnly":"yes"}]}]}}}}`,
+	`{"request":{"object":{"spec":{"containers":[{"volumeMounts":[{"mountPropagation":null,"recursiveReadOnly":"IfPossible"}]}]}}}}`,
+	`{"request":{"object":{"spec":{"volumes":[{"name":"v","emptyDir":{"sizeLimit":"1Gi"}},{"name":"w","projected":{"defaultMode":"x"}}]}}}}`,
+	`{"request":{"object":{"spec":{"volumes":[{"name":"v","configMap":{"name":"c","defaultMode":420,"items":[{"key":"k","path":"p"}]}}]}}}}`,
+	`{"request":{"object":{"spec":{"volumes":[{"name":"v","Name":"w","NAME":null}]}}}}`,
+	`{"request":{"object":{"spec":{"os":{"name":"windows"},"os":null,"nodeSelector":{"kubernetes.io/os":"windows"}}}}}`,
+	`{"request":{"object":{"spec":{"os":5}}}}`,
+	`{"request":{"object":"pod"}}`,
+	`{"request":{"object":{"metadata":{"name":"a\u00e9\ud800\udc00\ud800x\"\\\/\b\f\n\r\t"}}}}`,
+	"{\"request\":{\"object\":{\"metadata\":{\"name\":\"\xff\xfe\",\"annotations\":{\"\xc3\":\"\xed\xa0\x80\"}}}}}",
+	`{"request":{"object":{"metadata":{"name":"\u0000"}}}}`,
+	"{\"request\":{\"object\":{\"metadata\":{\"name\":\"a\tb\"}}}}",
+	`{"request":{"object":{"metadata":{"name":"\x"}}}}`,
+	`{"request":{"resource":{"version":"v1","resource":"pods"},"subResource":"ephemeralcontainers","operation":"UPDATE","namespace":"shop"}}`,
+	`{"request":{"resource":{"version":1}}}`,
+	`{"request":{"operation":true}}`,
+	`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u"},"response":{"allowed":true}}`,
+	`{"request":{"object":{"spec":{"priority":"high","containers":[{"image":5,"name":"a"}]}}}}`,
+	`{"request":{"obje\u0063t":{"metadata":{"nam\u0065":"escaped names"}}}}`,
+	`{"request":{"object":{"metadata":{"ſ":"long s","K":"kelvin"}}}}`,
+	`{"request":{"object":{"spec":{"serviceAccountName":-0.5e10}}}}`,
+	`{"request":{"object":{"spec":{"volumes":[{"name":"v","csi":{"driver":"d","volumeAttributes":{"a":"b"},"readOnly":true}}],"volumes":[{"csi":null}]}}}}`,
+	`{"request":{"object":{"spec":{"volumes":[1,{"name":"after"}]}}}}`,
+	`{"request":{"object":{"spec":{"volumes":[{"name":"v","projected":{"sources":[{"serviceAccountToken":{"path":"token","expirationSeconds":"3600"}}]}}]}}}}`,
+	`{"request":{"object":{"spec":{"volumes":[{"name":"v"}],"volumes":[{"secret":{"secretName":"s"}}]}}}}`,
+	`{"request":{"object":{"spec":{"volumes":[{"name":"v"},{"name":"w"}],"volumes":[{"name":"x"}],"volumes":[{},{}]}}}}`,
+	`{"request":{"object":{"spec":{"volumes":[{"name":"v"` + "\n",
+	`{"request":{"object":{"spec":{"containers":[{"name":"a",}]}}}}`,
+	`{"request":{"object":{"metadata":{"labels":{"a":"b","a":"c"}}}}}`,
+}
