@@ -124,20 +124,22 @@ fuzz:
 		bash hack/fuzz.sh "$${target%%:*}" "$${target##*:}" $(FUZZTIME) $(GO_MOD_FLAGS) || exit 1; \
 	done
 
-# The operator with 50,000 Secrets and 1,000 ClusterBundles on the test
-# control plane (about 7 minutes).
+# The operator with 250,000 Secrets and 5,000 ClusterBundles on the test
+# control plane (about 40 minutes; SCALE_SECRETS and SCALE_CLUSTERBUNDLES
+# set smaller counts).
 bench-scale: build controlplane
-	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench OperatorAtScale -benchtime 1x -timeout 40m -v ./test/scale/
+	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench OperatorAtScale -benchtime 1x -timeout 120m -v ./test/scale/
 
 # One ScopeInstance selecting 5,000 namespaces on the test control plane:
 # time until every RoleBinding exists, writes on a resync (about 3 minutes).
 bench-scopes: build controlplane
 	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench ScopeInstanceNamespaces -benchtime 1x -timeout 30m -v ./test/scale/
 
-# The webhook binary's memory with 20,000 ServiceAccounts, with and without
-# --pod-identity, on the test control plane (about 5 minutes).
+# The webhook binary's memory with 100,000 ServiceAccounts, with and without
+# --pod-identity, on the test control plane (about 12 minutes;
+# WEBHOOK_SERVICEACCOUNTS sets a smaller count).
 bench-webhook-memory: build controlplane
-	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench WebhookServiceAccountMemory -benchtime 1x -timeout 30m -v ./test/scale/
+	OPERATOR_BINARY=$(CURDIR)/$(BINARY) go test $(GO_MOD_FLAGS) -run xxx -bench WebhookServiceAccountMemory -benchtime 1x -timeout 60m -v ./test/scale/
 
 # Server CPU per admission of our webhook against amazon-eks-pod-identity-webhook
 # (EKS_WEBHOOK_BINARY, built from its repository: docs/performance.md) and an

@@ -11,6 +11,7 @@ import (
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/crypto"
+	"github.com/openshift/library-go/pkg/serviceability"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -117,6 +118,10 @@ func NewCommand(ctx context.Context) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
+			// As the operator (library-go's controllercmd): pprof on
+			// 127.0.0.1 only when OPENSHIFT_PROFILE=web, which no manifest
+			// sets; the benchmarks read where memory goes with it.
+			serviceability.StartProfiler()
 			return o.Run(ctx)
 		},
 	}
