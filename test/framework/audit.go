@@ -83,6 +83,12 @@ func WatchesStarted(auditLog, username string, since time.Time) ([]AuditEvent, e
 }
 
 func requestsAt(auditLog, username string, since time.Time, stage string) ([]AuditEvent, error) {
+	return readAudit(auditLog, username, since, func(e AuditEvent) bool { return e.Stage == stage })
+}
+
+// readAudit lists the events of auditLog by username after since that keep
+// accepts.
+func readAudit(auditLog, username string, since time.Time, keep func(AuditEvent) bool) ([]AuditEvent, error) {
 	f, err := os.Open(auditLog)
 	if err != nil {
 		return nil, err
@@ -96,10 +102,9 @@ func requestsAt(auditLog, username string, since time.Time, stage string) ([]Aud
 		if err := json.Unmarshal(scanner.Bytes(), &e); err != nil {
 			return nil, err
 		}
-		if e.Stage != stage || e.User.Username != username || e.Received.Before(since) {
-			continue
+		if e.User.Username == username && !e.Received.Before(since) && keep(e) {
+			events = append(events, e)
 		}
-		events = append(events, e)
 	}
 	return events, scanner.Err()
 }
@@ -160,31 +165,14 @@ func CountByResource(events []AuditEvent) map[string]int {
 // starts, not when it ends, so watches still open are counted too; one
 // refused is counted when answered.
 func Listings(auditLog, username string, since time.Time) ([]AuditEvent, error) {
-	f, err := os.Open(auditLog)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var events []AuditEvent
-	scanner := bufio.NewScanner(f)
-	scanner.Buffer(make([]byte, 1<<20), 16<<20)
-	for scanner.Scan() {
-		var e AuditEvent
-		if err := json.Unmarshal(scanner.Bytes(), &e); err != nil {
-			return nil, err
-		}
-		if e.User.Username != username || e.Received.Before(since) {
-			continue
-		}
+	return readAudit(auditLog, username, since, func(e AuditEvent) bool {
 		switch {
 		case e.Verb == "list" && e.Stage == "ResponseComplete":
-		case e.Verb == "watch" && strings.Contains(e.RequestURI, "sendInitialEvents=true") &&
-			(e.Stage == "ResponseStarted" || (e.Stage == "ResponseComplete" && e.code() >= 400)):
+			return true
+		case e.Verb == "watch" && strings.Contains(e.RequestURI, "sendInitialEvents=true"):
 			// Refused watches never start a response: counted when answered.
-		default:
-			continue
+			return e.Stage == "ResponseStarted" || (e.Stage == "ResponseComplete" && e.code() >= 400)
 		}
-		events = append(events, e)
-	}
-	return events, scanner.Err()
+		return false
+	})
 }
