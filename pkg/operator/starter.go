@@ -21,26 +21,28 @@ import (
 	subscriptioninformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/accessgrantswebhook"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookavailability"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookcerts"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookconfiguration"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookcabundle"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookcertrotation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookdeployment"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstatecheck"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/loglevel"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/objectevents"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorversion"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/relatedobjects"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/staticresources"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/verbosity"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/versioncontroller"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamroleboundary"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrolerequest"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/rolerequest"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess/unmanagednotice"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/crdaccess"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/olmscopes"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/scopes"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/unmanagednotice"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundlemetrics"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/clusterbundles"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/consolesamples"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/consoleyamlsamples"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/referencewatch"
 )
 
@@ -84,7 +86,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	// name and version (references), to wake the bundles that reference them.
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(c.kube, operatorclient.OperatorNamespace, operatorclient.OperandNamespace)
 	issuerInputs := issuerpublisher.NewInformers(c.kube, informerResync)
-	roleRequestInputs := rolerequest.NewInformers(c.kube, informerResync)
+	roleRequestInputs := iamrolerequest.NewInformers(c.kube, informerResync)
 	webhookConfigInformers := ownWebhookConfiguration(c.kube)
 	webhookConfigs := webhookConfigInformers.Admissionregistration().V1().MutatingWebhookConfigurations()
 	configInformers := configinformers.NewSharedInformerFactory(c.config, informerResync)
@@ -107,8 +109,8 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		return err
 	}
 	admission := []factory.Controller{
-		webhookcerts.New(c.kube, kubeInformers, c.operator, recorder),
-		webhookconfiguration.New(c.kube, kubeInformers, webhookConfigs, configInformers.Config().V1().Infrastructures(),
+		webhookcertrotation.New(c.kube, kubeInformers, c.operator, recorder),
+		webhookcabundle.New(c.kube, kubeInformers, webhookConfigs, configInformers.Config().V1().Infrastructures(),
 			subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), bundleInformers.Bundles(), bundleInformers.ClusterBundles(), c.operator, recorder),
 		accessgrantswebhook.New(c.kube, kubeInformers, webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(), c.operator, recorder),
 		webhookDeployment,
@@ -116,7 +118,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	}
 
 	// Subscription injection.
-	consoleSamples, err := consolesamples.New(c.console, c.operator, recorder)
+	consoleSamples, err := consoleyamlsamples.New(c.console, c.operator, recorder)
 	if err != nil {
 		return err
 	}
@@ -146,12 +148,12 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		issuerpublisher.New(issuerInputs, configInformers.Config().V1(), subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
 			c.subscription.OperatorV1alpha1(), c.operator, recorder),
 		// Phase 2: IAM roles from IAMRoleRequests, and their ServiceAccounts.
-		rolerequest.New(rolerequest.Inputs{Requests: subscriptionInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
+		iamrolerequest.New(iamrolerequest.Inputs{Requests: subscriptionInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
 			RequestClient: c.subscription.PodIdentityV1alpha1(), WorkloadAccesses: subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
 			Config: configInformers.Config().V1(), Own: roleRequestInputs, ServiceAccounts: c.kube.CoreV1(), Namespaces: c.kube.CoreV1(),
 			OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectevents.NewForAdmins(ctx, c.kube)}),
 		// Requests waiting for a usable permissions boundary, on the ClusterOperator.
-		rolerequest.NewBoundaryStatus(subscriptionInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
+		iamroleboundary.New(subscriptionInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
 			subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), configInformers.Config().V1(), c.operator, recorder),
 	}
 
@@ -162,7 +164,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	if err != nil {
 		return err
 	}
-	crds := apiaccess.NewCRDInformer(c.apiExtensions)
+	crds := crdaccess.NewCRDInformer(c.apiExtensions, informerResync)
 	rbac := append([]factory.Controller{
 		apiaccess.New(apiaccess.Inputs{Policies: subscriptionInformers.APIAccess().V1alpha1().APIAccessPolicies(),
 			PolicyClient: c.subscription.APIAccessV1alpha1(), Kube: c.apiAccess, Metadata: c.metadata, CRDs: crds,
@@ -182,10 +184,10 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	frame := []factory.Controller{
 		staticresources.NewController(c.kube, kubeInformers, configInformers.Config().V1().Infrastructures(), c.operator, recorder),
 		staticresources.NewAvailabilityController(staticOperand, recorder),
-		managementstatecheck.New(c.operator, recorder),
-		versioncontroller.New(c.operator, versions, o.ReleaseVersion, []versioncontroller.Operand{staticOperand, webhookOperand},
+		managementstate.New(c.operator, recorder),
+		operatorversion.New(c.operator, versions, o.ReleaseVersion, []operatorversion.Operand{staticOperand, webhookOperand},
 			append(staticresources.Informers(kubeInformers), webhookOperand.Informers()...), recorder),
-		verbosity.New(c.operator, recorder),
+		loglevel.New(c.operator, recorder),
 		status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, relatedobjects.List(), c.config.ConfigV1(),
 			configInformers.Config().V1().ClusterOperators(), c.operator, versions, recorder, cc.Clock,
 		).WithDegradedInertia(status.MustNewInertia(degradedInertia).Inertia),

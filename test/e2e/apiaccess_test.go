@@ -611,7 +611,7 @@ func TestAPIAccessConflictsBundleRolesAndCRDDeletion(t *testing.T) {
 	}
 }
 
-// BindingNameFor mirrors the operator's binding names (apiaccess.BindingName)
+// BindingNameFor mirrors the operator's binding names (crdaccess.BindingName)
 // for names short enough not to be hashed.
 func BindingNameFor(policy string, index int, role string) string {
 	return fmt.Sprintf("%s-%d-%s", policy, index, role)

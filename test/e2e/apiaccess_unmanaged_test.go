@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/crdaccess"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
@@ -113,7 +113,7 @@ func TestAPIAccessUnmanagedByDefaultIsAnEventOnTheClusterExtension(t *testing.T)
 	// A policy in Aggregate mode whose roles are all someone else's
 	// (Conflicts) generates nothing for the CRD, and manages nothing: the
 	// notice stays Unmanaged.
-	for _, role := range apiaccess.API(gizmos).Roles() {
+	for _, role := range crdaccess.API(gizmos).Roles() {
 		foreign := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: role.Name}}
 		if _, err := env.kube.RbacV1().ClusterRoles().Create(context.Background(), foreign, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -134,7 +134,7 @@ func TestAPIAccessUnmanagedByDefaultIsAnEventOnTheClusterExtension(t *testing.T)
 	if err := env.operator.APIAccessV1alpha1().APIAccessPolicies().Delete(context.Background(), "e2e-unmanaged-conflicts", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, role := range apiaccess.API(gizmos).Roles() {
+	for _, role := range crdaccess.API(gizmos).Roles() {
 		_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
 	}
 

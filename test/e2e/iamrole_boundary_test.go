@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/rolerequest"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamroleboundary"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
@@ -28,7 +28,7 @@ func TestIAMRoleRequestWithoutABoundaryIsShownToTheAdmin(t *testing.T) {
 	ensureWebhook(t)
 	waitRoleRequestsChecked(t)
 	ctx := context.Background()
-	condition := rolerequest.BoundaryControllerName + operatorv1.OperatorStatusTypeDegraded
+	condition := iamroleboundary.ControllerName + operatorv1.OperatorStatusTypeDegraded
 	boundaryCondition := func(want operatorv1.ConditionStatus, messageHas string) {
 		t.Helper()
 		framework.Eventually(t, time.Minute, func(ctx context.Context) error {

@@ -12,7 +12,7 @@ import (
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookconfiguration"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookcabundle"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
@@ -101,7 +101,7 @@ func TestPodsThatCanGetNothingCostNoWebhookCall(t *testing.T) {
 	}
 	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
 		names, err := webhookNames(ctx)
-		if err != nil || !slices.Contains(names, webhookconfiguration.OpportunisticWebhook) {
+		if err != nil || !slices.Contains(names, webhookcabundle.OpportunisticWebhook) {
 			return fmt.Errorf("webhooks %v (%v): want the fail-open webhook back", names, err)
 		}
 		return nil

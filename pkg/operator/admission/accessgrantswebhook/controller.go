@@ -3,7 +3,7 @@
 // ScopeTemplates, ScopeInstances, APIAccessPolicies and IAMRoleRequests,
 // with every webhook's caBundle set to the serving-CA ConfigMap's bundle;
 // restores it when it drifts or is deleted, and deletes it under Removed,
-// as the webhookconfiguration controller does for the
+// as the webhookcabundle controller does for the
 // MutatingWebhookConfiguration.
 // While it does not exist, the CVO-shipped ValidatingAdmissionPolicy
 // workload-access-access-grants-checked refuses those objects.
@@ -26,7 +26,7 @@ import (
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhooktrust"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 )
 
@@ -74,7 +74,7 @@ func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersF
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	return managementstate.Syncs{Managed: c.apply, Removed: c.remove}.Sync(c.operatorClient)(ctx, syncCtx)
+	return managementsync.Syncs{Managed: c.apply, Removed: c.remove}.Sync(c.operatorClient)(ctx, syncCtx)
 }
 
 func (c *controller) apply(ctx context.Context, syncCtx factory.SyncContext) error {

@@ -29,9 +29,9 @@ import (
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
 	operatorv1alpha1informers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/loglevel"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/topology"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/verbosity"
 )
 
 // ControllerName owns WebhookDeploymentProgressing and WebhookDeploymentDegraded.
@@ -85,7 +85,7 @@ func ReplacePlaceholders(image string) deploymentcontroller.ManifestHookFunc {
 		if image == "" {
 			return nil, fmt.Errorf("the webhook image is unknown: set OPERATOR_IMAGE")
 		}
-		replacer := strings.NewReplacer("${IMAGE}", image, "${LOG_LEVEL}", fmt.Sprint(verbosity.Of(spec.LogLevel)))
+		replacer := strings.NewReplacer("${IMAGE}", image, "${LOG_LEVEL}", fmt.Sprint(loglevel.Of(spec.LogLevel)))
 		return []byte(replacer.Replace(string(manifest))), nil
 	}
 }

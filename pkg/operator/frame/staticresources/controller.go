@@ -26,7 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/topology"
 )
 
@@ -59,7 +59,7 @@ const PodDisruptionBudgetFile = "operand/webhook-pdb.yaml"
 // Unmanaged and deletes them under Removed.
 func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, infrastructures configv1informers.InfrastructureInformer, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
 	// An unknown state (an error) neither creates nor deletes.
-	state := func() operatorv1.ManagementState { s, _ := managementstate.Get(operatorClient); return s }
+	state := func() operatorv1.ManagementState { s, _ := managementsync.Get(operatorClient); return s }
 	managed := func() bool { return state() == operatorv1.Managed }
 	removed := func() bool { return state() == operatorv1.Removed }
 	// Unknown topology counts as highly available: a PDB that should not be
@@ -100,7 +100,7 @@ func NewOperand(kubeInformers v1helpers.KubeInformersForNamespaces, operatorClie
 	return o
 }
 
-// AtLevel implements versioncontroller.Operand.
+// AtLevel implements operatorversion.Operand.
 func (o *Operand) AtLevel(spec *operatorv1.OperatorSpec) (bool, string, error) {
 	wantPresent := spec.ManagementState != operatorv1.Removed
 	mismatched, err := o.mismatched(wantPresent)

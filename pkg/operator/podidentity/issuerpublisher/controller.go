@@ -49,12 +49,11 @@ import (
 	operatorv1alpha1informers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
 	operatorv1alpha1listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/conditions"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuer"
-
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuer"
 )
 
 // ControllerName owns IssuerPublisherDegraded and IssuerPublisherProgressing,
@@ -304,7 +303,7 @@ func specChanged(oldObj, newObj any) bool {
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	return managementstate.Syncs{Managed: c.publish, Removed: c.removed}.Sync(c.operatorClient)(ctx, syncCtx)
+	return managementsync.Syncs{Managed: c.publish, Removed: c.removed}.Sync(c.operatorClient)(ctx, syncCtx)
 }
 
 // removed deletes nothing: a deleted issuer would make AWS refuse every

@@ -17,7 +17,6 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -184,29 +183,6 @@ func generatedRoleName(name string) bool {
 		}
 	}
 	return false
-}
-
-// StripCRD keeps of a CRD its name, labels, UID, resourceVersion, group,
-// kind and plural: what selection and the generated roles read.
-func StripCRD(obj any) (any, error) {
-	crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
-	if !ok {
-		return obj, nil
-	}
-	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: crd.Name, Labels: crd.Labels, UID: crd.UID, ResourceVersion: crd.ResourceVersion,
-			DeletionTimestamp: crd.DeletionTimestamp,
-		},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: crd.Spec.Group,
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: crd.Spec.Names.Kind, Plural: crd.Spec.Names.Plural},
-		},
-		// Which of two CRDs of one kind the API server serves.
-		Status: apiextensionsv1.CustomResourceDefinitionStatus{
-			AcceptedNames: apiextensionsv1.CustomResourceDefinitionNames{Kind: crd.Status.AcceptedNames.Kind},
-		},
-	}, nil
 }
 
 type controller struct {

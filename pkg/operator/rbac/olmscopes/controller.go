@@ -31,7 +31,7 @@ import (
 	scopeinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/scopes/v1alpha1"
 	operatorlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
 	scopelisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/scopes/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 )
 
 // ControllerName names the controller in logs, events and its
@@ -60,7 +60,7 @@ const (
 
 // Inputs are what the controller needs.
 type Inputs struct {
-	// CRDs is apiaccess.NewCRDInformer's informer (shared, run by the
+	// CRDs is crdaccess.NewCRDInformer's informer (shared, run by the
 	// APIAccessPolicy controller): whether OLM v0's APIs are served.
 	CRDs             cache.SharedIndexInformer
 	WorkloadAccesses operatorinformers.WorkloadAccessInformer
@@ -87,7 +87,7 @@ func New(in Inputs) factory.Controller {
 		start: func(ctx context.Context) watches { return startWatches(ctx, in.Dynamic) }}
 	return factory.New().
 		WithInformers(in.CRDs, in.WorkloadAccesses.Informer(), in.Templates.Informer(), in.Instances.Informer()).
-		WithSync(managementstate.Syncs{Managed: c.sync}.Sync(in.OperatorClient)).
+		WithSync(managementsync.Syncs{Managed: c.sync}.Sync(in.OperatorClient)).
 		WithSyncDegradedOnError(in.OperatorClient).
 		ResyncEvery(informerResync).
 		ToController(ControllerName, in.Recorder)

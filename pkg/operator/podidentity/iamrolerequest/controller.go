@@ -1,0 +1,449 @@
+// Package iamrolerequest makes the IAM role an IAMRoleRequest asks for (phase 2
+// of AWS pod identity): a role under /workload-access/<infrastructureName>/,
+// tagged with the request's UID, whose trust policy admits one
+// ServiceAccount's tokens from the cluster's OIDC provider and whose inline
+// policy is the request's statements; it annotates that ServiceAccount with
+// the role's ARN, creating it when absent, and undoes both when the request
+// is deleted. Names and documents come from podidentity/iamrole. All of it
+// only for the namespace instance the request pins by UID, and the role is
+// deleted when that namespace goes (namespace.go).
+//
+// A resync with nothing changed reads IAM (GetRole, GetRolePolicy) and the
+// ServiceAccount, and writes nothing. Every DriftInterval each request is
+// read back, and a trust policy, inline policy or permissions boundary
+// changed in IAM is restored. A role is changed or deleted only when its
+// request-uid tag is the request's UID.
+package iamrolerequest
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	configv1informers "github.com/openshift/client-go/config/informers/externalversions/config/v1"
+	configv1listers "github.com/openshift/client-go/config/listers/config/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/flowcontrol"
+	"k8s.io/klog/v2"
+
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+	podidentityclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/podidentity/v1alpha1"
+	operatorv1alpha1informers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
+	podidentityinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/podidentity/v1alpha1"
+	operatorv1alpha1listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
+	podidentitylisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
+)
+
+// ControllerName names the controller in logs and its operator Events.
+const ControllerName = "IAMRoleRequest"
+
+const (
+	// Finalizer holds a request until its role is deleted.
+	Finalizer = "podidentity.openshift.io/iam-role"
+	// CredentialsSecret, in the operator's namespace, holds the IAM
+	// credentials the CredentialsRequest of the same name asks for.
+	CredentialsSecret = "workload-access-iam"
+	// AccessKeyIDKey and SecretAccessKeyKey are the keys the cloud
+	// credential operator writes.
+	AccessKeyIDKey     = awscall.AccessKeyIDKey
+	SecretAccessKeyKey = awscall.SecretAccessKeyKey
+	// RoleARNAnnotation is what the pod identity webhook reads.
+	RoleARNAnnotation = "eks.amazonaws.com/role-arn"
+	// AudienceAnnotation chooses the token audience, and so the trust
+	// policy's :aud.
+	AudienceAnnotation = "eks.amazonaws.com/audience"
+	// LinkedByAnnotation is the UID of the request that wrote
+	// RoleARNAnnotation: only that request changes or removes it.
+	LinkedByAnnotation = "podidentity.openshift.io/linked-by"
+)
+
+// DriftInterval is how often every request is read back from IAM.
+const DriftInterval = 5 * time.Minute
+
+// waitingRecheck is when a request waiting on something no informer
+// watches (an OIDC provider registered in IAM) or on its namespace looks
+// again; a namespace's events wake it sooner.
+const waitingRecheck = time.Minute
+
+// retryInitial is the first wait after failed IAM calls; it doubles.
+const retryInitial = 5 * time.Second
+
+// syncTimeout bounds one request's IAM calls.
+const syncTimeout = 2 * time.Minute
+
+// Informers watch the credentials Secret by name (RBAC grants nothing else
+// in the operator's namespace to this controller) and namespaces, kept as
+// name, UID and times only: a namespace that comes, goes or starts
+// terminating wakes the requests that name it at once, so that a role is
+// revoked when its namespace is deleted, not at the next resync. The sync
+// itself lists the namespace live (namespace.go), never this cache.
+type Informers struct {
+	credentials informers.SharedInformerFactory
+	namespaces  informers.SharedInformerFactory
+}
+
+// NewInformers returns the controller's own informers; start them with the others.
+func NewInformers(kube kubernetes.Interface, resync time.Duration) *Informers {
+	return &Informers{
+		credentials: informers.NewSharedInformerFactoryWithOptions(kube, resync,
+			informers.WithNamespace(operatorclient.OperatorNamespace),
+			informers.WithTweakListOptions(func(options *metav1.ListOptions) {
+				options.FieldSelector = fields.OneTermEqualSelector("metadata.name", CredentialsSecret).String()
+			})),
+		namespaces: informers.NewSharedInformerFactoryWithOptions(kube, resync, informers.WithTransform(slimNamespace)),
+	}
+}
+
+// Start starts them.
+func (i *Informers) Start(stopCh <-chan struct{}) {
+	i.credentials.Start(stopCh)
+	i.namespaces.Start(stopCh)
+}
+
+// Inputs are what the controller reads and writes.
+type Inputs struct {
+	Requests         podidentityinformers.IAMRoleRequestInformer
+	RequestClient    podidentityclient.IAMRoleRequestsGetter
+	WorkloadAccesses operatorv1alpha1informers.WorkloadAccessInformer
+	Config           configv1informers.Interface
+	Own              *Informers
+	// ServiceAccounts are read by name (GET), never cached cluster-wide.
+	ServiceAccounts corev1client.ServiceAccountsGetter
+	// Namespaces are listed by name at each sync: the role trusts one.
+	Namespaces     corev1client.NamespacesGetter
+	OperatorClient v1helpers.OperatorClient
+	Recorder       events.Recorder
+	// ObjectEvents records Events on the IAMRoleRequests.
+	ObjectEvents record.EventRecorder
+}
+
+type controller struct {
+	requests         podidentitylisters.IAMRoleRequestLister
+	requestClient    podidentityclient.IAMRoleRequestsGetter
+	workloadAccesses operatorv1alpha1listers.WorkloadAccessLister
+	infrastructures  configv1listers.InfrastructureLister
+	secrets          corev1listers.SecretLister
+	serviceAccounts  corev1client.ServiceAccountsGetter
+	namespaces       corev1client.NamespacesGetter
+	operatorClient   v1helpers.OperatorClient
+	events           record.EventRecorder
+
+	// transport replaces the HTTP transport of the AWS clients in tests.
+	transport http.RoundTripper
+	// backoff spaces the retries of each request's failed IAM calls.
+	backoff *flowcontrol.Backoff
+	// The clients and the account of the last connection.
+	clientsFor connection
+	iam        iamAPI
+	sts        *sts.Client
+	account    string
+}
+
+// New returns the controller.
+func New(in Inputs) factory.Controller {
+	c := newController(in)
+	return factory.New().
+		WithInformersQueueKeysFunc(requestKey, &updatesWhen{in.Requests.Informer(), requestChanged}).
+		WithInformersQueueKeysFunc(c.allRequests, &updatesWhen{in.WorkloadAccesses.Informer(), podIdentityChanged}).
+		WithInformersQueueKeysFunc(c.allRequests, &updatesWhen{in.Own.credentials.Core().V1().Secrets().Informer(), credentialsChanged}).
+		WithInformersQueueKeysFunc(c.requestsIn, &updatesWhen{in.Own.namespaces.Core().V1().Namespaces().Informer(), namespaceChanged}).
+		WithBareInformers(in.Config.Infrastructures().Informer(), in.OperatorClient.Informer()).
+		WithSync(c.sync).
+		ResyncEvery(DriftInterval).
+		ToController(ControllerName, in.Recorder.WithComponentSuffix("iam-role-request"))
+}
+
+func newController(in Inputs) *controller {
+	return &controller{
+		requests:         in.Requests.Lister(),
+		requestClient:    in.RequestClient,
+		workloadAccesses: in.WorkloadAccesses.Lister(),
+		infrastructures:  in.Config.Infrastructures().Lister(),
+		secrets:          in.Own.credentials.Core().V1().Secrets().Lister(),
+		serviceAccounts:  in.ServiceAccounts,
+		namespaces:       in.Namespaces,
+		operatorClient:   in.OperatorClient,
+		events:           in.ObjectEvents,
+		backoff:          newBackoff(),
+	}
+}
+
+func newBackoff() *flowcontrol.Backoff { return flowcontrol.NewBackOff(retryInitial, DriftInterval) }
+
+func requestKey(obj runtime.Object) []string {
+	o, err := meta.Accessor(obj)
+	if err != nil {
+		return nil
+	}
+	return []string{o.GetName()}
+}
+
+func (c *controller) allRequests(runtime.Object) []string {
+	all, err := c.requests.List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	keys := make([]string, 0, len(all))
+	for _, r := range all {
+		keys = append(keys, r.Name)
+	}
+	return keys
+}
+
+// requestsIn are the requests whose ServiceAccount is in the namespace.
+func (c *controller) requestsIn(obj runtime.Object) []string {
+	o, err := meta.Accessor(obj)
+	if err != nil {
+		return nil
+	}
+	all, err := c.requests.List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	var keys []string
+	for _, r := range all {
+		if r.Spec.Storage.ServiceAccount.Namespace == o.GetName() {
+			keys = append(keys, r.Name)
+		}
+	}
+	return keys
+}
+
+func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	state, err := managementsync.Get(c.operatorClient)
+	if err != nil {
+		return err
+	}
+	if state != operatorv1.Managed {
+		// Unmanaged and Removed leave roles and finalizers alone: a role
+		// must outlive the operator as long as pods use it.
+		return nil
+	}
+	key := syncCtx.QueueKey()
+	if key == factory.DefaultQueueKey {
+		for _, k := range c.allRequests(nil) {
+			syncCtx.Queue().Add(k)
+		}
+		return nil
+	}
+	cached, err := c.requests.Get(key)
+	if apierrors.IsNotFound(err) {
+		c.backoff.Reset(key)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, syncTimeout)
+	defer cancel()
+	request := cached.DeepCopy()
+	if request.DeletionTimestamp != nil {
+		err = c.finalize(ctx, request)
+	} else {
+		err = c.addFinalizerAndReconcile(ctx, syncCtx, request)
+	}
+	return c.retry(syncCtx, key, err)
+}
+
+func (c *controller) addFinalizerAndReconcile(ctx context.Context, syncCtx factory.SyncContext, request *podidentityv1alpha1.IAMRoleRequest) error {
+	if !slices.Contains(request.Finalizers, Finalizer) {
+		request.Finalizers = append(request.Finalizers, Finalizer)
+		updated, err := c.requestClient.IAMRoleRequests().Update(ctx, request, metav1.UpdateOptions{})
+		if err != nil {
+			return fmt.Errorf("adding finalizer %s: %w", Finalizer, err)
+		}
+		request = updated
+	}
+	return c.reconcile(ctx, syncCtx, request)
+}
+
+// retry schedules a request whose IAM calls failed (throttled, refused,
+// unanswered) again after a backoff of its own, 5 s doubling to
+// DriftInterval: the queue's default (5 ms doubling) would call IAM dozens
+// of times in the first seconds, against an account-wide rate limit. Other
+// errors (API server conflicts) go back to the queue's backoff.
+func (c *controller) retry(syncCtx factory.SyncContext, key string, err error) error {
+	var f *failure
+	if !errors.As(err, &f) || !f.retry {
+		if err == nil {
+			c.backoff.Reset(key)
+		}
+		return err
+	}
+	c.backoff.Next(key, c.backoff.Clock.Now())
+	delay := c.backoff.Get(key)
+	klog.V(2).Infof("IAMRoleRequest %s: %s; again in %s", key, f.message, delay)
+	syncCtx.Queue().AddAfter(key, delay)
+	return nil
+}
+
+// reconcile makes the role and the link, and reports both in the status.
+func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext, request *podidentityv1alpha1.IAMRoleRequest) error {
+	status := request.Status.DeepCopy()
+	status.ObservedGeneration = request.Generation
+	ref := request.Spec.Storage.ServiceAccount
+	status.ServiceAccount = ref.Namespace + "/" + ref.Name
+
+	// The namespace first: nothing is made or linked for a namespace the
+	// role may not trust (namespace.go).
+	ns, err := c.namespaceNamed(ctx, ref.Namespace)
+	if err != nil {
+		return fmt.Errorf("reading namespace %s: %w", ref.Namespace, err)
+	}
+	v := judge(request, ns)
+	if !v.trusted() {
+		return c.withhold(ctx, syncCtx, request, status, v)
+	}
+	if status.NamespaceUID != v.pin {
+		// Stored before any role exists, so that a role is never made
+		// without the pin that revokes it.
+		status.NamespaceUID = v.pin
+		if err := c.writeStatus(ctx, request, status); err != nil {
+			return err
+		}
+		status = request.Status.DeepCopy()
+	}
+
+	sa, err := c.serviceAccounts.ServiceAccounts(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		sa, err = nil, nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading ServiceAccount %s: %w", status.ServiceAccount, err)
+	}
+
+	role, f := c.provision(ctx, request, sa)
+	if role.name != "" {
+		status.ProviderStatus = &podidentityv1alpha1.AWSProviderStatus{
+			APIVersion: "cloudcredential.openshift.io/v1", Kind: "AWSProviderStatus", User: role.name, Policy: role.policy}
+	}
+	if role.arn != "" {
+		status.RoleARN = role.arn
+	}
+	provisioned := metav1.Condition{Type: podidentityv1alpha1.ConditionProvisioned, Status: metav1.ConditionTrue,
+		Reason: podidentityv1alpha1.ReasonProvisioned, Message: role.message}
+	if f != nil {
+		provisioned.Status, provisioned.Reason, provisioned.Message = metav1.ConditionFalse, f.reason, f.message
+	}
+	setCondition(status, request.Generation, provisioned)
+	var linked metav1.Condition
+	var linkErr error
+	if role.arn == "" && f != nil && f.retry && request.Status.RoleARN != "" {
+		// A passing failure (throttled, unanswered, refused once) says
+		// nothing of a link made before: the ServiceAccount still carries
+		// the role, and its condition stays as it was.
+		if previous := meta.FindStatusCondition(request.Status.Conditions, podidentityv1alpha1.ConditionServiceAccountLinked); previous != nil {
+			linked = *previous
+		}
+	} else {
+		linked, linkErr = c.link(ctx, request, sa, role.arn)
+		setCondition(status, request.Generation, linked)
+	}
+	if err := c.writeStatus(ctx, request, status); err != nil {
+		return err
+	}
+	if linkErr != nil {
+		return linkErr
+	}
+	if f != nil && f.retry {
+		return f // retried with backoff (see retry)
+	}
+	if (f != nil && f.reason == podidentityv1alpha1.ReasonOIDCProviderNotRegistered) || linked.Reason == podidentityv1alpha1.ReasonNamespaceMissing {
+		syncCtx.Queue().AddAfter(request.Name, waitingRecheck)
+	}
+	return nil
+}
+
+func setCondition(status *podidentityv1alpha1.IAMRoleRequestStatus, generation int64, condition metav1.Condition) {
+	condition.ObservedGeneration = generation
+	meta.SetStatusCondition(&status.Conditions, condition)
+}
+
+// writeStatus updates the status when it differs from what is stored;
+// SetStatusCondition keeps the transition time of an unchanged condition,
+// so a resync with nothing changed writes nothing.
+func (c *controller) writeStatus(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, status *podidentityv1alpha1.IAMRoleRequestStatus) error {
+	if equalStatus(request.Status, *status) {
+		return nil
+	}
+	request.Status = *status
+	updated, err := c.requestClient.IAMRoleRequests().UpdateStatus(ctx, request, metav1.UpdateOptions{})
+	if err != nil {
+		return fmt.Errorf("updating the status of IAMRoleRequest %s: %w", request.Name, err)
+	}
+	request.ResourceVersion = updated.ResourceVersion
+	return nil
+}
+
+// credentials are the operator's IAM keys; never logged.
+type credentials struct {
+	accessKeyID, secretAccessKey string
+}
+
+func (creds credentials) scrub(message string) string {
+	return awscall.Scrub(message, creds.secretAccessKey, creds.accessKeyID)
+}
+
+func (c *controller) readCredentials() (credentials, *failure) {
+	where := fmt.Sprintf("Secret %s/%s", operatorclient.OperatorNamespace, CredentialsSecret)
+	secret, err := c.secrets.Secrets(operatorclient.OperatorNamespace).Get(CredentialsSecret)
+	if apierrors.IsNotFound(err) {
+		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf(
+			"%s with the operator's IAM credentials does not exist: the cloud credential operator writes it from the CredentialsRequest %s; in manual mode create it with keys %s and %s",
+			where, CredentialsSecret, AccessKeyIDKey, SecretAccessKeyKey), false}
+	}
+	if err != nil {
+		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf("%s: %v", where, err), true}
+	}
+	var creds credentials
+	var missing []string
+	creds.accessKeyID, creds.secretAccessKey, missing = awscall.Keys(secret)
+	if len(missing) > 0 {
+		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf("%s has no %s", where, strings.Join(missing, " and no ")), false}
+	}
+	return creds, nil
+}
+
+// connect returns the IAM client and the account of the credentials,
+// building clients and asking STS only when the connection changed.
+func (c *controller) connect(ctx context.Context, conn connection, creds credentials) (iamAPI, string, *failure) {
+	if c.iam != nil && c.clientsFor == conn.key() && c.account != "" {
+		return c.iam, c.account, nil
+	}
+	c.iam, c.sts = newClients(conn, c.transport)
+	c.clientsFor, c.account = conn.key(), ""
+	out, err := c.sts.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	if err != nil {
+		return nil, "", describe("sts:GetCallerIdentity", "the operator's credentials (the account names the OIDC provider in every trust policy)", err, creds)
+	}
+	if out.Account == nil || *out.Account == "" {
+		return nil, "", &failure{podidentityv1alpha1.ReasonIAMError, "sts:GetCallerIdentity named no account; retrying with backoff", true}
+	}
+	c.account = *out.Account
+	return c.iam, c.account, nil
+}
+
+func secretSum(secret string) [32]byte { return sha256.Sum256([]byte(secret)) }
