@@ -342,7 +342,7 @@ func TestClusterBundleWithMissingSecretIsInvalidAndCreatesNothing(t *testing.T) 
 	})
 
 	// Creating what was missing makes it valid without touching the bundle:
-	// the creation wakes the bundle (see also key_changes_test.go).
+	// the creation wakes the bundle (see also subscription_key_changes_test.go).
 	createSecret(t, ns, "etc-pki-entitlement", "e.pem")
 	createConfigMap(t, ns, "satellite", "redhat.repo")
 	framework.Eventually(t, 45*time.Second, func(ctx context.Context) error {
