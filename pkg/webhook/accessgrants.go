@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -28,8 +27,8 @@ const accessGrantsTimeout = 12 * time.Second
 // a request (its body's read included) that does not say its timeout.
 const grantsWebhookTimeout = 15 * time.Second
 
-// grantsSource names the check in metrics.
-const grantsSource = "access-grants"
+// grantsCheckLabel names the check in metrics, where mutators give their names.
+const grantsCheckLabel = "access-grants"
 
 // grantsHandler answers AdmissionReviews of the four kinds with the
 // attenuation check. It never admits what it could not check: every
@@ -41,32 +40,12 @@ type grantsHandler struct {
 	intake  intake
 }
 
-func (h *grantsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	a, ok := h.intake.admit(w, r, grantsWebhookTimeout)
-	if !ok {
-		return
-	}
-	defer h.intake.done(a)
-	var review admissionv1.AdmissionReview
-	if err := json.Unmarshal(a.body.Bytes(), &review); err != nil || review.Request == nil {
-		writeStatus(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, "not an admission review with a request")
-		return
-	}
-	out, failure := encodeResponse(review.TypeMeta, review.Request.UID, h.decide(a.ctx, review.Request))
-	if failure != nil {
-		writeStatus(w, int(failure.Code), failure.Reason, failure.Message)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(out)
-}
-
 // decide runs the check; a panic in it refuses the request.
 func (h *grantsHandler) decide(ctx context.Context, req *admissionv1.AdmissionRequest) (response *admissionv1.AdmissionResponse) {
 	start := time.Now()
 	defer func() {
 		if v := recover(); v != nil {
-			h.metrics.panics.WithLabelValues(grantsSource).Inc()
+			h.metrics.panics.WithLabelValues(grantsCheckLabel).Inc()
 			klog.ErrorS(nil, "Recovered from a panic in the access grants check", "panic", v, "stack", string(debug.Stack()))
 			response = refusal(http.StatusInternalServerError, metav1.StatusReasonInternalError,
 				"the access grants check failed internally; it is refused rather than admitted unchecked; retry, and report it with the webhook's log if it persists")
@@ -96,10 +75,10 @@ func (h *grantsHandler) observe(d grants.Decision, took time.Duration) {
 	outcome := "unchanged"
 	if !d.Allowed {
 		outcome = "denied"
-		h.metrics.denials.WithLabelValues(grantsSource, string(d.Reason)).Inc()
+		h.metrics.denials.WithLabelValues(grantsCheckLabel, string(d.Reason)).Inc()
 	}
-	h.metrics.admissions.WithLabelValues(grantsSource, outcome).Inc()
-	h.metrics.mutatorDuration.WithLabelValues(grantsSource).Observe(took.Seconds())
+	h.metrics.admissions.WithLabelValues(grantsCheckLabel, outcome).Inc()
+	h.metrics.mutatorDuration.WithLabelValues(grantsCheckLabel).Observe(took.Seconds())
 }
 
 func refusal(code int32, reason metav1.StatusReason, message string) *admissionv1.AdmissionResponse {

@@ -111,7 +111,7 @@ func FuzzPodHandler(f *testing.F) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 
-		for _, source := range []string{"subscription", "pod-identity", handlerSource} {
+		for _, source := range []string{"subscription", "pod-identity", handlerSite} {
 			if n := testutil.ToFloat64(m.panics.WithLabelValues(source)); n > 0 {
 				t.Fatalf("a panic in %s was recovered; input %q", source, body)
 			}
