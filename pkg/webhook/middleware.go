@@ -73,20 +73,6 @@ func verbLabel(method string) string {
 	return "other"
 }
 
-type statusRecorder struct {
-	http.ResponseWriter
-	code int
-}
-
-func (r *statusRecorder) WriteHeader(code int) {
-	r.code = code
-	r.ResponseWriter.WriteHeader(code)
-}
-
-// Unwrap lets http.ResponseController reach the connection (the admission
-// handlers set its read deadline).
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
 // withClientCertificateCheck puts an admission path's handler behind a
 // client certificate check when the server has client CAs.
 func (s *Server) withClientCertificateCheck(h http.Handler) http.Handler {

@@ -45,3 +45,19 @@ func releaseAnswer(out []byte) {
 		answers.Put(&out)
 	}
 }
+
+// statusRecorder is what instrument (middleware.go) hands the handlers for
+// their answers: it notes the status code written.
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.code = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection (the admission
+// handlers set its read deadline).
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
