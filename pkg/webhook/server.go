@@ -1,7 +1,11 @@
 // Package webhook is the admission server: TLS with a hot-reloaded serving
 // certificate, AdmissionReview decoding, the mutators in order, health,
 // readiness and metrics. What to inject is the mutators' business
-// (pkg/webhook/<mutator>); this package knows none of it.
+// (pkg/webhook/<mutator>), and what they read from the cluster is
+// pkg/webhook/clusterreads; this package knows none of it. One admission
+// passes through middleware.go, intake.go, handler.go, reviewdecode.go,
+// mutatorchain.go, responseencode.go and response.go, in that order, each
+// once (docs/admission.md, "One admission's walk").
 package webhook
 
 import (
