@@ -58,8 +58,10 @@ var Shared = map[string]string{
 }
 
 // ServerPackages are the webhook's own packages under pkg/webhook, which
-// may hold clients; every other package there is a mutator.
-var ServerPackages = []string{"pkg/webhook", "pkg/webhook/mutation"}
+// may hold clients: the server, the mutators' contract and the cluster
+// reads the server's command hands the mutators and the access grants check
+// (clusterreads); every other package there is a mutator.
+var ServerPackages = []string{"pkg/webhook", "pkg/webhook/mutation", "pkg/webhook/clusterreads"}
 
 // ClientImports are imports a mutator must not make, directly or through a
 // package of this module: API clients and the network.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -32,10 +33,14 @@ func (fuzzAccess) MayGetClusterBundle(_ context.Context, _, serviceAccount, bund
 	case "flaky":
 		return false, errors.New("the server is currently unable to handle the request")
 	case "slow":
-		return false, accessReviewTimedOut{after: accessReviewTimeout}
+		return false, fuzzReviewTimedOut
 	}
 	return serviceAccount == "builder" && bundle != "secret-only", nil
 }
+
+// fuzzReviewTimedOut is how a review that got no answer in time fails: it
+// wraps context.DeadlineExceeded, as clusterreads' reviewer's does.
+var fuzzReviewTimedOut = fmt.Errorf("the API server did not answer the SubjectAccessReview within 2s: %w", context.DeadlineExceeded)
 
 // fuzzWorld is the subscription mutator over bundles in namespace shop
 // (valid, overlapping, invalid, always-inject) and cluster bundles.
@@ -106,7 +111,7 @@ func FuzzPodHandler(f *testing.F) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 
-		for _, source := range []string{"subscription", "pod-identity", handlerSource} {
+		for _, source := range []string{"subscription", "pod-identity", handlerSite} {
 			if n := testutil.ToFloat64(m.panics.WithLabelValues(source)); n > 0 {
 				t.Fatalf("a panic in %s was recovered; input %q", source, body)
 			}

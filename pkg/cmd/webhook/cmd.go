@@ -28,6 +28,7 @@ import (
 	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/clusterreads"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/grants"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
@@ -202,9 +203,9 @@ func accessGrantsChecker(config *rest.Config) (*grants.Checker, error) {
 		return nil, err
 	}
 	return &grants.Checker{
-		Authorizer: webhook.GrantsAuthorizer{Client: kube.AuthorizationV1().SubjectAccessReviews()},
-		Templates:  webhook.LiveScopeTemplates{Client: client.ScopesV1alpha1()},
-		Namespaces: webhook.LiveNamespaces{Client: kube.CoreV1()},
+		Authorizer: clusterreads.GrantsAuthorizer{Client: kube.AuthorizationV1().SubjectAccessReviews()},
+		Templates:  clusterreads.LiveScopeTemplates{Client: client.ScopesV1alpha1()},
+		Namespaces: clusterreads.LiveNamespaces{Client: kube.CoreV1()},
 	}, nil
 }
 
@@ -248,7 +249,7 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 	operatorConfig.Informer() // registered before Start, or it never starts
 	mutators := []mutation.Mutator{
 		subscription.New(bundles.Lister(), clusterBundles.Lister(),
-			webhook.NewSubjectAccessReviewer(kube.AuthorizationV1().SubjectAccessReviews())).
+			clusterreads.NewSubjectAccessReviewer(kube.AuthorizationV1().SubjectAccessReviews())).
 			WithOperatorState(func() (operatorv1.ManagementState, bool) {
 				wa, err := operatorConfig.Lister().Get(operatorv1alpha1.WorkloadAccessName)
 				if err != nil {
@@ -268,7 +269,7 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		serviceAccounts := webhook.NewServiceAccountAnnotations(protoKube, podidentity.CachedAnnotations)
+		serviceAccounts := clusterreads.NewServiceAccountAnnotations(protoKube, podidentity.CachedAnnotations)
 		go serviceAccounts.Run(ctx)
 		podIdentity := podidentity.New(o.PodIdentityConfig, serviceAccounts)
 		// Readiness waits for the defaults, or the first pods would get the

@@ -1,4 +1,4 @@
-package webhook
+package clusterreads
 
 import (
 	"context"
@@ -18,7 +18,6 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 )
 
@@ -113,23 +112,6 @@ func TestCachedServiceAccountHoldsOnlyBoundedReadAnnotations(t *testing.T) {
 		}
 		check(t, got)
 	})
-}
-
-// A pod of a ServiceAccount whose role ARN is past IAM's limit is refused,
-// the message naming the ServiceAccount, the annotation and the limit.
-func TestOversizeRoleARNRefusesThePod(t *testing.T) {
-	for _, live := range []bool{false, true} {
-		s := startedCache(t, fake.NewClientset(oversizeServiceAccount("shop", "frontend")), live)
-		h := newPodHandler([]mutation.Mutator{podidentity.New(podidentity.DefaultConfig(), s)}, newMetrics())
-		_, review := post(t, h, reviewBody(t, realisticPod(nil), podResource, ""))
-		if review == nil || review.Response == nil {
-			t.Fatal("no admission response")
-		}
-		want := "annotation eks.amazonaws.com/role-arn on ServiceAccount shop/frontend is longer than 2048 bytes"
-		if r := review.Response; r.Allowed || r.Result == nil || !strings.HasPrefix(r.Result.Message, want) {
-			t.Errorf("live lookup %v: allowed=%v result=%+v, want a refusal starting %q", live, r.Allowed, r.Result, want)
-		}
-	}
 }
 
 // The cache follows the watch: a ServiceAccount created, annotated,
