@@ -17,12 +17,10 @@ package iamrolerequest
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sts"
@@ -376,74 +374,3 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 	}
 	return nil
 }
-
-func setCondition(status *podidentityv1alpha1.IAMRoleRequestStatus, generation int64, condition metav1.Condition) {
-	condition.ObservedGeneration = generation
-	meta.SetStatusCondition(&status.Conditions, condition)
-}
-
-// writeStatus updates the status when it differs from what is stored;
-// SetStatusCondition keeps the transition time of an unchanged condition,
-// so a resync with nothing changed writes nothing.
-func (c *controller) writeStatus(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, status *podidentityv1alpha1.IAMRoleRequestStatus) error {
-	if equalStatus(request.Status, *status) {
-		return nil
-	}
-	request.Status = *status
-	updated, err := c.requestClient.IAMRoleRequests().UpdateStatus(ctx, request, metav1.UpdateOptions{})
-	if err != nil {
-		return fmt.Errorf("updating the status of IAMRoleRequest %s: %w", request.Name, err)
-	}
-	request.ResourceVersion = updated.ResourceVersion
-	return nil
-}
-
-// credentials are the operator's IAM keys; never logged.
-type credentials struct {
-	accessKeyID, secretAccessKey string
-}
-
-func (creds credentials) scrub(message string) string {
-	return awscall.Scrub(message, creds.secretAccessKey, creds.accessKeyID)
-}
-
-func (c *controller) readCredentials() (credentials, *failure) {
-	where := fmt.Sprintf("Secret %s/%s", operatorclient.OperatorNamespace, CredentialsSecret)
-	secret, err := c.secrets.Secrets(operatorclient.OperatorNamespace).Get(CredentialsSecret)
-	if apierrors.IsNotFound(err) {
-		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf(
-			"%s with the operator's IAM credentials does not exist: the cloud credential operator writes it from the CredentialsRequest %s; in manual mode create it with keys %s and %s",
-			where, CredentialsSecret, AccessKeyIDKey, SecretAccessKeyKey), false}
-	}
-	if err != nil {
-		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf("%s: %v", where, err), true}
-	}
-	var creds credentials
-	var missing []string
-	creds.accessKeyID, creds.secretAccessKey, missing = awscall.Keys(secret)
-	if len(missing) > 0 {
-		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf("%s has no %s", where, strings.Join(missing, " and no ")), false}
-	}
-	return creds, nil
-}
-
-// connect returns the IAM client and the account of the credentials,
-// building clients and asking STS only when the connection changed.
-func (c *controller) connect(ctx context.Context, conn connection, creds credentials) (iamAPI, string, *failure) {
-	if c.iam != nil && c.clientsFor == conn.key() && c.account != "" {
-		return c.iam, c.account, nil
-	}
-	c.iam, c.sts = newClients(conn, c.transport)
-	c.clientsFor, c.account = conn.key(), ""
-	out, err := c.sts.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
-	if err != nil {
-		return nil, "", describe("sts:GetCallerIdentity", "the operator's credentials (the account names the OIDC provider in every trust policy)", err, creds)
-	}
-	if out.Account == nil || *out.Account == "" {
-		return nil, "", &failure{podidentityv1alpha1.ReasonIAMError, "sts:GetCallerIdentity named no account; retrying with backoff", true}
-	}
-	c.account = *out.Account
-	return c.iam, c.account, nil
-}
-
-func secretSum(secret string) [32]byte { return sha256.Sum256([]byte(secret)) }

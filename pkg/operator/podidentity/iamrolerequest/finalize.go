@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
@@ -104,9 +103,4 @@ func (c *controller) removeFinalizer(ctx context.Context, request *podidentityv1
 		return fmt.Errorf("removing finalizer %s: %w", Finalizer, err)
 	}
 	return nil
-}
-
-// equalStatus compares statuses as stored (conditions with their times).
-func equalStatus(a, b podidentityv1alpha1.IAMRoleRequestStatus) bool {
-	return equality.Semantic.DeepEqual(a, b)
 }

@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awscredentials "github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
-	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
@@ -31,54 +26,6 @@ type iamAPI interface {
 	PutRolePolicy(context.Context, *iam.PutRolePolicyInput, ...func(*iam.Options)) (*iam.PutRolePolicyOutput, error)
 	DeleteRolePolicy(context.Context, *iam.DeleteRolePolicyInput, ...func(*iam.Options)) (*iam.DeleteRolePolicyOutput, error)
 	DeleteRole(context.Context, *iam.DeleteRoleInput, ...func(*iam.Options)) (*iam.DeleteRoleOutput, error)
-}
-
-// connection is what the IAM and STS clients are built for. The secret is
-// kept only as a hash, to notice a rotated secret; secret travels to
-// newClients only.
-type connection struct {
-	region, iamEndpoint, stsEndpoint, accessKeyID string
-	secretSum                                     [32]byte
-	secret                                        string
-}
-
-func (conn connection) key() connection {
-	conn.secret = ""
-	return conn
-}
-
-// defaultSigningRegion signs IAM requests when no region is known: IAM is
-// global in the aws partition and signed in us-east-1.
-const defaultSigningRegion = "us-east-1"
-
-// newClients builds IAM and STS clients from static credentials, without the
-// SDK's config loader (no shared files, SSO or IMDS). transport is nil
-// outside tests.
-func newClients(conn connection, transport http.RoundTripper) (iamAPI, *sts.Client) {
-	region := conn.region
-	if region == "" {
-		region = defaultSigningRegion
-	}
-	creds := awscredentials.NewStaticCredentialsProvider(conn.accessKeyID, conn.secret, "")
-	client := httpClient(transport)
-	iamOptions := iam.Options{Region: region, Credentials: creds, RetryMaxAttempts: 3, HTTPClient: client}
-	if conn.iamEndpoint != "" {
-		iamOptions.BaseEndpoint = aws.String(conn.iamEndpoint)
-	}
-	stsOptions := sts.Options{Region: region, Credentials: creds, RetryMaxAttempts: 3, HTTPClient: client}
-	if conn.stsEndpoint != "" {
-		stsOptions.BaseEndpoint = aws.String(conn.stsEndpoint)
-	}
-	return iam.New(iamOptions), sts.New(stsOptions)
-}
-
-// httpClient has short timeouts: one hung endpoint must not hold the
-// controller's worker.
-func httpClient(transport http.RoundTripper) aws.HTTPClient {
-	if transport != nil {
-		return &http.Client{Transport: transport, Timeout: 30 * time.Second}
-	}
-	return awscall.HTTPClient()
 }
 
 // failure is why a request is not provisioned: the Provisioned reason, a
