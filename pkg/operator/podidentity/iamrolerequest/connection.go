@@ -67,38 +67,27 @@ func httpClient(transport http.RoundTripper) aws.HTTPClient {
 	return awscall.HTTPClient()
 }
 
-// credentials are the operator's IAM keys; never logged.
-type credentials struct {
-	accessKeyID, secretAccessKey string
-}
-
-func (creds credentials) scrub(message string) string {
-	return awscall.Scrub(message, creds.secretAccessKey, creds.accessKeyID)
-}
-
-func (c *controller) readCredentials() (credentials, *failure) {
+func (c *controller) readCredentials() (awscall.Credentials, *awscall.Failure) {
 	where := fmt.Sprintf("Secret %s/%s", operatorclient.OperatorNamespace, CredentialsSecret)
 	secret, err := c.secrets.Secrets(operatorclient.OperatorNamespace).Get(CredentialsSecret)
 	if apierrors.IsNotFound(err) {
-		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf(
+		return awscall.Credentials{}, &awscall.Failure{Reason: podidentityv1alpha1.ReasonCredentialsMissing, Message: fmt.Sprintf(
 			"%s with the operator's IAM credentials does not exist: the cloud credential operator writes it from the CredentialsRequest %s; in manual mode create it with keys %s and %s",
-			where, CredentialsSecret, AccessKeyIDKey, SecretAccessKeyKey), false}
+			where, CredentialsSecret, awscall.AccessKeyIDKey, awscall.SecretAccessKeyKey)}
 	}
 	if err != nil {
-		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf("%s: %v", where, err), true}
+		return awscall.Credentials{}, &awscall.Failure{Reason: podidentityv1alpha1.ReasonCredentialsMissing, Message: fmt.Sprintf("%s: %v", where, err), Retry: true}
 	}
-	var creds credentials
-	var missing []string
-	creds.accessKeyID, creds.secretAccessKey, missing = awscall.Keys(secret)
+	creds, missing := awscall.Keys(secret)
 	if len(missing) > 0 {
-		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf("%s has no %s", where, strings.Join(missing, " and no ")), false}
+		return awscall.Credentials{}, &awscall.Failure{Reason: podidentityv1alpha1.ReasonCredentialsMissing, Message: fmt.Sprintf("%s has no %s", where, strings.Join(missing, " and no "))}
 	}
 	return creds, nil
 }
 
 // connect returns the IAM client and the account of the credentials,
 // building clients and asking STS only when the connection changed.
-func (c *controller) connect(ctx context.Context, conn connection, creds credentials) (iamAPI, string, *failure) {
+func (c *controller) connect(ctx context.Context, conn connection, creds awscall.Credentials) (iamAPI, string, *awscall.Failure) {
 	if c.iam != nil && c.clientsFor == conn.key() && c.account != "" {
 		return c.iam, c.account, nil
 	}
@@ -109,7 +98,7 @@ func (c *controller) connect(ctx context.Context, conn connection, creds credent
 		return nil, "", describe("sts:GetCallerIdentity", "the operator's credentials (the account names the OIDC provider in every trust policy)", err, creds)
 	}
 	if out.Account == nil || *out.Account == "" {
-		return nil, "", &failure{podidentityv1alpha1.ReasonIAMError, "sts:GetCallerIdentity named no account; retrying with backoff", true}
+		return nil, "", &awscall.Failure{Reason: podidentityv1alpha1.ReasonIAMError, Message: "sts:GetCallerIdentity named no account; retrying with backoff", Retry: true}
 	}
 	c.account = *out.Account
 	return c.iam, c.account, nil

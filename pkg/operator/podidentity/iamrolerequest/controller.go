@@ -64,10 +64,6 @@ const (
 	// CredentialsSecret, in the operator's namespace, holds the IAM
 	// credentials the CredentialsRequest of the same name asks for.
 	CredentialsSecret = "workload-access-iam"
-	// AccessKeyIDKey and SecretAccessKeyKey are the keys the cloud
-	// credential operator writes.
-	AccessKeyIDKey     = awscall.AccessKeyIDKey
-	SecretAccessKeyKey = awscall.SecretAccessKeyKey
 	// RoleARNAnnotation is what the pod identity webhook reads.
 	RoleARNAnnotation = "eks.amazonaws.com/role-arn"
 	// AudienceAnnotation chooses the token audience, and so the trust
@@ -284,8 +280,8 @@ func (c *controller) addFinalizerAndReconcile(ctx context.Context, syncCtx facto
 // of times in the first seconds, against an account-wide rate limit. Other
 // errors (API server conflicts) go back to the queue's backoff.
 func (c *controller) retry(syncCtx factory.SyncContext, key string, err error) error {
-	var f *failure
-	if !errors.As(err, &f) || !f.retry {
+	var f *awscall.Failure
+	if !errors.As(err, &f) || !f.Retry {
 		if err == nil {
 			c.backoff.Reset(key)
 		}
@@ -293,7 +289,7 @@ func (c *controller) retry(syncCtx factory.SyncContext, key string, err error) e
 	}
 	c.backoff.Next(key, c.backoff.Clock.Now())
 	delay := c.backoff.Get(key)
-	klog.V(2).Infof("IAMRoleRequest %s: %s; again in %s", key, f.message, delay)
+	klog.V(2).Infof("IAMRoleRequest %s: %s; again in %s", key, f.Message, delay)
 	syncCtx.Queue().AddAfter(key, delay)
 	return nil
 }
@@ -344,12 +340,12 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 	provisioned := metav1.Condition{Type: podidentityv1alpha1.ConditionProvisioned, Status: metav1.ConditionTrue,
 		Reason: podidentityv1alpha1.ReasonProvisioned, Message: role.message}
 	if f != nil {
-		provisioned.Status, provisioned.Reason, provisioned.Message = metav1.ConditionFalse, f.reason, f.message
+		provisioned.Status, provisioned.Reason, provisioned.Message = metav1.ConditionFalse, f.Reason, f.Message
 	}
 	setCondition(status, request.Generation, provisioned)
 	var linked metav1.Condition
 	var linkErr error
-	if role.arn == "" && f != nil && f.retry && request.Status.RoleARN != "" {
+	if role.arn == "" && f != nil && f.Retry && request.Status.RoleARN != "" {
 		// A passing failure (throttled, unanswered, refused once) says
 		// nothing of a link made before: the ServiceAccount still carries
 		// the role, and its condition stays as it was.
@@ -366,10 +362,10 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 	if linkErr != nil {
 		return linkErr
 	}
-	if f != nil && f.retry {
+	if f != nil && f.Retry {
 		return f // retried with backoff (see retry)
 	}
-	if (f != nil && f.reason == podidentityv1alpha1.ReasonOIDCProviderNotRegistered) || linked.Reason == podidentityv1alpha1.ReasonNamespaceMissing {
+	if (f != nil && f.Reason == podidentityv1alpha1.ReasonOIDCProviderNotRegistered) || linked.Reason == podidentityv1alpha1.ReasonNamespaceMissing {
 		syncCtx.Queue().AddAfter(request.Name, waitingRecheck)
 	}
 	return nil

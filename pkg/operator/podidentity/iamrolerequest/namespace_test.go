@@ -13,6 +13,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
 // confirm is the admin's `oc annotate iamrolerequest <name> confirmed-namespace-uid=<uid>`.
@@ -78,7 +79,7 @@ func (f *fixture) lateNamespace(request, name string) *corev1.Namespace {
 // none of the operator's annotations.
 func (f *fixture) wantNothingMade(request, namespace, sa string) {
 	f.t.Helper()
-	if _, err := f.getRole(request); errorCode(err) != "NoSuchEntity" {
+	if _, err := f.getRole(request); awscall.ErrorCode(err) != "NoSuchEntity" {
 		f.t.Errorf("IAM role %s: %v, want NoSuchEntity", f.roleName(request), err)
 	}
 	for _, w := range f.http.writes() {
@@ -231,7 +232,7 @@ func TestDeletedNamespaceRevokesTheRole(t *testing.T) {
 	if w := strings.Join(f.http.writes(), ","); w != "DeleteRolePolicy,DeleteRole" {
 		t.Errorf("revocation wrote %s to IAM", w)
 	}
-	if _, err := f.getRole("app"); errorCode(err) != "NoSuchEntity" {
+	if _, err := f.getRole("app"); awscall.ErrorCode(err) != "NoSuchEntity" {
 		t.Errorf("GetRole after the namespace started terminating: %v, want NoSuchEntity", err)
 	}
 	for _, conditionType := range []string{podidentityv1alpha1.ConditionProvisioned, podidentityv1alpha1.ConditionServiceAccountLinked} {
@@ -314,7 +315,7 @@ func TestUnpinnedRoleOfAYoungerNamespaceIsRevoked(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.wantCondition("old", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceNotConfirmed)
-	if _, err := f.getRole("old"); errorCode(err) != "NoSuchEntity" {
+	if _, err := f.getRole("old"); awscall.ErrorCode(err) != "NoSuchEntity" {
 		t.Errorf("the role made before the upgrade: %v, want NoSuchEntity", err)
 	}
 	if got := f.get("old").Status.RoleARN; got != "" {

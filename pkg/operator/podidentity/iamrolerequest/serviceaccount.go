@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
 // link makes the ServiceAccount name the role: created with an owner
@@ -46,7 +47,7 @@ func (c *controller) link(ctx context.Context, request *podidentityv1alpha1.IAMR
 			// each pass reads the role from IAM again.
 			message := fmt.Sprintf("creating ServiceAccount %s failed: %v", name, err)
 			return linked(metav1.ConditionFalse, podidentityv1alpha1.ReasonWaitingForRole, message),
-				&failure{podidentityv1alpha1.ReasonWaitingForRole, message + "; retrying with backoff", true}
+				&awscall.Failure{Reason: podidentityv1alpha1.ReasonWaitingForRole, Message: message + "; retrying with backoff", Retry: true}
 		}
 		c.events.Eventf(request, corev1.EventTypeNormal, "ServiceAccountCreated", "Created ServiceAccount %s with %s=%s", name, RoleARNAnnotation, arn)
 		return done, nil

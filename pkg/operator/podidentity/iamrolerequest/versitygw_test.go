@@ -50,6 +50,7 @@ import (
 	operatorv1alpha1listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
 	podidentitylisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrole"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
@@ -239,7 +240,7 @@ func newFixture(t *testing.T, registerProvider bool) *fixture {
 
 func (f *fixture) useKeys(keyID, secret string) {
 	f.secret = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: operatorclient.OperatorNamespace, Name: CredentialsSecret},
-		Data: map[string][]byte{AccessKeyIDKey: []byte(keyID), SecretAccessKeyKey: []byte(secret)}}
+		Data: map[string][]byte{awscall.AccessKeyIDKey: []byte(keyID), awscall.SecretAccessKeyKey: []byte(secret)}}
 }
 
 // namespace creates a namespace in the fake API server, once, an hour
@@ -761,7 +762,7 @@ func TestDeletion(t *testing.T) {
 	if w := strings.Join(f.http.writes(), ","); w != "DeleteRolePolicy,DeleteRole" {
 		t.Errorf("deletion wrote %s", w)
 	}
-	if _, err := f.getRole("worker"); errorCode(err) != "NoSuchEntity" {
+	if _, err := f.getRole("worker"); awscall.ErrorCode(err) != "NoSuchEntity" {
 		t.Errorf("the role is still there: %v", err)
 	}
 	sa, _ := f.kube.CoreV1().ServiceAccounts("apps").Get(context.Background(), "worker", metav1.GetOptions{})
@@ -813,7 +814,7 @@ func TestOIDCProviderNotRegistered(t *testing.T) {
 	if w := f.http.writes(); len(w) > 0 {
 		t.Errorf("IAM writes without a provider: %v", w)
 	}
-	if _, err := f.getRole("early"); errorCode(err) != "NoSuchEntity" {
+	if _, err := f.getRole("early"); awscall.ErrorCode(err) != "NoSuchEntity" {
 		t.Errorf("a role was created: %v", err)
 	}
 	// Registered later: the next sync creates the role.
