@@ -64,13 +64,9 @@ const (
 	// CredentialsSecret, in the operator's namespace, holds the IAM
 	// credentials the CredentialsRequest of the same name asks for.
 	CredentialsSecret = "workload-access-iam"
-	// RoleARNAnnotation is what the pod identity webhook reads.
-	RoleARNAnnotation = "eks.amazonaws.com/role-arn"
-	// AudienceAnnotation chooses the token audience, and so the trust
-	// policy's :aud.
-	AudienceAnnotation = "eks.amazonaws.com/audience"
 	// LinkedByAnnotation is the UID of the request that wrote
-	// RoleARNAnnotation: only that request changes or removes it.
+	// podidentityv1alpha1.RoleARNAnnotation: only that request changes or
+	// removes it.
 	LinkedByAnnotation = "podidentity.openshift.io/linked-by"
 )
 

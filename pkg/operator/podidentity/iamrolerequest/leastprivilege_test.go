@@ -384,7 +384,7 @@ func TestDeletionOfARoleAlreadyGoneUnderThePathGrant(t *testing.T) {
 		t.Errorf("events:\n%s", evs)
 	}
 	sa, _ := f.kube.CoreV1().ServiceAccounts("apps").Get(ctx, "app", metav1.GetOptions{})
-	if _, ok := sa.Annotations[RoleARNAnnotation]; ok {
+	if _, ok := sa.Annotations[podidentityv1alpha1.RoleARNAnnotation]; ok {
 		t.Errorf("the ServiceAccount still names the role: %v", sa.Annotations)
 	}
 }

@@ -135,7 +135,7 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 	ref := request.Spec.Storage.ServiceAccount
 	var annotation string
 	if sa != nil {
-		annotation = sa.Annotations[AudienceAnnotation]
+		annotation = sa.Annotations[podidentityv1alpha1.AudienceAnnotation]
 	}
 	audience := iamrole.Audience(annotation, env.defaultAudience)
 	providerARN := iamrole.ProviderARN(env.partition, account, hostPath)
