@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
@@ -101,7 +102,7 @@ func FuzzPodHandler(f *testing.F) {
 	// pod as the subscription mutator left it.
 	config := podidentity.DefaultConfig()
 	config.Region = "eu-west-3"
-	role := staticServiceAccounts{"shop/frontend": {podidentity.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"}}
+	role := staticServiceAccounts{"shop/frontend": {podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"}}
 	h := newPodHandler([]mutation.Mutator{fuzzWorld(f), podidentity.New(config, role)}, m)
 	f.Add([]byte(`{}`))
 	f.Add(reviewBody(f, realisticPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}), podResource, ""))

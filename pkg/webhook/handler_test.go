@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/clusterreads"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
@@ -408,7 +409,7 @@ func TestMutatorsWorkWithinTheAPIServersTimeout(t *testing.T) {
 func TestProductionMutatorsComposeThroughTheOutline(t *testing.T) {
 	config := podidentity.DefaultConfig()
 	config.Region = "eu-west-3"
-	role := staticServiceAccounts{"shop/frontend": {podidentity.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"}}
+	role := staticServiceAccounts{"shop/frontend": {podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"}}
 	m := newMetrics()
 	h := newPodHandler([]mutation.Mutator{fuzzWorld(t), podidentity.New(config, role)}, m)
 	pod := realisticPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"})

@@ -25,6 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook"
@@ -103,10 +104,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second to the API server (SubjectAccessReviews, informers).")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests to the API server above --kube-api-qps.")
 	fs.IntVar(&o.MaxInFlight, "max-in-flight-admissions", o.MaxInFlight, "Admissions answered at once; more are refused with 429 (a pod that asked for an injection is then refused, others are admitted without automatic injections).")
-	fs.BoolVar(&o.PodIdentity, "pod-identity", o.PodIdentity, "Inject AWS IAM role credentials into pods whose ServiceAccount is annotated "+podidentity.RoleARNAnnotation+" (watches every ServiceAccount's "+podidentity.AnnotationPrefix+" annotations).")
+	fs.BoolVar(&o.PodIdentity, "pod-identity", o.PodIdentity, "Inject AWS IAM role credentials into pods whose ServiceAccount is annotated "+podidentityv1alpha1.RoleARNAnnotation+" (watches every ServiceAccount's "+podidentityv1alpha1.AnnotationPrefix+" annotations).")
 	fs.StringVar(&o.PodIdentityConfig.Region, "aws-default-region", o.PodIdentityConfig.Region, "AWS_REGION and AWS_DEFAULT_REGION given to pods with pod identity; empty gives none.")
-	fs.StringVar(&o.PodIdentityConfig.DefaultAudience, "token-audience", o.PodIdentityConfig.DefaultAudience, "Audience of the injected token unless WorkloadAccess cluster spec.podIdentity.defaultAudience or the ServiceAccount's "+podidentity.AudienceAnnotation+" sets one.")
-	fs.BoolVar(&o.PodIdentityConfig.DefaultRegionalSTS, "sts-regional-endpoint", o.PodIdentityConfig.DefaultRegionalSTS, "Set AWS_STS_REGIONAL_ENDPOINTS=regional unless WorkloadAccess cluster spec.podIdentity.defaultSTSEndpoints or the ServiceAccount's "+podidentity.RegionalSTSAnnotation+" says otherwise.")
+	fs.StringVar(&o.PodIdentityConfig.DefaultAudience, "token-audience", o.PodIdentityConfig.DefaultAudience, "Audience of the injected token unless WorkloadAccess cluster spec.podIdentity.defaultAudience or the ServiceAccount's "+podidentityv1alpha1.AudienceAnnotation+" sets one.")
+	fs.BoolVar(&o.PodIdentityConfig.DefaultRegionalSTS, "sts-regional-endpoint", o.PodIdentityConfig.DefaultRegionalSTS, "Set AWS_STS_REGIONAL_ENDPOINTS=regional unless WorkloadAccess cluster spec.podIdentity.defaultSTSEndpoints or the ServiceAccount's "+podidentityv1alpha1.RegionalSTSAnnotation+" says otherwise.")
 	fs.Int64Var(&o.PodIdentityConfig.DefaultTokenExpiration, "token-expiration", o.PodIdentityConfig.DefaultTokenExpiration, "Lifetime in seconds of the injected token unless WorkloadAccess cluster spec.podIdentity.defaultTokenExpirationSeconds or an annotation sets one (at least 600).")
 }
 

@@ -20,7 +20,8 @@
 //   - issuer: the OIDC discovery document and JWKS built from the service
 //     account signing keys;
 //   - iamrole: an IAMRoleRequest's IAM role: names, documents, drift;
-//   - awscall: why an AWS call failed, without URLs or keys.
+//   - awscall: the AWS credentials with their scrubbing, and why an AWS
+//     call failed (error codes, failures), without URLs or keys.
 //
 // Other capabilities import this package only, never what lies below it.
 package podidentity

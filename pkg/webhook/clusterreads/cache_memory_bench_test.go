@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/subscription"
@@ -29,7 +30,7 @@ func BenchmarkCacheMemory(b *testing.B) {
 	prefixed := func(a map[string]string) map[string]string {
 		var out map[string]string
 		for k, v := range a {
-			if strings.HasPrefix(k, podidentity.AnnotationPrefix) {
+			if strings.HasPrefix(k, podidentityv1alpha1.AnnotationPrefix) {
 				if out == nil {
 					out = map[string]string{}
 				}
@@ -42,8 +43,8 @@ func BenchmarkCacheMemory(b *testing.B) {
 		return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
 			Namespace: fmt.Sprintf("team-%04d", i), Name: "builder",
 			Annotations: map[string]string{
-				podidentity.AnnotationPrefix + "pad": strings.Repeat("x", junkBytes),
-				podidentity.RoleARNAnnotation:        "arn:aws:iam::111122223333:role/" + strings.Repeat("a", 3000),
+				podidentityv1alpha1.AnnotationPrefix + "pad": strings.Repeat("x", junkBytes),
+				podidentityv1alpha1.RoleARNAnnotation:        "arn:aws:iam::111122223333:role/" + strings.Repeat("a", 3000),
 			},
 		}}
 	}

@@ -18,6 +18,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 )
 
@@ -78,8 +79,8 @@ func TestCachedServiceAccountKeepsOnlyPrefixedAnnotations(t *testing.T) {
 func oversizeServiceAccount(namespace, name string) *corev1.ServiceAccount {
 	return serviceAccount(namespace, name, map[string]string{
 		testPrefix + "pad":                                 strings.Repeat("x", 150_000),
-		podidentity.RoleARNAnnotation:                      "arn:aws:iam::123456789012:role/" + strings.Repeat("a", 3000-31),
-		podidentity.AudienceAnnotation:                     "sts.amazonaws.com",
+		podidentityv1alpha1.RoleARNAnnotation:              "arn:aws:iam::123456789012:role/" + strings.Repeat("a", 3000-31),
+		podidentityv1alpha1.AudienceAnnotation:             "sts.amazonaws.com",
 		"kubectl.kubernetes.io/last-applied-configuration": strings.Repeat("y", 10_000),
 	})
 }
@@ -89,7 +90,7 @@ func oversizeServiceAccount(namespace, name string) *corev1.ServiceAccount {
 func TestCachedServiceAccountHoldsOnlyBoundedReadAnnotations(t *testing.T) {
 	check := func(t *testing.T, got map[string]string) {
 		t.Helper()
-		if len(got) != 2 || got[podidentity.AudienceAnnotation] != "sts.amazonaws.com" || len(got[podidentity.RoleARNAnnotation]) != 2049 {
+		if len(got) != 2 || got[podidentityv1alpha1.AudienceAnnotation] != "sts.amazonaws.com" || len(got[podidentityv1alpha1.RoleARNAnnotation]) != 2049 {
 			for k, v := range got {
 				t.Errorf("kept %s: %d bytes", k, len(v))
 			}

@@ -1,6 +1,10 @@
 package podidentity
 
-import "strings"
+import (
+	"strings"
+
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+)
 
 // serviceAccountLimits is every ServiceAccount annotation the mutator
 // reads, with the longest value it accepts in bytes. Anything longer is
@@ -12,15 +16,15 @@ var serviceAccountLimits = [...]struct {
 }{
 	// IAM's own limit on an ARN; a valid role ARN is under 700 (partition,
 	// 12-digit account, a 512-character path and a 64-character name).
-	{RoleARNAnnotation, 2048},
+	{podidentityv1alpha1.RoleARNAnnotation, 2048},
 	// A token audience is a name such as sts.amazonaws.com; 256 leaves room
 	// for any URL-like one STS could be configured with.
-	{AudienceAnnotation, 256},
+	{podidentityv1alpha1.AudienceAnnotation, 256},
 	// strconv.ParseBool's longest word is "false".
-	{RegionalSTSAnnotation, 16},
+	{podidentityv1alpha1.RegionalSTSAnnotation, 16},
 	// The longest accepted number, 4294967296, is 10 digits; 64 leaves room
 	// for a sign and leading zeros.
-	{TokenExpirationAnnotation, 64},
+	{podidentityv1alpha1.TokenExpirationAnnotation, 64},
 }
 
 // CachedAnnotations is what a cache of ServiceAccounts keeps for the

@@ -17,12 +17,10 @@ package iamrolerequest
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sts"
@@ -66,17 +64,9 @@ const (
 	// CredentialsSecret, in the operator's namespace, holds the IAM
 	// credentials the CredentialsRequest of the same name asks for.
 	CredentialsSecret = "workload-access-iam"
-	// AccessKeyIDKey and SecretAccessKeyKey are the keys the cloud
-	// credential operator writes.
-	AccessKeyIDKey     = awscall.AccessKeyIDKey
-	SecretAccessKeyKey = awscall.SecretAccessKeyKey
-	// RoleARNAnnotation is what the pod identity webhook reads.
-	RoleARNAnnotation = "eks.amazonaws.com/role-arn"
-	// AudienceAnnotation chooses the token audience, and so the trust
-	// policy's :aud.
-	AudienceAnnotation = "eks.amazonaws.com/audience"
 	// LinkedByAnnotation is the UID of the request that wrote
-	// RoleARNAnnotation: only that request changes or removes it.
+	// podidentityv1alpha1.RoleARNAnnotation: only that request changes or
+	// removes it.
 	LinkedByAnnotation = "podidentity.openshift.io/linked-by"
 )
 
@@ -286,8 +276,8 @@ func (c *controller) addFinalizerAndReconcile(ctx context.Context, syncCtx facto
 // of times in the first seconds, against an account-wide rate limit. Other
 // errors (API server conflicts) go back to the queue's backoff.
 func (c *controller) retry(syncCtx factory.SyncContext, key string, err error) error {
-	var f *failure
-	if !errors.As(err, &f) || !f.retry {
+	var f *awscall.Failure
+	if !errors.As(err, &f) || !f.Retry {
 		if err == nil {
 			c.backoff.Reset(key)
 		}
@@ -295,7 +285,7 @@ func (c *controller) retry(syncCtx factory.SyncContext, key string, err error) e
 	}
 	c.backoff.Next(key, c.backoff.Clock.Now())
 	delay := c.backoff.Get(key)
-	klog.V(2).Infof("IAMRoleRequest %s: %s; again in %s", key, f.message, delay)
+	klog.V(2).Infof("IAMRoleRequest %s: %s; again in %s", key, f.Message, delay)
 	syncCtx.Queue().AddAfter(key, delay)
 	return nil
 }
@@ -346,12 +336,12 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 	provisioned := metav1.Condition{Type: podidentityv1alpha1.ConditionProvisioned, Status: metav1.ConditionTrue,
 		Reason: podidentityv1alpha1.ReasonProvisioned, Message: role.message}
 	if f != nil {
-		provisioned.Status, provisioned.Reason, provisioned.Message = metav1.ConditionFalse, f.reason, f.message
+		provisioned.Status, provisioned.Reason, provisioned.Message = metav1.ConditionFalse, f.Reason, f.Message
 	}
 	setCondition(status, request.Generation, provisioned)
 	var linked metav1.Condition
 	var linkErr error
-	if role.arn == "" && f != nil && f.retry && request.Status.RoleARN != "" {
+	if role.arn == "" && f != nil && f.Retry && request.Status.RoleARN != "" {
 		// A passing failure (throttled, unanswered, refused once) says
 		// nothing of a link made before: the ServiceAccount still carries
 		// the role, and its condition stays as it was.
@@ -368,82 +358,11 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 	if linkErr != nil {
 		return linkErr
 	}
-	if f != nil && f.retry {
+	if f != nil && f.Retry {
 		return f // retried with backoff (see retry)
 	}
-	if (f != nil && f.reason == podidentityv1alpha1.ReasonOIDCProviderNotRegistered) || linked.Reason == podidentityv1alpha1.ReasonNamespaceMissing {
+	if (f != nil && f.Reason == podidentityv1alpha1.ReasonOIDCProviderNotRegistered) || linked.Reason == podidentityv1alpha1.ReasonNamespaceMissing {
 		syncCtx.Queue().AddAfter(request.Name, waitingRecheck)
 	}
 	return nil
 }
-
-func setCondition(status *podidentityv1alpha1.IAMRoleRequestStatus, generation int64, condition metav1.Condition) {
-	condition.ObservedGeneration = generation
-	meta.SetStatusCondition(&status.Conditions, condition)
-}
-
-// writeStatus updates the status when it differs from what is stored;
-// SetStatusCondition keeps the transition time of an unchanged condition,
-// so a resync with nothing changed writes nothing.
-func (c *controller) writeStatus(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, status *podidentityv1alpha1.IAMRoleRequestStatus) error {
-	if equalStatus(request.Status, *status) {
-		return nil
-	}
-	request.Status = *status
-	updated, err := c.requestClient.IAMRoleRequests().UpdateStatus(ctx, request, metav1.UpdateOptions{})
-	if err != nil {
-		return fmt.Errorf("updating the status of IAMRoleRequest %s: %w", request.Name, err)
-	}
-	request.ResourceVersion = updated.ResourceVersion
-	return nil
-}
-
-// credentials are the operator's IAM keys; never logged.
-type credentials struct {
-	accessKeyID, secretAccessKey string
-}
-
-func (creds credentials) scrub(message string) string {
-	return awscall.Scrub(message, creds.secretAccessKey, creds.accessKeyID)
-}
-
-func (c *controller) readCredentials() (credentials, *failure) {
-	where := fmt.Sprintf("Secret %s/%s", operatorclient.OperatorNamespace, CredentialsSecret)
-	secret, err := c.secrets.Secrets(operatorclient.OperatorNamespace).Get(CredentialsSecret)
-	if apierrors.IsNotFound(err) {
-		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf(
-			"%s with the operator's IAM credentials does not exist: the cloud credential operator writes it from the CredentialsRequest %s; in manual mode create it with keys %s and %s",
-			where, CredentialsSecret, AccessKeyIDKey, SecretAccessKeyKey), false}
-	}
-	if err != nil {
-		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf("%s: %v", where, err), true}
-	}
-	var creds credentials
-	var missing []string
-	creds.accessKeyID, creds.secretAccessKey, missing = awscall.Keys(secret)
-	if len(missing) > 0 {
-		return credentials{}, &failure{podidentityv1alpha1.ReasonCredentialsMissing, fmt.Sprintf("%s has no %s", where, strings.Join(missing, " and no ")), false}
-	}
-	return creds, nil
-}
-
-// connect returns the IAM client and the account of the credentials,
-// building clients and asking STS only when the connection changed.
-func (c *controller) connect(ctx context.Context, conn connection, creds credentials) (iamAPI, string, *failure) {
-	if c.iam != nil && c.clientsFor == conn.key() && c.account != "" {
-		return c.iam, c.account, nil
-	}
-	c.iam, c.sts = newClients(conn, c.transport)
-	c.clientsFor, c.account = conn.key(), ""
-	out, err := c.sts.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
-	if err != nil {
-		return nil, "", describe("sts:GetCallerIdentity", "the operator's credentials (the account names the OIDC provider in every trust policy)", err, creds)
-	}
-	if out.Account == nil || *out.Account == "" {
-		return nil, "", &failure{podidentityv1alpha1.ReasonIAMError, "sts:GetCallerIdentity named no account; retrying with backoff", true}
-	}
-	c.account = *out.Account
-	return c.iam, c.account, nil
-}
-
-func secretSum(secret string) [32]byte { return sha256.Sum256([]byte(secret)) }

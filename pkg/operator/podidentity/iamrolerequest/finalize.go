@@ -8,10 +8,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrole"
 )
 
@@ -26,12 +26,12 @@ func (c *controller) finalize(ctx context.Context, request *podidentityv1alpha1.
 	}
 	deleted, refused, f := c.deleteRole(ctx, request)
 	if f != nil {
-		if request.Status.RoleARN == "" && (f.reason == podidentityv1alpha1.ReasonPlatformNotSupported || f.reason == podidentityv1alpha1.ReasonCredentialsMissing) {
+		if request.Status.RoleARN == "" && (f.Reason == podidentityv1alpha1.ReasonPlatformNotSupported || f.Reason == podidentityv1alpha1.ReasonCredentialsMissing) {
 			return c.removeFinalizer(ctx, request)
 		}
 		status := request.Status.DeepCopy()
 		setCondition(status, request.Generation, metav1.Condition{Type: podidentityv1alpha1.ConditionProvisioned, Status: metav1.ConditionFalse,
-			Reason: f.reason, Message: "deleting the role: " + f.message + "; the request keeps its finalizer " + Finalizer +
+			Reason: f.Reason, Message: "deleting the role: " + f.Message + "; the request keeps its finalizer " + Finalizer +
 				" until the role is deleted (removing the finalizer by hand leaves the role in IAM)"})
 		if err := c.writeStatus(ctx, request, status); err != nil {
 			return err
@@ -60,7 +60,7 @@ func (c *controller) finalize(ctx context.Context, request *podidentityv1alpha1.
 // when IAM refused to read it, which under the operator's grant means it does
 // not exist (see mayBeAbsent): deleted by hand, or by an earlier pass whose
 // answer was lost.
-func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) (deleted, refused string, f *failure) {
+func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) (deleted, refused string, f *awscall.Failure) {
 	env, f := c.environment(false)
 	if f != nil {
 		return "", "", f
@@ -90,8 +90,8 @@ func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha
 	_, err = client.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(name)})
 	if err != nil && !isNoSuchEntity(err) {
 		f := describe("iam:DeleteRole", "role "+name, err, env.creds)
-		if errorCode(err) == "DeleteConflict" {
-			f.message += " (detach the policies attached to the role by hand; the operator deletes only its inline policy " + iamrole.PolicyName + ")"
+		if awscall.ErrorCode(err) == "DeleteConflict" {
+			f.Message += " (detach the policies attached to the role by hand; the operator deletes only its inline policy " + iamrole.PolicyName + ")"
 		}
 		return "", "", f
 	}
@@ -104,9 +104,4 @@ func (c *controller) removeFinalizer(ctx context.Context, request *podidentityv1
 		return fmt.Errorf("removing finalizer %s: %w", Finalizer, err)
 	}
 	return nil
-}
-
-// equalStatus compares statuses as stored (conditions with their times).
-func equalStatus(a, b podidentityv1alpha1.IAMRoleRequestStatus) bool {
-	return equality.Semantic.DeepEqual(a, b)
 }

@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awscredentials "github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
-	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
@@ -33,95 +28,28 @@ type iamAPI interface {
 	DeleteRole(context.Context, *iam.DeleteRoleInput, ...func(*iam.Options)) (*iam.DeleteRoleOutput, error)
 }
 
-// connection is what the IAM and STS clients are built for. The secret is
-// kept only as a hash, to notice a rotated secret; secret travels to
-// newClients only.
-type connection struct {
-	region, iamEndpoint, stsEndpoint, accessKeyID string
-	secretSum                                     [32]byte
-	secret                                        string
-}
-
-func (conn connection) key() connection {
-	conn.secret = ""
-	return conn
-}
-
-// defaultSigningRegion signs IAM requests when no region is known: IAM is
-// global in the aws partition and signed in us-east-1.
-const defaultSigningRegion = "us-east-1"
-
-// newClients builds IAM and STS clients from static credentials, without the
-// SDK's config loader (no shared files, SSO or IMDS). transport is nil
-// outside tests.
-func newClients(conn connection, transport http.RoundTripper) (iamAPI, *sts.Client) {
-	region := conn.region
-	if region == "" {
-		region = defaultSigningRegion
-	}
-	creds := awscredentials.NewStaticCredentialsProvider(conn.accessKeyID, conn.secret, "")
-	client := httpClient(transport)
-	iamOptions := iam.Options{Region: region, Credentials: creds, RetryMaxAttempts: 3, HTTPClient: client}
-	if conn.iamEndpoint != "" {
-		iamOptions.BaseEndpoint = aws.String(conn.iamEndpoint)
-	}
-	stsOptions := sts.Options{Region: region, Credentials: creds, RetryMaxAttempts: 3, HTTPClient: client}
-	if conn.stsEndpoint != "" {
-		stsOptions.BaseEndpoint = aws.String(conn.stsEndpoint)
-	}
-	return iam.New(iamOptions), sts.New(stsOptions)
-}
-
-// httpClient has short timeouts: one hung endpoint must not hold the
-// controller's worker.
-func httpClient(transport http.RoundTripper) aws.HTTPClient {
-	if transport != nil {
-		return &http.Client{Transport: transport, Timeout: 30 * time.Second}
-	}
-	return awscall.HTTPClient()
-}
-
-// failure is why a request is not provisioned: the Provisioned reason, a
-// message that names the AWS call and error code and what to do, and
-// whether to retry with backoff (transient) or wait for an event or the
-// periodic resync (fixed by a person).
-type failure struct {
-	reason, message string
-	retry           bool
-}
-
-func (f *failure) Error() string { return f.message }
-
-// errorCode is IAM's or STS's error code, "" when none answered.
-func errorCode(err error) string {
-	var apiErr smithy.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.ErrorCode()
-	}
-	return ""
-}
-
-func isNoSuchEntity(err error) bool { return errorCode(err) == "NoSuchEntity" }
+func isNoSuchEntity(err error) bool { return awscall.ErrorCode(err) == "NoSuchEntity" }
 
 var throttlingCodes = map[string]bool{
 	"Throttling": true, "ThrottlingException": true, "RequestLimitExceeded": true,
 	"TooManyRequestsException": true, "RequestThrottled": true, "SlowDown": true,
 }
 
+// deniedCodes, and awscall.CredentialsRefused, say the credentials may not
+// make the call.
 var deniedCodes = map[string]bool{
 	"AccessDenied": true, "AccessDeniedException": true, "UnauthorizedOperation": true,
-	"InvalidClientTokenId": true, "SignatureDoesNotMatch": true, "ExpiredToken": true,
 }
 
 // describe turns a failed call into the Provisioned reason and a message:
 // the call and what it was on, IAM's code and message, and what to do.
 // Request IDs and URLs are left out (they would change the message, and so
 // the status, at every retry) and the credentials are scrubbed.
-func describe(call, on string, err error, creds credentials) *failure {
+func describe(call, on string, err error, creds awscall.Credentials) *awscall.Failure {
 	where := call + " on " + on
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
-		return &failure{podidentityv1alpha1.ReasonIAMError, creds.scrub(fmt.Sprintf("%s: no answer: %s; retrying with backoff", where, awscall.Unanswered(err))), true}
+		return &awscall.Failure{Reason: podidentityv1alpha1.ReasonIAMError, Message: creds.Scrub(fmt.Sprintf("%s: no answer: %s; retrying with backoff", where, awscall.Unanswered(err))), Retry: true}
 	}
 	code, text := apiErr.ErrorCode(), apiErr.ErrorMessage()
 	said := code
@@ -130,17 +58,17 @@ func describe(call, on string, err error, creds credentials) *failure {
 	}
 	switch {
 	case throttlingCodes[code]:
-		return &failure{podidentityv1alpha1.ReasonThrottled, creds.scrub(fmt.Sprintf(
-			"%s: %s: IAM throttled the operator; it retries with backoff (other callers in the AWS account share IAM's rate limit)", where, said)), true}
-	case deniedCodes[code]:
-		return &failure{podidentityv1alpha1.ReasonAccessDenied, creds.scrub(fmt.Sprintf(
+		return &awscall.Failure{Reason: podidentityv1alpha1.ReasonThrottled, Message: creds.Scrub(fmt.Sprintf(
+			"%s: %s: IAM throttled the operator; it retries with backoff (other callers in the AWS account share IAM's rate limit)", where, said)), Retry: true}
+	case deniedCodes[code] || awscall.CredentialsRefused(code):
+		return &awscall.Failure{Reason: podidentityv1alpha1.ReasonAccessDenied, Message: creds.Scrub(fmt.Sprintf(
 			"%s: %s: the operator's IAM credentials (Secret %s/%s, from the CredentialsRequest %s) must allow %s on it%s; retrying with backoff",
-			where, said, operatorclient.OperatorNamespace, CredentialsSecret, CredentialsSecret, call, deniedHint(call, on))), true}
+			where, said, operatorclient.OperatorNamespace, CredentialsSecret, CredentialsSecret, call, deniedHint(call, on))), Retry: true}
 	case code == "MalformedPolicyDocument" && strings.Contains(call, "PutRolePolicy"):
-		return &failure{podidentityv1alpha1.ReasonInvalidPolicy, creds.scrub(fmt.Sprintf(
-			"%s: %s: IAM refuses spec.providerSpec.statementEntries as a policy; fix them", where, said)), false}
+		return &awscall.Failure{Reason: podidentityv1alpha1.ReasonInvalidPolicy, Message: creds.Scrub(fmt.Sprintf(
+			"%s: %s: IAM refuses spec.providerSpec.statementEntries as a policy; fix them", where, said))}
 	}
-	return &failure{podidentityv1alpha1.ReasonIAMError, creds.scrub(fmt.Sprintf("%s: %s; retrying with backoff", where, said)), true}
+	return &awscall.Failure{Reason: podidentityv1alpha1.ReasonIAMError, Message: creds.Scrub(fmt.Sprintf("%s: %s; retrying with backoff", where, said)), Retry: true}
 }
 
 // deniedHint says what the shipped grant requires of a role it allows.

@@ -17,6 +17,7 @@ import (
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrole"
 )
 
@@ -236,7 +237,7 @@ func TestLeastPrivilegeLifecycle(t *testing.T) {
 				return err
 			},
 		} {
-			if code := errorCode(call()); code != "AccessDenied" {
+			if code := awscall.ErrorCode(call()); code != "AccessDenied" {
 				t.Errorf("%s on a role the operator did not create, tagged %s: %q, want AccessDenied", what, iamrole.TagRequestUID, code)
 			}
 		}
@@ -308,7 +309,7 @@ func TestLeastPrivilegeLifecycle(t *testing.T) {
 				return err
 			},
 		} {
-			if code := errorCode(call()); code != "AccessDenied" {
+			if code := awscall.ErrorCode(call()); code != "AccessDenied" {
 				t.Errorf("%s: %q, want AccessDenied", what, code)
 			}
 		}
@@ -340,7 +341,7 @@ func TestLeastPrivilegeLifecycle(t *testing.T) {
 		if w := strings.Join(f.http.writes(), ","); w != "DeleteRolePolicy,DeleteRole" {
 			t.Errorf("deletion wrote %s", w)
 		}
-		if _, err := f.getRole("app"); errorCode(err) != "NoSuchEntity" {
+		if _, err := f.getRole("app"); awscall.ErrorCode(err) != "NoSuchEntity" {
 			t.Errorf("the role is still there: %v", err)
 		}
 	})
@@ -383,7 +384,7 @@ func TestDeletionOfARoleAlreadyGoneUnderThePathGrant(t *testing.T) {
 		t.Errorf("events:\n%s", evs)
 	}
 	sa, _ := f.kube.CoreV1().ServiceAccounts("apps").Get(ctx, "app", metav1.GetOptions{})
-	if _, ok := sa.Annotations[RoleARNAnnotation]; ok {
+	if _, ok := sa.Annotations[podidentityv1alpha1.RoleARNAnnotation]; ok {
 		t.Errorf("the ServiceAccount still names the role: %v", sa.Annotations)
 	}
 }

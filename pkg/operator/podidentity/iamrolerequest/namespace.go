@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
 // A role trusts a ServiceAccount by namespace and name, so whoever holds the
@@ -136,10 +137,10 @@ func (c *controller) withhold(ctx context.Context, syncCtx factory.SyncContext, 
 	revokedBefore := previous != nil && revokes(previous.Reason) && status.RoleARN == ""
 	message := v.message
 	var deleted string
-	var f *failure
+	var f *awscall.Failure
 	if (status.RoleARN != "" || status.NamespaceUID != "") && !revokedBefore {
 		if deleted, f = c.revoke(ctx, request); f != nil {
-			message += ". Deleting the role failed, and is retried: " + f.message
+			message += ". Deleting the role failed, and is retried: " + f.Message
 		} else {
 			status.RoleARN = ""
 		}
@@ -159,7 +160,7 @@ func (c *controller) withhold(ctx context.Context, syncCtx factory.SyncContext, 
 	if err := c.writeStatus(ctx, request, status); err != nil {
 		return err
 	}
-	if f != nil && f.retry {
+	if f != nil && f.Retry {
 		return f // retried with backoff (see retry)
 	}
 	syncCtx.Queue().AddAfter(request.Name, waitingRecheck)
@@ -169,9 +170,9 @@ func (c *controller) withhold(ctx context.Context, syncCtx factory.SyncContext, 
 // revoke deletes the request's role, returning its ARN when it deleted one.
 // A request that never got a role and cannot reach IAM (pod identity off,
 // no credentials) has nothing to delete, as in finalize.
-func (c *controller) revoke(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) (string, *failure) {
+func (c *controller) revoke(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) (string, *awscall.Failure) {
 	deleted, _, f := c.deleteRole(ctx, request)
-	if f != nil && request.Status.RoleARN == "" && (f.reason == podidentityv1alpha1.ReasonPlatformNotSupported || f.reason == podidentityv1alpha1.ReasonCredentialsMissing) {
+	if f != nil && request.Status.RoleARN == "" && (f.Reason == podidentityv1alpha1.ReasonPlatformNotSupported || f.Reason == podidentityv1alpha1.ReasonCredentialsMissing) {
 		return "", nil
 	}
 	return deleted, f

@@ -13,6 +13,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
 // confirm is the admin's `oc annotate iamrolerequest <name> confirmed-namespace-uid=<uid>`.
@@ -78,7 +79,7 @@ func (f *fixture) lateNamespace(request, name string) *corev1.Namespace {
 // none of the operator's annotations.
 func (f *fixture) wantNothingMade(request, namespace, sa string) {
 	f.t.Helper()
-	if _, err := f.getRole(request); errorCode(err) != "NoSuchEntity" {
+	if _, err := f.getRole(request); awscall.ErrorCode(err) != "NoSuchEntity" {
 		f.t.Errorf("IAM role %s: %v, want NoSuchEntity", f.roleName(request), err)
 	}
 	for _, w := range f.http.writes() {
@@ -92,7 +93,7 @@ func (f *fixture) wantNothingMade(request, namespace, sa string) {
 	case err != nil:
 		f.t.Fatal(err)
 	default:
-		if _, ok := got.Annotations[RoleARNAnnotation]; ok || got.Annotations[LinkedByAnnotation] != "" || len(got.OwnerReferences) > 0 {
+		if _, ok := got.Annotations[podidentityv1alpha1.RoleARNAnnotation]; ok || got.Annotations[LinkedByAnnotation] != "" || len(got.OwnerReferences) > 0 {
 			f.t.Errorf("ServiceAccount %s/%s was written: annotations %v, owners %v", namespace, sa, got.Annotations, got.OwnerReferences)
 		}
 	}
@@ -178,7 +179,7 @@ func TestNamespaceCreatedAfterTheRequestIsNotTrusted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sa.Annotations[RoleARNAnnotation] != aws.ToString(role.Role.Arn) {
+			if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != aws.ToString(role.Role.Arn) {
 				t.Errorf("ServiceAccount annotations %v after the confirmation", sa.Annotations)
 			}
 		})
@@ -231,7 +232,7 @@ func TestDeletedNamespaceRevokesTheRole(t *testing.T) {
 	if w := strings.Join(f.http.writes(), ","); w != "DeleteRolePolicy,DeleteRole" {
 		t.Errorf("revocation wrote %s to IAM", w)
 	}
-	if _, err := f.getRole("app"); errorCode(err) != "NoSuchEntity" {
+	if _, err := f.getRole("app"); awscall.ErrorCode(err) != "NoSuchEntity" {
 		t.Errorf("GetRole after the namespace started terminating: %v, want NoSuchEntity", err)
 	}
 	for _, conditionType := range []string{podidentityv1alpha1.ConditionProvisioned, podidentityv1alpha1.ConditionServiceAccountLinked} {
@@ -286,7 +287,7 @@ func TestDeletedNamespaceRevokesTheRole(t *testing.T) {
 		t.Errorf("after the confirmation: namespaceUID %q, roleARN %q; want %s, %s", got.Status.NamespaceUID, got.Status.RoleARN, replacement.UID, arn)
 	}
 	sa, _ := f.kube.CoreV1().ServiceAccounts("apps").Get(ctx, "app", metav1.GetOptions{})
-	if sa.Annotations[RoleARNAnnotation] != arn || sa.Annotations[LinkedByAnnotation] != string(created.UID) {
+	if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != arn || sa.Annotations[LinkedByAnnotation] != string(created.UID) {
 		t.Errorf("ServiceAccount annotations %v", sa.Annotations)
 	}
 }
@@ -314,7 +315,7 @@ func TestUnpinnedRoleOfAYoungerNamespaceIsRevoked(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.wantCondition("old", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceNotConfirmed)
-	if _, err := f.getRole("old"); errorCode(err) != "NoSuchEntity" {
+	if _, err := f.getRole("old"); awscall.ErrorCode(err) != "NoSuchEntity" {
 		t.Errorf("the role made before the upgrade: %v, want NoSuchEntity", err)
 	}
 	if got := f.get("old").Status.RoleARN; got != "" {

@@ -13,6 +13,7 @@ import (
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrole"
 )
 
@@ -24,7 +25,7 @@ type environment struct {
 	issuerURL       string
 	defaultAudience string
 	boundary        string
-	creds           credentials
+	creds           awscall.Credentials
 	conn            connection
 }
 
@@ -32,26 +33,26 @@ type environment struct {
 // infrastructure name, the WorkloadAccess's settings and the credentials.
 // toCreate also checks the boundary, before the credentials: an admin's
 // day 1 begins with it, and deleting a role needs none.
-func (c *controller) environment(toCreate bool) (environment, *failure) {
+func (c *controller) environment(toCreate bool) (environment, *awscall.Failure) {
 	infra, err := c.infrastructures.Get("cluster")
 	if apierrors.IsNotFound(err) {
 		infra, err = nil, nil
 	}
 	if err != nil {
-		return environment{}, &failure{podidentityv1alpha1.ReasonIAMError, "reading Infrastructure cluster: " + err.Error(), true}
+		return environment{}, &awscall.Failure{Reason: podidentityv1alpha1.ReasonIAMError, Message: "reading Infrastructure cluster: " + err.Error(), Retry: true}
 	}
 	wa, err := c.workloadAccesses.Get(operatorclient.ConfigName)
 	if err != nil {
-		return environment{}, &failure{podidentityv1alpha1.ReasonPlatformNotSupported, fmt.Sprintf("reading WorkloadAccess %s: %v", operatorclient.ConfigName, err), true}
+		return environment{}, &awscall.Failure{Reason: podidentityv1alpha1.ReasonPlatformNotSupported, Message: fmt.Sprintf("reading WorkloadAccess %s: %v", operatorclient.ConfigName, err), Retry: true}
 	}
 	d := podidentity.Decide(infra, wa.Spec.PodIdentity)
 	if !d.Enabled {
-		return environment{}, &failure{podidentityv1alpha1.ReasonPlatformNotSupported, fmt.Sprintf(
-			"pod identity is off (%s): IAM roles are made on AWS, or anywhere with the WorkloadAccess's spec.podIdentity.mode Enabled", d.Message), false}
+		return environment{}, &awscall.Failure{Reason: podidentityv1alpha1.ReasonPlatformNotSupported, Message: fmt.Sprintf(
+			"pod identity is off (%s): IAM roles are made on AWS, or anywhere with the WorkloadAccess's spec.podIdentity.mode Enabled", d.Message)}
 	}
 	if infra == nil || infra.Status.InfrastructureName == "" {
-		return environment{}, &failure{podidentityv1alpha1.ReasonPlatformNotSupported,
-			"the Infrastructure has no status.infrastructureName, which names and tags every role", false}
+		return environment{}, &awscall.Failure{Reason: podidentityv1alpha1.ReasonPlatformNotSupported,
+			Message: "the Infrastructure has no status.infrastructureName, which names and tags every role"}
 	}
 	env := environment{
 		infrastructureName: infra.Status.InfrastructureName,
@@ -73,7 +74,7 @@ func (c *controller) environment(toCreate bool) (environment, *failure) {
 	}
 	env.creds = creds
 	env.conn = connection{region: env.region, iamEndpoint: wa.Spec.PodIdentity.Roles.IAMEndpoint, stsEndpoint: wa.Spec.PodIdentity.Roles.STSEndpoint,
-		accessKeyID: creds.accessKeyID, secretSum: secretSum(creds.secretAccessKey), secret: creds.secretAccessKey}
+		accessKeyID: creds.AccessKeyID, secretSum: secretSum(creds.SecretAccessKey), secret: creds.SecretAccessKey}
 	return env, nil
 }
 
@@ -84,12 +85,12 @@ func (c *controller) environment(toCreate bool) (environment, *failure) {
 // shipped grant does not cover and which may have no boundaries at all
 // (versitygw has none): there the boundary is sent when set, and the
 // service's own grant decides.
-func (env environment) boundaryProblem(account string) *failure {
+func (env environment) boundaryProblem(account string) *awscall.Failure {
 	if env.conn.iamEndpoint != "" {
 		return nil
 	}
 	if p := iamrole.CheckBoundary(env.boundary, env.partition, account); p != nil {
-		return &failure{p.Reason, p.Message + "; nothing was sent to IAM", false}
+		return &awscall.Failure{Reason: p.Reason, Message: p.Message + "; nothing was sent to IAM"}
 	}
 	return nil
 }
@@ -106,7 +107,7 @@ type role struct {
 // provision makes IAM hold the role the request asks for, and writes only
 // what differs. sa is the ServiceAccount, nil when absent (its audience
 // annotation chooses the trust policy's :aud).
-func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, sa *corev1.ServiceAccount) (role, *failure) {
+func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, sa *corev1.ServiceAccount) (role, *awscall.Failure) {
 	env, f := c.environment(true)
 	if f != nil {
 		return role{}, f
@@ -114,15 +115,15 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 	r := role{name: iamrole.RoleName(env.infrastructureName, request.Name), policy: iamrole.PolicyName}
 	policy, err := iamrole.PolicyDocument(request.Spec.ProviderSpec.StatementEntries)
 	if err != nil {
-		return r, &failure{podidentityv1alpha1.ReasonInvalidPolicy, fmt.Sprintf("spec.providerSpec.statementEntries: %v; nothing was written to IAM", err), false}
+		return r, &awscall.Failure{Reason: podidentityv1alpha1.ReasonInvalidPolicy, Message: fmt.Sprintf("spec.providerSpec.statementEntries: %v; nothing was written to IAM", err)}
 	}
 	if env.issuerURL == "" {
-		return r, &failure{podidentityv1alpha1.ReasonIssuerNotPublished,
-			"the cluster's service account issuer is not published yet (WorkloadAccess status.podIdentity.issuerURL is empty; see its IssuerPublisherDegraded condition)", false}
+		return r, &awscall.Failure{Reason: podidentityv1alpha1.ReasonIssuerNotPublished,
+			Message: "the cluster's service account issuer is not published yet (WorkloadAccess status.podIdentity.issuerURL is empty; see its IssuerPublisherDegraded condition)"}
 	}
 	hostPath, err := iamrole.IssuerHostPath(env.issuerURL)
 	if err != nil {
-		return r, &failure{podidentityv1alpha1.ReasonIssuerNotPublished, err.Error() + ": IAM OIDC providers need an https:// issuer", false}
+		return r, &awscall.Failure{Reason: podidentityv1alpha1.ReasonIssuerNotPublished, Message: err.Error() + ": IAM OIDC providers need an https:// issuer"}
 	}
 	client, account, f := c.connect(ctx, env.conn, env.creds)
 	if f != nil {
@@ -134,7 +135,7 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 	ref := request.Spec.Storage.ServiceAccount
 	var annotation string
 	if sa != nil {
-		annotation = sa.Annotations[AudienceAnnotation]
+		annotation = sa.Annotations[podidentityv1alpha1.AudienceAnnotation]
 	}
 	audience := iamrole.Audience(annotation, env.defaultAudience)
 	providerARN := iamrole.ProviderARN(env.partition, account, hostPath)
@@ -175,14 +176,14 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 }
 
 // create checks the OIDC provider, then creates the role and its policy.
-func (c *controller) create(ctx context.Context, client iamAPI, request *podidentityv1alpha1.IAMRoleRequest, env environment, name, providerARN string, wanted iamrole.Wanted) (string, *failure) {
+func (c *controller) create(ctx context.Context, client iamAPI, request *podidentityv1alpha1.IAMRoleRequest, env environment, name, providerARN string, wanted iamrole.Wanted) (string, *awscall.Failure) {
 	_, err := client.GetOpenIDConnectProvider(ctx, &iam.GetOpenIDConnectProviderInput{OpenIDConnectProviderArn: aws.String(providerARN)})
 	if isNoSuchEntity(err) {
 		audience := iamrole.Audience("", env.defaultAudience)
-		return "", &failure{podidentityv1alpha1.ReasonOIDCProviderNotRegistered, fmt.Sprintf(
+		return "", &awscall.Failure{Reason: podidentityv1alpha1.ReasonOIDCProviderNotRegistered, Message: fmt.Sprintf(
 			"IAM has no OIDC provider %s: register the cluster's issuer %s with IAM with client ID (audience) %s, for example "+
 				"`aws iam create-open-id-connect-provider --url %s --client-id-list %s`; the operator checks again every minute",
-			providerARN, env.issuerURL, audience, env.issuerURL, audience), false}
+			providerARN, env.issuerURL, audience, env.issuerURL, audience)}
 	}
 	if err != nil {
 		return "", describe("iam:GetOpenIDConnectProvider", providerARN, err, env.creds)
@@ -200,12 +201,12 @@ func (c *controller) create(ctx context.Context, client iamAPI, request *podiden
 		input.PermissionsBoundary = aws.String(wanted.Boundary)
 	}
 	out, err := client.CreateRole(ctx, input)
-	if errorCode(err) == "EntityAlreadyExists" {
+	if awscall.ErrorCode(err) == "EntityAlreadyExists" {
 		// GetRole was refused: the role exists outside the path the
 		// operator may read, so it is not one the operator made.
-		return "", &failure{podidentityv1alpha1.ReasonRoleNameTaken, fmt.Sprintf(
+		return "", &awscall.Failure{Reason: podidentityv1alpha1.ReasonRoleNameTaken, Message: fmt.Sprintf(
 			"an IAM role named %s exists outside %s, where the operator may not read it (or its credentials lack iam:GetRole): the operator never changes or deletes a role it cannot prove is this request's; "+
-				"delete or rename that role in IAM, or give this request another name", name, iamrole.RolePath(env.infrastructureName)), false}
+				"delete or rename that role in IAM, or give this request another name", name, iamrole.RolePath(env.infrastructureName))}
 	}
 	if err != nil {
 		return "", describe("iam:CreateRole", "role "+name, err, env.creds)
@@ -220,7 +221,7 @@ func (c *controller) create(ctx context.Context, client iamAPI, request *podiden
 
 // repair restores what changed in IAM, on a role proven ours by its tag
 // (the caller checks ownership first).
-func (c *controller) repair(ctx context.Context, client iamAPI, request *podidentityv1alpha1.IAMRoleRequest, env environment, held *iamtypes.Role, wanted iamrole.Wanted) *failure {
+func (c *controller) repair(ctx context.Context, client iamAPI, request *podidentityv1alpha1.IAMRoleRequest, env environment, held *iamtypes.Role, wanted iamrole.Wanted) *awscall.Failure {
 	name := aws.ToString(held.RoleName)
 	h := iamrole.Held{Trust: aws.ToString(held.AssumeRolePolicyDocument)}
 	if held.PermissionsBoundary != nil {
@@ -265,7 +266,7 @@ func (c *controller) repair(ctx context.Context, client iamAPI, request *podiden
 
 // ownership refuses a role whose uid tag is not the request's: never
 // adopted, changed or deleted.
-func ownership(held *iamtypes.Role, request *podidentityv1alpha1.IAMRoleRequest) *failure {
+func ownership(held *iamtypes.Role, request *podidentityv1alpha1.IAMRoleRequest) *awscall.Failure {
 	tags := make([]iamrole.Tag, 0, len(held.Tags))
 	found := ""
 	for _, t := range held.Tags {
@@ -281,9 +282,9 @@ func ownership(held *iamtypes.Role, request *podidentityv1alpha1.IAMRoleRequest)
 	if found != "" {
 		whose = fmt.Sprintf("is tagged %s=%s, another request's", iamrole.TagRequestUID, found)
 	}
-	return &failure{podidentityv1alpha1.ReasonRoleNameTaken, fmt.Sprintf(
+	return &awscall.Failure{Reason: podidentityv1alpha1.ReasonRoleNameTaken, Message: fmt.Sprintf(
 		"IAM role %s exists and %s: the operator never changes or deletes a role it cannot prove is this request's; delete or rename that role in IAM, or give this request another name",
-		aws.ToString(held.Arn), whose), false}
+		aws.ToString(held.Arn), whose)}
 }
 
 // mayBeAbsent says whether GetRole's error can mean the role does not
@@ -293,5 +294,5 @@ func ownership(held *iamtypes.Role, request *podidentityv1alpha1.IAMRoleRequest)
 // role that does not exist, as versitygw models it. CreateRole, authorized
 // against the path it is given, then tells the two apart.
 func mayBeAbsent(err error) bool {
-	return errorCode(err) == "AccessDenied"
+	return awscall.ErrorCode(err) == "AccessDenied"
 }

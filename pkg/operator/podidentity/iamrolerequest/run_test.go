@@ -21,6 +21,7 @@ import (
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
 	subscriptioninformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
 // The controller as the starter builds it, on informers: a new request
@@ -107,7 +108,7 @@ func TestControllerRunsOnInformers(t *testing.T) {
 		got, _ := clients.PodIdentityV1alpha1().IAMRoleRequests().Get(ctx, "live", metav1.GetOptions{})
 		t.Fatalf("the namespace's deletion did not revoke the role: %v; status %+v", err, got.Status)
 	}
-	if _, err := f.getRole("live"); errorCode(err) != "NoSuchEntity" {
+	if _, err := f.getRole("live"); awscall.ErrorCode(err) != "NoSuchEntity" {
 		t.Errorf("the role after its namespace started terminating: %v, want NoSuchEntity", err)
 	}
 }

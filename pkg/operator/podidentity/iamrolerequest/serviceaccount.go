@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
 // link makes the ServiceAccount name the role: created with an owner
@@ -27,12 +28,12 @@ func (c *controller) link(ctx context.Context, request *podidentityv1alpha1.IAMR
 		return linked(metav1.ConditionFalse, podidentityv1alpha1.ReasonWaitingForRole, "the role is not provisioned; see the Provisioned condition"), nil
 	}
 	uid := string(request.UID)
-	done := linked(metav1.ConditionTrue, podidentityv1alpha1.ReasonLinked, fmt.Sprintf("ServiceAccount %s has %s=%s", name, RoleARNAnnotation, arn))
+	done := linked(metav1.ConditionTrue, podidentityv1alpha1.ReasonLinked, fmt.Sprintf("ServiceAccount %s has %s=%s", name, podidentityv1alpha1.RoleARNAnnotation, arn))
 
 	if sa == nil {
 		created := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
 			Namespace: ref.Namespace, Name: ref.Name,
-			Annotations: map[string]string{RoleARNAnnotation: arn, LinkedByAnnotation: uid},
+			Annotations: map[string]string{podidentityv1alpha1.RoleARNAnnotation: arn, LinkedByAnnotation: uid},
 			// Garbage collected with the request.
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: podidentityv1alpha1.SchemeGroupVersion.String(), Kind: "IAMRoleRequest", Name: request.Name, UID: request.UID}},
 		}}
@@ -46,13 +47,13 @@ func (c *controller) link(ctx context.Context, request *podidentityv1alpha1.IAMR
 			// each pass reads the role from IAM again.
 			message := fmt.Sprintf("creating ServiceAccount %s failed: %v", name, err)
 			return linked(metav1.ConditionFalse, podidentityv1alpha1.ReasonWaitingForRole, message),
-				&failure{podidentityv1alpha1.ReasonWaitingForRole, message + "; retrying with backoff", true}
+				&awscall.Failure{Reason: podidentityv1alpha1.ReasonWaitingForRole, Message: message + "; retrying with backoff", Retry: true}
 		}
-		c.events.Eventf(request, corev1.EventTypeNormal, "ServiceAccountCreated", "Created ServiceAccount %s with %s=%s", name, RoleARNAnnotation, arn)
+		c.events.Eventf(request, corev1.EventTypeNormal, "ServiceAccountCreated", "Created ServiceAccount %s with %s=%s", name, podidentityv1alpha1.RoleARNAnnotation, arn)
 		return done, nil
 	}
 
-	current, linkedBy := sa.Annotations[RoleARNAnnotation], sa.Annotations[LinkedByAnnotation]
+	current, linkedBy := sa.Annotations[podidentityv1alpha1.RoleARNAnnotation], sa.Annotations[LinkedByAnnotation]
 	switch {
 	case current == arn && (linkedBy == uid || linkedBy == ""):
 		// Already linked, by this request or by hand.
@@ -60,12 +61,12 @@ func (c *controller) link(ctx context.Context, request *podidentityv1alpha1.IAMR
 	case current != "" && linkedBy != uid:
 		return linked(metav1.ConditionFalse, podidentityv1alpha1.ReasonConflict, fmt.Sprintf(
 			"ServiceAccount %s already names role %s in %s, not %s; the operator never overwrites it: remove the annotation to link the account to this role, or make the request for another ServiceAccount",
-			name, current, RoleARNAnnotation, arn)), nil
+			name, current, podidentityv1alpha1.RoleARNAnnotation, arn)), nil
 	}
-	if err := c.annotate(ctx, ref.Namespace, ref.Name, map[string]*string{RoleARNAnnotation: &arn, LinkedByAnnotation: &uid}); err != nil {
+	if err := c.annotate(ctx, ref.Namespace, ref.Name, map[string]*string{podidentityv1alpha1.RoleARNAnnotation: &arn, LinkedByAnnotation: &uid}); err != nil {
 		return linked(metav1.ConditionFalse, podidentityv1alpha1.ReasonWaitingForRole, fmt.Sprintf("annotating ServiceAccount %s failed: %v", name, err)), err
 	}
-	c.events.Eventf(request, corev1.EventTypeNormal, "ServiceAccountLinked", "Annotated ServiceAccount %s with %s=%s", name, RoleARNAnnotation, arn)
+	c.events.Eventf(request, corev1.EventTypeNormal, "ServiceAccountLinked", "Annotated ServiceAccount %s with %s=%s", name, podidentityv1alpha1.RoleARNAnnotation, arn)
 	return done, nil
 }
 
@@ -84,10 +85,10 @@ func (c *controller) unlink(ctx context.Context, request *podidentityv1alpha1.IA
 	if sa.Annotations[LinkedByAnnotation] != string(request.UID) {
 		return nil
 	}
-	if err := c.annotate(ctx, ref.Namespace, ref.Name, map[string]*string{RoleARNAnnotation: nil, LinkedByAnnotation: nil}); err != nil {
+	if err := c.annotate(ctx, ref.Namespace, ref.Name, map[string]*string{podidentityv1alpha1.RoleARNAnnotation: nil, LinkedByAnnotation: nil}); err != nil {
 		return err
 	}
-	c.events.Eventf(request, corev1.EventTypeNormal, "ServiceAccountUnlinked", "Removed %s from ServiceAccount %s/%s", RoleARNAnnotation, ref.Namespace, ref.Name)
+	c.events.Eventf(request, corev1.EventTypeNormal, "ServiceAccountUnlinked", "Removed %s from ServiceAccount %s/%s", podidentityv1alpha1.RoleARNAnnotation, ref.Namespace, ref.Name)
 	return nil
 }
 

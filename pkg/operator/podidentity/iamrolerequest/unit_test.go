@@ -21,10 +21,11 @@ import (
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
 func TestDescribe(t *testing.T) {
-	creds := credentials{accessKeyID: "AKIDEXAMPLE", secretAccessKey: "s3cr3t"}
+	creds := awscall.Credentials{AccessKeyID: "AKIDEXAMPLE", SecretAccessKey: "s3cr3t"}
 	for _, tc := range []struct {
 		name   string
 		err    error
@@ -52,16 +53,16 @@ func TestDescribe(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := describe(tc.call, "role r", tc.err, creds)
-			if f.reason != tc.reason || f.retry != tc.retry {
-				t.Errorf("reason %s retry %v, want %s %v (%s)", f.reason, f.retry, tc.reason, tc.retry, f.message)
+			if f.Reason != tc.reason || f.Retry != tc.retry {
+				t.Errorf("reason %s retry %v, want %s %v (%s)", f.Reason, f.Retry, tc.reason, tc.retry, f.Message)
 			}
 			for _, part := range tc.says {
-				if !strings.Contains(f.message, part) {
-					t.Errorf("message %q does not say %q", f.message, part)
+				if !strings.Contains(f.Message, part) {
+					t.Errorf("message %q does not say %q", f.Message, part)
 				}
 			}
-			if strings.Contains(f.message, "s3cr3t") || strings.Contains(f.message, "AKIDEXAMPLE") || strings.Contains(f.message, "?secret") {
-				t.Errorf("message holds a credential or URL: %s", f.message)
+			if strings.Contains(f.Message, "s3cr3t") || strings.Contains(f.Message, "AKIDEXAMPLE") || strings.Contains(f.Message, "?secret") {
+				t.Errorf("message holds a credential or URL: %s", f.Message)
 			}
 		})
 	}
@@ -165,7 +166,7 @@ func TestNoRoleBeforeTheNamespaceExists(t *testing.T) {
 	if len(f.http.calls) > 0 {
 		t.Errorf("IAM calls before the namespace exists: %+v", f.http.calls)
 	}
-	if _, err := f.getRole("early"); errorCode(err) != "NoSuchEntity" {
+	if _, err := f.getRole("early"); awscall.ErrorCode(err) != "NoSuchEntity" {
 		t.Errorf("a role was made before the namespace exists: %v", err)
 	}
 
@@ -177,7 +178,7 @@ func TestNoRoleBeforeTheNamespaceExists(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.wantCondition("early", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceNotConfirmed)
-	if _, err := f.getRole("early"); errorCode(err) != "NoSuchEntity" {
+	if _, err := f.getRole("early"); awscall.ErrorCode(err) != "NoSuchEntity" {
 		t.Errorf("a role was made for a namespace younger than the request: %v", err)
 	}
 	f.confirm("early", string(ns.UID))

@@ -50,6 +50,7 @@ import (
 	operatorv1alpha1listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
 	podidentitylisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrole"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
@@ -239,7 +240,7 @@ func newFixture(t *testing.T, registerProvider bool) *fixture {
 
 func (f *fixture) useKeys(keyID, secret string) {
 	f.secret = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: operatorclient.OperatorNamespace, Name: CredentialsSecret},
-		Data: map[string][]byte{AccessKeyIDKey: []byte(keyID), SecretAccessKeyKey: []byte(secret)}}
+		Data: map[string][]byte{awscall.AccessKeyIDKey: []byte(keyID), awscall.SecretAccessKeyKey: []byte(secret)}}
 }
 
 // namespace creates a namespace in the fake API server, once, an hour
@@ -518,7 +519,7 @@ func TestCreateThenResyncWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the ServiceAccount was not created: %v", err)
 	}
-	if sa.Annotations[RoleARNAnnotation] != arn || sa.Annotations[LinkedByAnnotation] != string(created.UID) {
+	if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != arn || sa.Annotations[LinkedByAnnotation] != string(created.UID) {
 		t.Errorf("ServiceAccount annotations %v", sa.Annotations)
 	}
 	if len(sa.OwnerReferences) != 1 || sa.OwnerReferences[0].UID != created.UID || sa.OwnerReferences[0].Kind != "IAMRoleRequest" {
@@ -559,7 +560,7 @@ func TestCreateThenResyncWritesNothing(t *testing.T) {
 // chooses the trust policy's :aud.
 func TestExistingServiceAccountIsAnnotated(t *testing.T) {
 	f := newFixture(t, true)
-	f.serviceAccount("apps", "reader", map[string]string{AudienceAnnotation: "vault.example.com", "keep": "me"})
+	f.serviceAccount("apps", "reader", map[string]string{podidentityv1alpha1.AudienceAnnotation: "vault.example.com", "keep": "me"})
 	created := f.request("reader", "apps", "reader")
 	if err := f.sync("reader"); err != nil {
 		t.Fatal(err)
@@ -572,7 +573,7 @@ func TestExistingServiceAccountIsAnnotated(t *testing.T) {
 		t.Errorf("trust policy %s", trust)
 	}
 	sa, _ := f.kube.CoreV1().ServiceAccounts("apps").Get(context.Background(), "reader", metav1.GetOptions{})
-	if sa.Annotations[RoleARNAnnotation] != aws.ToString(got.Role.Arn) || sa.Annotations[LinkedByAnnotation] != string(created.UID) || sa.Annotations["keep"] != "me" {
+	if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != aws.ToString(got.Role.Arn) || sa.Annotations[LinkedByAnnotation] != string(created.UID) || sa.Annotations["keep"] != "me" {
 		t.Errorf("annotations %v", sa.Annotations)
 	}
 	if len(sa.OwnerReferences) != 0 {
@@ -718,7 +719,7 @@ func (f *fixture) markDeleted(name string) {
 func TestServiceAccountConflict(t *testing.T) {
 	f := newFixture(t, true)
 	other := "arn:aws:iam::000000000000:role/someone-elses"
-	f.serviceAccount("apps", "taken", map[string]string{RoleARNAnnotation: other})
+	f.serviceAccount("apps", "taken", map[string]string{podidentityv1alpha1.RoleARNAnnotation: other})
 	f.request("taken", "apps", "taken")
 	if err := f.sync("taken"); err != nil {
 		t.Fatal(err)
@@ -726,7 +727,7 @@ func TestServiceAccountConflict(t *testing.T) {
 	f.wantCondition("taken", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionTrue, podidentityv1alpha1.ReasonProvisioned)
 	f.wantCondition("taken", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionFalse, podidentityv1alpha1.ReasonConflict, other, "never overwrites")
 	sa, _ := f.kube.CoreV1().ServiceAccounts("apps").Get(context.Background(), "taken", metav1.GetOptions{})
-	if sa.Annotations[RoleARNAnnotation] != other || sa.Annotations[LinkedByAnnotation] != "" {
+	if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != other || sa.Annotations[LinkedByAnnotation] != "" {
 		t.Errorf("the ServiceAccount was changed: %v", sa.Annotations)
 	}
 	// Deleting the request deletes its role and leaves the account alone.
@@ -735,7 +736,7 @@ func TestServiceAccountConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	sa, _ = f.kube.CoreV1().ServiceAccounts("apps").Get(context.Background(), "taken", metav1.GetOptions{})
-	if sa.Annotations[RoleARNAnnotation] != other {
+	if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != other {
 		t.Errorf("the ServiceAccount was changed on deletion: %v", sa.Annotations)
 	}
 }
@@ -761,11 +762,11 @@ func TestDeletion(t *testing.T) {
 	if w := strings.Join(f.http.writes(), ","); w != "DeleteRolePolicy,DeleteRole" {
 		t.Errorf("deletion wrote %s", w)
 	}
-	if _, err := f.getRole("worker"); errorCode(err) != "NoSuchEntity" {
+	if _, err := f.getRole("worker"); awscall.ErrorCode(err) != "NoSuchEntity" {
 		t.Errorf("the role is still there: %v", err)
 	}
 	sa, _ := f.kube.CoreV1().ServiceAccounts("apps").Get(context.Background(), "worker", metav1.GetOptions{})
-	if _, ok := sa.Annotations[RoleARNAnnotation]; ok || sa.Annotations[LinkedByAnnotation] != "" || sa.Annotations["keep"] != "me" {
+	if _, ok := sa.Annotations[podidentityv1alpha1.RoleARNAnnotation]; ok || sa.Annotations[LinkedByAnnotation] != "" || sa.Annotations["keep"] != "me" {
 		t.Errorf("annotations after deletion: %v", sa.Annotations)
 	}
 	if fin := f.get("worker").Finalizers; len(fin) != 0 {
@@ -813,7 +814,7 @@ func TestOIDCProviderNotRegistered(t *testing.T) {
 	if w := f.http.writes(); len(w) > 0 {
 		t.Errorf("IAM writes without a provider: %v", w)
 	}
-	if _, err := f.getRole("early"); errorCode(err) != "NoSuchEntity" {
+	if _, err := f.getRole("early"); awscall.ErrorCode(err) != "NoSuchEntity" {
 		t.Errorf("a role was created: %v", err)
 	}
 	// Registered later: the next sync creates the role.

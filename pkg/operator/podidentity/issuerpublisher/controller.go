@@ -75,10 +75,6 @@ const (
 	// CredentialsSecret, in the operator's namespace, holds the S3
 	// credentials the CredentialsRequest of the same name asks for.
 	CredentialsSecret = "workload-access-issuer-s3"
-	// AccessKeyIDKey and SecretAccessKeyKey are the keys the cloud
-	// credential operator writes into AWS credentials Secrets.
-	AccessKeyIDKey     = awscall.AccessKeyIDKey
-	SecretAccessKeyKey = awscall.SecretAccessKeyKey
 )
 
 // Conditions this controller reports besides its Degraded and Progressing.
@@ -385,35 +381,27 @@ const (
 	progressingType = ControllerName + "Progressing"
 )
 
-// failure is why a publication failed: a condition reason and a message
-// that names the operation, bucket and key but never a credential.
-type failure struct {
-	Reason, Message string
-}
-
-func (f *failure) Error() string { return f.Message }
-
 // publishDocuments builds the documents and publishes them. docs is nil
 // when the keys cannot be read.
-func (c *controller) publishDocuments(ctx context.Context, recorder events.Recorder, d podidentity.Decision) (*issuer.Documents, *failure) {
+func (c *controller) publishDocuments(ctx context.Context, recorder events.Recorder, d podidentity.Decision) (*issuer.Documents, *awscall.Failure) {
 	cm, err := c.configMaps.ConfigMaps(SigningCertsNamespace).Get(SigningCertsConfigMap)
 	if apierrors.IsNotFound(err) {
-		return nil, &failure{ReasonSigningKeysMissing, fmt.Sprintf("ConfigMap %s/%s with the service account signing keys does not exist", SigningCertsNamespace, SigningCertsConfigMap)}
+		return nil, &awscall.Failure{Reason: ReasonSigningKeysMissing, Message: fmt.Sprintf("ConfigMap %s/%s with the service account signing keys does not exist", SigningCertsNamespace, SigningCertsConfigMap)}
 	}
 	if err != nil {
-		return nil, &failure{ReasonSigningKeysMissing, err.Error()}
+		return nil, &awscall.Failure{Reason: ReasonSigningKeysMissing, Message: err.Error()}
 	}
 	docs, err := issuer.BuildFromConfigMap(d.IssuerURL, cm.Data)
 	if err != nil {
-		return nil, &failure{ReasonInvalidSigningKeys, fmt.Sprintf("ConfigMap %s/%s: %v", SigningCertsNamespace, SigningCertsConfigMap, err)}
+		return nil, &awscall.Failure{Reason: ReasonInvalidSigningKeys, Message: fmt.Sprintf("ConfigMap %s/%s: %v", SigningCertsNamespace, SigningCertsConfigMap, err)}
 	}
 	creds, f := c.credentials()
 	if f != nil {
 		return docs, f
 	}
-	conn := connection{region: d.Region, endpoint: d.Endpoint, accessKeyID: creds.accessKeyID, secretSum: sha256.Sum256([]byte(creds.secretAccessKey))}
+	conn := connection{region: d.Region, endpoint: d.Endpoint, accessKeyID: creds.AccessKeyID, secretSum: sha256.Sum256([]byte(creds.SecretAccessKey))}
 	if c.store == nil || c.storeFor != conn {
-		c.store, c.storeFor = c.newStore(conn.withSecret(creds.secretAccessKey)), conn
+		c.store, c.storeFor = c.newStore(conn.withSecret(creds.SecretAccessKey)), conn
 	}
 
 	fingerprint := publicationFingerprint(d, conn, docs)
@@ -424,7 +412,7 @@ func (c *controller) publishDocuments(ctx context.Context, recorder events.Recor
 	ctx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
 	if c.accountFor == nil || *c.accountFor != conn {
-		account, err := c.lookupAccount(ctx, conn.withSecret(creds.secretAccessKey))
+		account, err := c.lookupAccount(ctx, conn.withSecret(creds.SecretAccessKey))
 		if err != nil {
 			c.verified = ""
 			return docs, describeCallerAccountError(err, creds)
@@ -478,25 +466,19 @@ func (c *controller) policyCondition() conditions.Condition {
 	return c.policySafe
 }
 
-type credentials struct {
-	accessKeyID, secretAccessKey string
-}
-
-func (c *controller) credentials() (credentials, *failure) {
+func (c *controller) credentials() (awscall.Credentials, *awscall.Failure) {
 	secret, err := c.secrets.Secrets(operatorclient.OperatorNamespace).Get(CredentialsSecret)
 	if apierrors.IsNotFound(err) {
-		return credentials{}, &failure{ReasonMissingCredentials, fmt.Sprintf(
+		return awscall.Credentials{}, &awscall.Failure{Reason: ReasonMissingCredentials, Message: fmt.Sprintf(
 			"Secret %s/%s with the S3 credentials does not exist (the CredentialsRequest %s asks the cloud credential operator for it; create it by hand in manual mode)",
 			operatorclient.OperatorNamespace, CredentialsSecret, CredentialsSecret)}
 	}
 	if err != nil {
-		return credentials{}, &failure{ReasonMissingCredentials, err.Error()}
+		return awscall.Credentials{}, &awscall.Failure{Reason: ReasonMissingCredentials, Message: err.Error()}
 	}
-	var creds credentials
-	var missing []string
-	creds.accessKeyID, creds.secretAccessKey, missing = awscall.Keys(secret)
+	creds, missing := awscall.Keys(secret)
 	if len(missing) > 0 {
-		return credentials{}, &failure{ReasonMissingCredentials, fmt.Sprintf("Secret %s/%s has no %s",
+		return awscall.Credentials{}, &awscall.Failure{Reason: ReasonMissingCredentials, Message: fmt.Sprintf("Secret %s/%s has no %s",
 			operatorclient.OperatorNamespace, CredentialsSecret, strings.Join(missing, " and no "))}
 	}
 	return creds, nil
