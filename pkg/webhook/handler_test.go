@@ -493,8 +493,8 @@ func TestOversizeRoleARNRefusesThePod(t *testing.T) {
 	for _, live := range []bool{false, true} {
 		s := clusterreads.NewServiceAccountAnnotations(fake.NewClientset(&corev1.ServiceAccount{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "frontend", Annotations: map[string]string{
-				podidentity.RoleARNAnnotation:  "arn:aws:iam::123456789012:role/" + strings.Repeat("a", 3000-31),
-				podidentity.AudienceAnnotation: "sts.amazonaws.com",
+				podidentityv1alpha1.RoleARNAnnotation:  "arn:aws:iam::123456789012:role/" + strings.Repeat("a", 3000-31),
+				podidentityv1alpha1.AudienceAnnotation: "sts.amazonaws.com",
 			}},
 		}), podidentity.CachedAnnotations)
 		if !live { // else the cache is not started: every lookup is a miss
