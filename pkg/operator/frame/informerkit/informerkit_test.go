@@ -6,12 +6,14 @@ import (
 	"testing"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
 )
 
 // recorder is a handler that notes what reached it.
@@ -41,7 +43,7 @@ func (i *informer) HasSynced() bool { return true }
 func handlerOf(t *testing.T, wrapped factory.Informer) (cache.ResourceEventHandler, *recorder) {
 	t.Helper()
 	var inner informer
-	f := wrapped.(filtered)
+	f := *wrapped.(*filtered)
 	f.Informer = &inner
 	r := &recorder{}
 	if _, err := f.AddEventHandler(r); err != nil {
@@ -148,5 +150,19 @@ func TestSlimNamespaceKeepsNameUIDAndTimesOnly(t *testing.T) {
 	tombstone := cache.DeletedFinalStateUnknown{Key: "apps"}
 	if other, _ := SlimNamespace(tombstone); other != tombstone {
 		t.Errorf("a tombstone was changed: %+v", other)
+	}
+}
+
+// library-go's factory keeps its informers in a set: a wrapper must be
+// hashable, and each gets its handler.
+func TestFactoryTakesTheWrappers(t *testing.T) {
+	updates, changes := &informer{}, &informer{}
+	factory.New().
+		WithInformersQueueKeysFunc(func(runtime.Object) []string { return nil },
+			UpdatesWhen(updates, func(_, _ any) bool { return true }), ChangesOnly(changes)).
+		WithSync(func(context.Context, factory.SyncContext) error { return nil }).
+		ToController("test", events.NewInMemoryRecorder("test", clock.RealClock{}))
+	if updates.handler == nil || changes.handler == nil {
+		t.Error("a wrapped informer got no handler")
 	}
 }

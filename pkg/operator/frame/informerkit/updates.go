@@ -9,7 +9,7 @@ import (
 // UpdatesWhen is informer whose handlers hear of every add and delete, and
 // of the updates changed says matter.
 func UpdatesWhen(informer factory.Informer, changed func(oldObj, newObj any) bool) factory.Informer {
-	return filtered{Informer: informer, changed: changed}
+	return &filtered{Informer: informer, changed: changed}
 }
 
 // ChangesOnly is informer whose handlers hear of real changes only: an
@@ -18,16 +18,18 @@ func UpdatesWhen(informer factory.Informer, changed func(oldObj, newObj any) boo
 // starts anyway), and so are the updates a relist replays for unchanged
 // objects.
 func ChangesOnly(informer factory.Informer) factory.Informer {
-	return filtered{Informer: informer, changed: resourceVersionChanged, skipInitialList: true}
+	return &filtered{Informer: informer, changed: resourceVersionChanged, skipInitialList: true}
 }
 
+// filtered is a pointer: library-go's factory keeps the informers it is
+// given in a set, and a struct holding a func cannot be hashed.
 type filtered struct {
 	factory.Informer
 	changed         func(oldObj, newObj any) bool
 	skipInitialList bool
 }
 
-func (f filtered) AddEventHandler(handler cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+func (f *filtered) AddEventHandler(handler cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
 	return f.Informer.AddEventHandler(filteredHandler{next: handler, changed: f.changed, skipInitialList: f.skipInitialList})
 }
 
