@@ -105,16 +105,18 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	// Admission: the webhook every capability's mutator or check runs in.
 	webhookOperand := webhookavailability.NewOperand(o.Image, kubeInformers, webhookConfigs,
 		webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(), c.operator)
-	webhookDeployment, err := webhookdeployment.New(o.Image, c.kube, kubeInformers, configInformers.Config().V1(),
-		workloadAccesses, c.operator, recorder)
+	webhookDeployment, err := webhookdeployment.New(webhookdeployment.Inputs{Image: o.Image, KubeClient: c.kube, KubeInformers: kubeInformers,
+		Config: configInformers.Config().V1(), WorkloadAccesses: workloadAccesses, OperatorClient: c.operator, Recorder: recorder})
 	if err != nil {
 		return err
 	}
 	admission := []factory.Controller{
-		webhookcertrotation.New(c.kube, kubeInformers, c.operator, recorder),
-		webhookcabundle.New(c.kube, kubeInformers, webhookConfigs, configInformers.Config().V1().Infrastructures(),
-			workloadAccesses, bundleInformers.Bundles(), bundleInformers.ClusterBundles(), c.operator, recorder),
-		accessgrantswebhook.New(c.kube, kubeInformers, webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(), c.operator, recorder),
+		webhookcertrotation.New(webhookcertrotation.Inputs{KubeClient: c.kube, KubeInformers: kubeInformers, OperatorClient: c.operator, Recorder: recorder}),
+		webhookcabundle.New(webhookcabundle.Inputs{KubeClient: c.kube, KubeInformers: kubeInformers, WebhookConfigs: webhookConfigs,
+			Infrastructures: configInformers.Config().V1().Infrastructures(), WorkloadAccesses: workloadAccesses,
+			Bundles: bundleInformers.Bundles(), ClusterBundles: bundleInformers.ClusterBundles(), OperatorClient: c.operator, Recorder: recorder}),
+		accessgrantswebhook.New(accessgrantswebhook.Inputs{KubeClient: c.kube, KubeInformers: kubeInformers,
+			WebhookConfigs: webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(), OperatorClient: c.operator, Recorder: recorder}),
 		webhookDeployment,
 		webhookavailability.NewController(webhookOperand, recorder),
 	}
@@ -131,7 +133,8 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	if err != nil {
 		return err
 	}
-	bundleController, err := bundles.New(bundleInformers.Bundles(), c.ownAPIs.SubscriptionV1alpha1(), c.kube, references, c.operator, recorder, objectEvents)
+	bundleController, err := bundles.New(bundles.Inputs{Bundles: bundleInformers.Bundles(), BundleClient: c.ownAPIs.SubscriptionV1alpha1(), KubeClient: c.kube,
+		References: references, OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectEvents})
 	if err != nil {
 		return err
 	}
@@ -156,8 +159,8 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 			Config: configInformers.Config().V1(), Kube: c.kube, NamespaceEvents: namespaces, ServiceAccounts: c.kube.CoreV1(), Namespaces: c.kube.CoreV1(),
 			OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectevents.NewForAdmins(ctx, c.kube)}),
 		// Requests waiting for a usable permissions boundary, on the ClusterOperator.
-		iamroleboundary.New(ownAPIInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
-			workloadAccesses, configInformers.Config().V1(), c.operator, recorder),
+		iamroleboundary.New(iamroleboundary.Inputs{Requests: ownAPIInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
+			WorkloadAccesses: workloadAccesses, Config: configInformers.Config().V1(), OperatorClient: c.operator, Recorder: recorder}),
 	}
 
 	// RBAC for operator APIs.
@@ -185,11 +188,13 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	// The frame's status controllers, last: they report on everything above.
 	versions := status.NewVersionGetter()
 	frame := []factory.Controller{
-		staticresources.NewController(c.kube, kubeInformers, configInformers.Config().V1().Infrastructures(), c.operator, recorder),
+		staticresources.NewController(staticresources.Inputs{KubeClient: c.kube, KubeInformers: kubeInformers,
+			Infrastructures: configInformers.Config().V1().Infrastructures(), OperatorClient: c.operator, Recorder: recorder}),
 		staticresources.NewAvailabilityController(staticOperand, recorder),
 		managementstate.New(c.operator, recorder),
-		operatorversion.New(c.operator, versions, o.ReleaseVersion, []operatorversion.Operand{staticOperand, webhookOperand},
-			append(staticresources.Informers(kubeInformers), webhookOperand.Informers()...), recorder),
+		operatorversion.New(operatorversion.Inputs{OperatorClient: c.operator, Versions: versions, DesiredVersion: o.ReleaseVersion,
+			Operands:  []operatorversion.Operand{staticOperand, webhookOperand},
+			Informers: append(staticresources.Informers(kubeInformers), webhookOperand.Informers()...), Recorder: recorder}),
 		loglevel.New(c.operator, recorder),
 		status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, relatedobjects.List(), c.config.ConfigV1(),
 			configInformers.Config().V1().ClusterOperators(), c.operator, versions, recorder, cc.Clock,
