@@ -122,7 +122,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	}
 
 	// Subscription injection.
-	consoleSamples, err := consoleyamlsamples.New(c.console, c.operator, recorder)
+	consoleSamples, err := consoleyamlsamples.New(consoleyamlsamples.Inputs{Client: c.console, OperatorClient: c.operator, Recorder: recorder})
 	if err != nil {
 		return err
 	}
