@@ -15,6 +15,9 @@
 //   - operatorclient: the operator's names and its library-go operator client;
 //   - managementsync: what Managed, Unmanaged and Removed mean for a controller;
 //   - conditions: how controllers write their conditions;
+//   - informerkit: how a controller builds, starts and filters its
+//     informers and maps their events to queue keys, and the transform of
+//     the Namespace cache the starter shares;
 //   - reconcileloop: the loop the controllers of this operator's own
 //     resources run (Bundle, ClusterBundle, ScopeTemplate, ScopeInstance,
 //     APIAccessPolicy);

@@ -96,39 +96,52 @@ type controller struct {
 	cache        resourceapply.ResourceCache
 }
 
-// New returns the controller. webhookConfigs must watch the operator's own
-// configuration (RBAC names that one object).
-func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, webhookConfigs admissionregistrationinformers.MutatingWebhookConfigurationInformer,
-	infrastructures configv1informers.InfrastructureInformer, workloadAccesses operatorv1alpha1informers.WorkloadAccessInformer,
-	bundles subscriptionv1alpha1informers.BundleInformer, clusterBundles subscriptionv1alpha1informers.ClusterBundleInformer,
-	operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
-	configMaps := kubeInformers.InformersFor(operatorclient.OperandNamespace).Core().V1().ConfigMaps()
+// Inputs are what the controller needs.
+type Inputs struct {
+	KubeClient    kubernetes.Interface
+	KubeInformers v1helpers.KubeInformersForNamespaces
+	// WebhookConfigs must watch the operator's own configuration (RBAC
+	// names that one object).
+	WebhookConfigs   admissionregistrationinformers.MutatingWebhookConfigurationInformer
+	Infrastructures  configv1informers.InfrastructureInformer
+	WorkloadAccesses operatorv1alpha1informers.WorkloadAccessInformer
+	// Bundles and ClusterBundles say whether any is injected into pods
+	// that do not ask for it.
+	Bundles        subscriptionv1alpha1informers.BundleInformer
+	ClusterBundles subscriptionv1alpha1informers.ClusterBundleInformer
+	OperatorClient v1helpers.OperatorClient
+	Recorder       events.Recorder
+}
+
+// New returns the controller.
+func New(in Inputs) factory.Controller {
+	configMaps := in.KubeInformers.InformersFor(operatorclient.OperandNamespace).Core().V1().ConfigMaps()
 	c := &controller{
-		kubeClient:     kubeClient,
-		operatorClient: operatorClient,
+		kubeClient:     in.KubeClient,
+		operatorClient: in.OperatorClient,
 		configMaps:     configMaps.Lister(),
-		webhookConfigs: webhookConfigs.Lister(),
+		webhookConfigs: in.WebhookConfigs.Lister(),
 		podIdentity: func() (podidentity.Decision, error) {
-			return podidentity.Read(infrastructures.Lister(), workloadAccesses.Lister())
+			return podidentity.Read(in.Infrastructures.Lister(), in.WorkloadAccesses.Lister())
 		},
 		alwaysInject: func() (bool, error) {
-			namespaced, err := bundles.Lister().List(alwaysInjectSelector)
+			namespaced, err := in.Bundles.Lister().List(alwaysInjectSelector)
 			if err != nil || len(namespaced) > 0 {
 				return len(namespaced) > 0, err
 			}
-			cluster, err := clusterBundles.Lister().List(alwaysInjectSelector)
+			cluster, err := in.ClusterBundles.Lister().List(alwaysInjectSelector)
 			return len(cluster) > 0, err
 		},
 		cache: resourceapply.NewResourceCache(),
 	}
 	return factory.New().
 		WithFilteredEventsInformers(factory.NamesFilter(operatorclient.WebhookServingCAConfigMap), configMaps.Informer()).
-		WithFilteredEventsInformers(hasAlwaysInjectLabel, bundles.Informer(), clusterBundles.Informer()).
-		WithInformers(webhookConfigs.Informer(), operatorClient.Informer(), infrastructures.Informer(), workloadAccesses.Informer()).
+		WithFilteredEventsInformers(hasAlwaysInjectLabel, in.Bundles.Informer(), in.ClusterBundles.Informer()).
+		WithInformers(in.WebhookConfigs.Informer(), in.OperatorClient.Informer(), in.Infrastructures.Informer(), in.WorkloadAccesses.Informer()).
 		WithSync(c.sync).
-		WithSyncDegradedOnError(operatorClient).
+		WithSyncDegradedOnError(in.OperatorClient).
 		ResyncEvery(10*time.Minute).
-		ToController(ControllerName, recorder.WithComponentSuffix("webhook-cabundle"))
+		ToController(ControllerName, in.Recorder.WithComponentSuffix("webhook-cabundle"))
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {

@@ -56,20 +56,28 @@ type controller struct {
 	configMaps     corev1listers.ConfigMapLister
 }
 
+// Inputs are what the controller needs.
+type Inputs struct {
+	KubeClient     kubernetes.Interface
+	KubeInformers  v1helpers.KubeInformersForNamespaces
+	OperatorClient v1helpers.OperatorClient
+	Recorder       events.Recorder
+}
+
 // New returns the controller. It rotates only while the operator is
 // Managed, and under Removed deletes the signer, the serving certificate and
 // the CA bundle: a removed webhook leaves no key behind.
-func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
+func New(in Inputs) factory.Controller {
 	ns := operatorclient.OperandNamespace
-	informers := kubeInformers.InformersFor(ns)
+	informers := in.KubeInformers.InformersFor(ns)
 	secrets := informers.Core().V1().Secrets()
 	configMaps := informers.Core().V1().ConfigMaps()
-	recorder = recorder.WithComponentSuffix("webhook-cert-rotation")
+	recorder := in.Recorder.WithComponentSuffix("webhook-cert-rotation")
 	annotations := certrotation.AdditionalAnnotations{JiraComponent: "cluster-workload-access-operator"}
 
 	c := &controller{
-		operatorClient: operatorClient,
-		kubeClient:     kubeClient,
+		operatorClient: in.OperatorClient,
+		kubeClient:     in.KubeClient,
 		secrets:        secrets.Lister(),
 		configMaps:     configMaps.Lister(),
 		rotation: certrotation.CertRotationController{
@@ -78,26 +86,26 @@ func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersF
 				Namespace: ns, Name: operatorclient.WebhookSignerSecret,
 				Validity: SignerValidity, Refresh: SignerRefresh,
 				AdditionalAnnotations: withDescription(annotations, "Signs the serving certificate of the workload-access admission webhook."),
-				Informer:              secrets, Lister: secrets.Lister(), Client: kubeClient.CoreV1(), EventRecorder: recorder,
+				Informer:              secrets, Lister: secrets.Lister(), Client: in.KubeClient.CoreV1(), EventRecorder: recorder,
 			},
 			CABundleConfigMap: certrotation.CABundleConfigMap{
 				Namespace: ns, Name: operatorclient.WebhookServingCAConfigMap,
 				AdditionalAnnotations: withDescription(annotations, "CA bundle the API server trusts for the workload-access admission webhook."),
-				Informer:              configMaps, Lister: configMaps.Lister(), Client: kubeClient.CoreV1(), EventRecorder: recorder,
+				Informer:              configMaps, Lister: configMaps.Lister(), Client: in.KubeClient.CoreV1(), EventRecorder: recorder,
 			},
 			RotatedSelfSignedCertKeySecret: certrotation.RotatedSelfSignedCertKeySecret{
 				Namespace: ns, Name: operatorclient.WebhookServingCertSecret,
 				Validity: ServingCertValidity, Refresh: ServingCertRefresh,
 				CertCreator:           &certrotation.ServingRotation{Hostnames: Hostnames},
 				AdditionalAnnotations: withDescription(annotations, "Serving certificate of the workload-access admission webhook."),
-				Informer:              secrets, Lister: secrets.Lister(), Client: kubeClient.CoreV1(), EventRecorder: recorder,
+				Informer:              secrets, Lister: secrets.Lister(), Client: in.KubeClient.CoreV1(), EventRecorder: recorder,
 			},
-			StatusReporter: &conditionReporter{operatorClient: operatorClient},
+			StatusReporter: &conditionReporter{operatorClient: in.OperatorClient},
 		},
 	}
 	return factory.New().
 		WithFilteredEventsInformers(isRotated, secrets.Informer(), configMaps.Informer()).
-		WithInformers(operatorClient.Informer()).
+		WithInformers(in.OperatorClient.Informer()).
 		WithSync(c.sync).
 		// The certificates' clocks move without any event.
 		ResyncEvery(time.Minute).

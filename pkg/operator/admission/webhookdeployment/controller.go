@@ -47,33 +47,43 @@ const ManifestFile = "operand/webhook-deployment.yaml"
 // refreshes the mounted Secret.
 const ServingCertHashAnnotation = "workload-access.openshift.io/serving-cert-hash"
 
-// New returns the controller. image is the operator's own image: the webhook
-// is a subcommand of the same binary.
-func New(image string, kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces,
-	config configv1informers.Interface, workloadAccesses operatorv1alpha1informers.WorkloadAccessInformer,
-	operatorClient v1helpers.OperatorClientWithFinalizers, recorder events.Recorder) (factory.Controller, error) {
-	operand := kubeInformers.InformersFor(operatorclient.OperandNamespace)
+// Inputs are what the controller needs.
+type Inputs struct {
+	// Image is the operator's own image: the webhook is a subcommand of the
+	// same binary.
+	Image            string
+	KubeClient       kubernetes.Interface
+	KubeInformers    v1helpers.KubeInformersForNamespaces
+	Config           configv1informers.Interface
+	WorkloadAccesses operatorv1alpha1informers.WorkloadAccessInformer
+	OperatorClient   v1helpers.OperatorClientWithFinalizers
+	Recorder         events.Recorder
+}
+
+// New returns the controller.
+func New(in Inputs) (factory.Controller, error) {
+	operand := in.KubeInformers.InformersFor(operatorclient.OperandNamespace)
 	secrets := operand.Core().V1().Secrets()
-	infrastructures, apiservers := config.Infrastructures(), config.APIServers()
+	infrastructures, apiservers := in.Config.Infrastructures(), in.Config.APIServers()
 	return deploymentcontroller.NewDeploymentControllerBuilder(
 		ControllerName,
 		bindata.MustAsset(ManifestFile),
-		recorder,
-		operatorClient,
-		kubeClient,
+		in.Recorder,
+		in.OperatorClient,
+		in.KubeClient,
 		operand.Apps().V1().Deployments(),
 	).WithConditions(
 		operatorv1.OperatorStatusTypeProgressing,
 		operatorv1.OperatorStatusTypeDegraded,
 	).WithExtraInformers(
-		secrets.Informer(), infrastructures.Informer(), apiservers.Informer(), workloadAccesses.Informer(),
+		secrets.Informer(), infrastructures.Informer(), apiservers.Informer(), in.WorkloadAccesses.Informer(),
 	).WithManifestHooks(
-		ReplacePlaceholders(image),
+		ReplacePlaceholders(in.Image),
 	).WithDeploymentHooks(
 		TopologyHook(infrastructures.Lister()),
 		TLSProfileHook(apiservers.Lister()),
 		ServingCertHashHook(secrets.Lister()),
-		PodIdentityHook(infrastructures.Lister(), workloadAccesses.Lister()),
+		PodIdentityHook(infrastructures.Lister(), in.WorkloadAccesses.Lister()),
 	).ToController()
 }
 

@@ -41,15 +41,28 @@ type controller struct {
 	operands       []Operand
 }
 
-// New returns the controller. informers must cover everything the operands
-// read, so that it re-evaluates as soon as they change.
-func New(operatorClient v1helpers.OperatorClient, versions status.VersionGetter, desiredVersion string, operands []Operand, informers []factory.Informer, recorder events.Recorder) factory.Controller {
-	c := &controller{operatorClient: operatorClient, versions: versions, desired: desiredVersion, operands: operands}
+// Inputs are what the controller needs.
+type Inputs struct {
+	OperatorClient v1helpers.OperatorClient
+	Versions       status.VersionGetter
+	// DesiredVersion is the payload version reported once every operand
+	// is at level.
+	DesiredVersion string
+	Operands       []Operand
+	// Informers must cover everything the operands read, so that it
+	// re-evaluates as soon as they change.
+	Informers []factory.Informer
+	Recorder  events.Recorder
+}
+
+// New returns the controller.
+func New(in Inputs) factory.Controller {
+	c := &controller{operatorClient: in.OperatorClient, versions: in.Versions, desired: in.DesiredVersion, operands: in.Operands}
 	return factory.New().
-		WithInformers(append(informers, operatorClient.Informer())...).
+		WithInformers(append(in.Informers, in.OperatorClient.Informer())...).
 		WithSync(c.sync).
 		ResyncEvery(5*time.Minute).
-		ToController(ControllerName, recorder.WithComponentSuffix("operator-version"))
+		ToController(ControllerName, in.Recorder.WithComponentSuffix("operator-version"))
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {

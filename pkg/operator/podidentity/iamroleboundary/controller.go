@@ -48,16 +48,24 @@ type controller struct {
 	operatorClient   v1helpers.OperatorClient
 }
 
+// Inputs are what the controller needs.
+type Inputs struct {
+	Requests         podidentityinformers.IAMRoleRequestInformer
+	WorkloadAccesses operatorv1alpha1informers.WorkloadAccessInformer
+	Config           configv1informers.Interface
+	OperatorClient   v1helpers.OperatorClient
+	Recorder         events.Recorder
+}
+
 // New returns the controller; its one key coalesces every
 // change of a request, the WorkloadAccess or the Infrastructure.
-func New(requests podidentityinformers.IAMRoleRequestInformer, workloadAccesses operatorv1alpha1informers.WorkloadAccessInformer,
-	config configv1informers.Interface, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
-	c := &controller{requests: requests.Lister(), workloadAccesses: workloadAccesses.Lister(),
-		infrastructures: config.Infrastructures().Lister(), operatorClient: operatorClient}
+func New(in Inputs) factory.Controller {
+	c := &controller{requests: in.Requests.Lister(), workloadAccesses: in.WorkloadAccesses.Lister(),
+		infrastructures: in.Config.Infrastructures().Lister(), operatorClient: in.OperatorClient}
 	return factory.New().
-		WithInformers(requests.Informer(), workloadAccesses.Informer(), config.Infrastructures().Informer(), operatorClient.Informer()).
+		WithInformers(in.Requests.Informer(), in.WorkloadAccesses.Informer(), in.Config.Infrastructures().Informer(), in.OperatorClient.Informer()).
 		WithSync(c.sync).
-		ToController(ControllerName, recorder.WithComponentSuffix("iam-role-boundary"))
+		ToController(ControllerName, in.Recorder.WithComponentSuffix("iam-role-boundary"))
 }
 
 func (c *controller) sync(ctx context.Context, _ factory.SyncContext) error {

@@ -37,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
@@ -50,6 +51,7 @@ import (
 	podidentityinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/podidentity/v1alpha1"
 	operatorv1alpha1listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
 	podidentitylisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
@@ -84,33 +86,14 @@ const retryInitial = 5 * time.Second
 // syncTimeout bounds one request's IAM calls.
 const syncTimeout = 2 * time.Minute
 
-// Informers watch the credentials Secret by name (RBAC grants nothing else
-// in the operator's namespace to this controller) and namespaces, kept as
-// name, UID and times only: a namespace that comes, goes or starts
-// terminating wakes the requests that name it at once, so that a role is
-// revoked when its namespace is deleted, not at the next resync. The sync
-// itself lists the namespace live (namespace.go), never this cache.
-type Informers struct {
-	credentials informers.SharedInformerFactory
-	namespaces  informers.SharedInformerFactory
-}
-
-// NewInformers returns the controller's own informers; start them with the others.
-func NewInformers(kube kubernetes.Interface, resync time.Duration) *Informers {
-	return &Informers{
-		credentials: informers.NewSharedInformerFactoryWithOptions(kube, resync,
-			informers.WithNamespace(operatorclient.OperatorNamespace),
-			informers.WithTweakListOptions(func(options *metav1.ListOptions) {
-				options.FieldSelector = fields.OneTermEqualSelector("metadata.name", CredentialsSecret).String()
-			})),
-		namespaces: informers.NewSharedInformerFactoryWithOptions(kube, resync, informers.WithTransform(slimNamespace)),
-	}
-}
-
-// Start starts them.
-func (i *Informers) Start(stopCh <-chan struct{}) {
-	i.credentials.Start(stopCh)
-	i.namespaces.Start(stopCh)
+// credentialsInformer watches the credentials Secret by name (RBAC grants
+// nothing else in the operator's namespace to this controller).
+func credentialsInformer(kube kubernetes.Interface) informers.SharedInformerFactory {
+	return informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync,
+		informers.WithNamespace(operatorclient.OperatorNamespace),
+		informers.WithTweakListOptions(func(options *metav1.ListOptions) {
+			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", CredentialsSecret).String()
+		}))
 }
 
 // Inputs are what the controller reads and writes.
@@ -119,7 +102,17 @@ type Inputs struct {
 	RequestClient    podidentityclient.IAMRoleRequestsGetter
 	WorkloadAccesses operatorv1alpha1informers.WorkloadAccessInformer
 	Config           configv1informers.Interface
-	Own              *Informers
+	// Kube watches the credentials Secret (credentialsInformer); the
+	// controller starts that informer when it runs.
+	Kube kubernetes.Interface
+	// NamespaceEvents is every Namespace, stripped by
+	// informerkit.SlimNamespace (the starter's, shared with the
+	// APIAccessPolicy controller): a namespace that comes, goes or starts
+	// terminating wakes the requests that name it at once, so that a role
+	// is revoked when its namespace is deleted, not at the next resync.
+	// The sync itself lists the namespace live (namespace.go), never this
+	// cache.
+	NamespaceEvents coreinformers.NamespaceInformer
 	// ServiceAccounts are read by name (GET), never cached cluster-wide.
 	ServiceAccounts corev1client.ServiceAccountsGetter
 	// Namespaces are listed by name at each sync: the role trusts one.
@@ -154,25 +147,28 @@ type controller struct {
 
 // New returns the controller.
 func New(in Inputs) factory.Controller {
-	c := newController(in)
-	return factory.New().
-		WithInformersQueueKeysFunc(requestKey, &updatesWhen{in.Requests.Informer(), requestChanged}).
-		WithInformersQueueKeysFunc(c.allRequests, &updatesWhen{in.WorkloadAccesses.Informer(), podIdentityChanged}).
-		WithInformersQueueKeysFunc(c.allRequests, &updatesWhen{in.Own.credentials.Core().V1().Secrets().Informer(), credentialsChanged}).
-		WithInformersQueueKeysFunc(c.requestsIn, &updatesWhen{in.Own.namespaces.Core().V1().Namespaces().Informer(), namespaceChanged}).
+	credentials := credentialsInformer(in.Kube)
+	secrets := credentials.Core().V1().Secrets()
+	c := newController(in, secrets.Lister())
+	controller := factory.New().
+		WithInformersQueueKeysFunc(requestKey, informerkit.UpdatesWhen(in.Requests.Informer(), requestChanged)).
+		WithInformersQueueKeysFunc(c.allRequests, informerkit.UpdatesWhen(in.WorkloadAccesses.Informer(), podIdentityChanged)).
+		WithInformersQueueKeysFunc(c.allRequests, informerkit.UpdatesWhen(secrets.Informer(), credentialsChanged)).
+		WithInformersQueueKeysFunc(c.requestsIn, informerkit.UpdatesWhen(in.NamespaceEvents.Informer(), namespaceChanged)).
 		WithBareInformers(in.Config.Infrastructures().Informer(), in.OperatorClient.Informer()).
 		WithSync(c.sync).
 		ResyncEvery(DriftInterval).
 		ToController(ControllerName, in.Recorder.WithComponentSuffix("iam-role-request"))
+	return informerkit.StartOnRun(controller, credentials.Start)
 }
 
-func newController(in Inputs) *controller {
+func newController(in Inputs, secrets corev1listers.SecretLister) *controller {
 	return &controller{
 		requests:         in.Requests.Lister(),
 		requestClient:    in.RequestClient,
 		workloadAccesses: in.WorkloadAccesses.Lister(),
 		infrastructures:  in.Config.Infrastructures().Lister(),
-		secrets:          in.Own.credentials.Core().V1().Secrets().Lister(),
+		secrets:          secrets,
 		serviceAccounts:  in.ServiceAccounts,
 		namespaces:       in.Namespaces,
 		operatorClient:   in.OperatorClient,

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
@@ -21,6 +22,7 @@ import (
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
 	subscriptioninformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
@@ -35,17 +37,18 @@ func TestControllerRunsOnInformers(t *testing.T) {
 	kube := kubefake.NewClientset(f.secret, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps", UID: "uid-apps"}})
 	clients := fake.NewSimpleClientset(f.wa)
 	config := configfake.NewSimpleClientset(f.infra)
-	own := NewInformers(kube, 0)
+	namespaces := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithTransform(informerkit.SlimNamespace))
 	shared := subscriptioninformers.NewSharedInformerFactory(clients, 0)
 	configs := configinformers.NewSharedInformerFactory(config, 0)
 	controller := New(Inputs{
 		Requests: shared.PodIdentity().V1alpha1().IAMRoleRequests(), RequestClient: clients.PodIdentityV1alpha1(),
-		WorkloadAccesses: shared.Operator().V1alpha1().WorkloadAccesses(), Config: configs.Config().V1(), Own: own,
+		WorkloadAccesses: shared.Operator().V1alpha1().WorkloadAccesses(), Config: configs.Config().V1(),
+		Kube: kube, NamespaceEvents: namespaces.Core().V1().Namespaces(),
 		ServiceAccounts: kube.CoreV1(), Namespaces: kube.CoreV1(),
 		OperatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil),
 		Recorder:       events.NewInMemoryRecorder("test", clock.RealClock{}), ObjectEvents: record.NewFakeRecorder(100),
 	})
-	own.Start(ctx.Done())
+	namespaces.Start(ctx.Done())
 	shared.Start(ctx.Done())
 	configs.Start(ctx.Done())
 	go controller.Run(ctx, 1)

@@ -21,6 +21,7 @@ import (
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
@@ -107,7 +108,7 @@ func TestEventFilters(t *testing.T) {
 	if !namespaceChanged(ns, terminating) || !namespaceChanged(ns, replaced) {
 		t.Error("a terminating or replaced namespace does not wake its requests")
 	}
-	if slim, _ := slimNamespace(relabelled); len(slim.(*corev1.Namespace).Labels) > 0 {
+	if slim, _ := informerkit.SlimNamespace(relabelled); len(slim.(*corev1.Namespace).Labels) > 0 {
 		t.Errorf("the namespace cache keeps labels: %+v", slim)
 	}
 	wa := &operatorv1alpha1.WorkloadAccess{ObjectMeta: metav1.ObjectMeta{Generation: 1}}

@@ -37,7 +37,6 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
-	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -49,6 +48,7 @@ import (
 	operatorv1alpha1informers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
 	operatorv1alpha1listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/conditions"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity"
@@ -128,38 +128,23 @@ const recheckAfter = 5 * time.Second
 // controller's only worker.
 const syncTimeout = 2 * time.Minute
 
-// Informers watch the two core objects the publisher reads, each by name:
-// RBAC grants list and watch on those names only, and nothing else in
-// openshift-kube-apiserver (dozens of large revisioned ConfigMaps) is cached.
-type Informers struct {
-	signingCerts informers.SharedInformerFactory
-	credentials  informers.SharedInformerFactory
+// Inputs are what the publisher needs.
+type Inputs struct {
+	// Kube watches the two core objects the publisher reads, each by name:
+	// RBAC grants list and watch on those names only, and nothing else in
+	// openshift-kube-apiserver (dozens of large revisioned ConfigMaps) is
+	// cached. The controller starts these informers when it runs.
+	Kube             kubernetes.Interface
+	Config           configv1informers.Interface
+	WorkloadAccesses operatorv1alpha1informers.WorkloadAccessInformer
+	// StatusClient writes status.podIdentity (issuer URL, region, key IDs).
+	StatusClient   operatorv1alpha1client.WorkloadAccessesGetter
+	OperatorClient v1helpers.OperatorClient
+	Recorder       events.Recorder
 }
 
-// NewInformers returns the publisher's informers; start them with the others.
-func NewInformers(kube kubernetes.Interface, resync time.Duration) *Informers {
-	return &Informers{
-		signingCerts: oneObject(kube, resync, SigningCertsNamespace, SigningCertsConfigMap),
-		credentials:  oneObject(kube, resync, operatorclient.OperatorNamespace, CredentialsSecret),
-	}
-}
-
-// Start starts both.
-func (i *Informers) Start(stopCh <-chan struct{}) {
-	i.signingCerts.Start(stopCh)
-	i.credentials.Start(stopCh)
-}
-
-func (i *Informers) configMaps() corev1informers.ConfigMapInformer {
-	return i.signingCerts.Core().V1().ConfigMaps()
-}
-
-func (i *Informers) secrets() corev1informers.SecretInformer {
-	return i.credentials.Core().V1().Secrets()
-}
-
-func oneObject(kube kubernetes.Interface, resync time.Duration, namespace, name string) informers.SharedInformerFactory {
-	return informers.NewSharedInformerFactoryWithOptions(kube, resync, informers.WithNamespace(namespace),
+func oneObject(kube kubernetes.Interface, namespace, name string) informers.SharedInformerFactory {
+	return informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync, informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(options *metav1.ListOptions) {
 			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
 		}))
@@ -198,16 +183,18 @@ type controller struct {
 }
 
 // New returns the controller.
-func New(inputs *Informers, config configv1informers.Interface, workloadAccesses operatorv1alpha1informers.WorkloadAccessInformer,
-	statusClient operatorv1alpha1client.WorkloadAccessesGetter, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
+func New(in Inputs) factory.Controller {
+	signingCerts := oneObject(in.Kube, SigningCertsNamespace, SigningCertsConfigMap)
+	credentials := oneObject(in.Kube, operatorclient.OperatorNamespace, CredentialsSecret)
+	configMaps, secrets := signingCerts.Core().V1().ConfigMaps(), credentials.Core().V1().Secrets()
 	c := &controller{
-		operatorClient:   operatorClient,
-		workloadAccesses: workloadAccesses.Lister(),
-		statusClient:     statusClient,
-		infrastructures:  config.Infrastructures().Lister(),
-		authentications:  config.Authentications().Lister(),
-		configMaps:       inputs.configMaps().Lister(),
-		secrets:          inputs.secrets().Lister(),
+		operatorClient:   in.OperatorClient,
+		workloadAccesses: in.WorkloadAccesses.Lister(),
+		statusClient:     in.StatusClient,
+		infrastructures:  in.Config.Infrastructures().Lister(),
+		authentications:  in.Config.Authentications().Lister(),
+		configMaps:       configMaps.Lister(),
+		secrets:          secrets.Lister(),
 		clock:            clock.RealClock{},
 		newStore:         newS3Store,
 		lookupAccount: func(ctx context.Context, conn connection) (string, error) {
@@ -216,14 +203,15 @@ func New(inputs *Informers, config configv1informers.Interface, workloadAccesses
 		unsupported: map[string]bool{},
 	}
 	sources := eventSources{
-		operator:         operatorClient.Informer(),
-		workloadAccesses: workloadAccesses.Informer(),
-		infrastructures:  config.Infrastructures().Informer(),
-		authentications:  config.Authentications().Informer(),
-		signingCerts:     inputs.configMaps().Informer(),
-		credentials:      inputs.secrets().Informer(),
+		operator:         in.OperatorClient.Informer(),
+		workloadAccesses: in.WorkloadAccesses.Informer(),
+		infrastructures:  in.Config.Infrastructures().Informer(),
+		authentications:  in.Config.Authentications().Informer(),
+		signingCerts:     configMaps.Informer(),
+		credentials:      secrets.Informer(),
 	}
-	return c.wire(factory.New(), sources).ToController(ControllerName, recorder.WithComponentSuffix("issuer-publisher"))
+	controller := c.wire(factory.New(), sources).ToController(ControllerName, in.Recorder.WithComponentSuffix("issuer-publisher"))
+	return informerkit.StartOnRun(controller, signingCerts.Start, credentials.Start)
 }
 
 // eventSources are the informers whose events may change what is published.
@@ -243,7 +231,7 @@ type eventSources struct {
 func (c *controller) wire(f *factory.Factory, sources eventSources) *factory.Factory {
 	return f.
 		WithFilteredEventsInformers(named("", operatorclient.ConfigName),
-			&specUpdatesOnly{sources.operator}, &specUpdatesOnly{sources.workloadAccesses}).
+			informerkit.UpdatesWhen(sources.operator, specChanged), informerkit.UpdatesWhen(sources.workloadAccesses, specChanged)).
 		WithFilteredEventsInformers(named("", "cluster"), sources.infrastructures, sources.authentications).
 		WithFilteredEventsInformers(named(SigningCertsNamespace, SigningCertsConfigMap), sources.signingCerts).
 		WithFilteredEventsInformers(named(operatorclient.OperatorNamespace, CredentialsSecret), sources.credentials).
@@ -264,26 +252,8 @@ func named(namespace, name string) factory.EventFilterFunc {
 	}
 }
 
-// specUpdatesOnly is an informer that hands the factory's handler every add
-// and delete, but only the updates that change metadata.generation, which
-// the API server bumps for spec changes and never for status writes.
-type specUpdatesOnly struct {
-	factory.Informer
-}
-
-func (i *specUpdatesOnly) AddEventHandler(handler cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
-	return i.Informer.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc: handler.OnAdd,
-		UpdateFunc: func(oldObj, newObj any) {
-			if specChanged(oldObj, newObj) {
-				handler.OnUpdate(oldObj, newObj)
-			}
-		},
-		DeleteFunc: handler.OnDelete,
-	})
-}
-
-// specChanged says whether an update changed the generation, or is a
+// specChanged says whether an update changed metadata.generation, which the
+// API server bumps for spec changes and never for status writes, or is a
 // recreated object (a relist can fold a delete and a create into an
 // update); an object without metadata counts as changed.
 func specChanged(oldObj, newObj any) bool {

@@ -28,6 +28,7 @@ import (
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 	fakeclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
 	apiaccesslisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/crdaccess"
 )
 
@@ -136,7 +137,7 @@ func (c *cluster) trySync(t *testing.T) ([]string, error) {
 	namespaces := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	nsl, _ := c.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 	for i := range nsl.Items {
-		slim, _ := SlimNamespace(&nsl.Items[i])
+		slim, _ := informerkit.SlimNamespace(&nsl.Items[i])
 		_ = namespaces.Add(slim)
 	}
 	ctrl := newGenerator(c.client.APIAccessV1alpha1(), c.kube, crdLister{crdIndexer},

@@ -31,6 +31,7 @@ import (
 	scopeinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/scopes/v1alpha1"
 	operatorlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
 	scopelisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/scopes/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 )
 
@@ -50,8 +51,7 @@ const (
 var GeneratorUser = "system:serviceaccount:" + GeneratorServiceAccountNamespace + ":" + GeneratorServiceAccount
 
 const (
-	informerResync = 10 * time.Minute
-	syncWait       = time.Second
+	syncWait = time.Second
 	// retryRefused is when a CSV whose scope was refused (the generator
 	// lacks a grant, the CSV's ServiceAccount lacks one) is tried again:
 	// RBAC changes wake nothing here.
@@ -61,7 +61,7 @@ const (
 // Inputs are what the controller needs.
 type Inputs struct {
 	// CRDs is crdaccess.NewCRDInformer's informer (shared, run by the
-	// APIAccessPolicy controller): whether OLM v0's APIs are served.
+	// starter): whether OLM v0's APIs are served.
 	CRDs             cache.SharedIndexInformer
 	WorkloadAccesses operatorinformers.WorkloadAccessInformer
 	Templates        scopeinformers.ScopeTemplateInformer
@@ -89,7 +89,7 @@ func New(in Inputs) factory.Controller {
 		WithInformers(in.CRDs, in.WorkloadAccesses.Informer(), in.Templates.Informer(), in.Instances.Informer()).
 		WithSync(managementsync.Syncs{Managed: c.sync}.Sync(in.OperatorClient)).
 		WithSyncDegradedOnError(in.OperatorClient).
-		ResyncEvery(informerResync).
+		ResyncEvery(informerkit.Resync).
 		ToController(ControllerName, in.Recorder)
 }
 
@@ -102,9 +102,9 @@ type watches struct {
 
 func startWatches(ctx context.Context, client dynamic.Interface) watches {
 	ctx, stop := context.WithCancel(ctx)
-	csvs := dynamicinformer.NewFilteredDynamicInformer(client, ClusterServiceVersions, "", informerResync, cache.Indexers{}, nil).Informer()
+	csvs := dynamicinformer.NewFilteredDynamicInformer(client, ClusterServiceVersions, "", informerkit.Resync, cache.Indexers{}, nil).Informer()
 	_ = csvs.SetTransform(stripCSV)
-	groups := dynamicinformer.NewFilteredDynamicInformer(client, OperatorGroups, "", informerResync, cache.Indexers{}, nil).Informer()
+	groups := dynamicinformer.NewFilteredDynamicInformer(client, OperatorGroups, "", informerkit.Resync, cache.Indexers{}, nil).Informer()
 	go csvs.RunWithContext(ctx)
 	go groups.RunWithContext(ctx)
 	return watches{csvs: csvs, groups: groups, stop: stop}

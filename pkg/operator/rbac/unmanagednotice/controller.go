@@ -34,6 +34,7 @@ import (
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 	apiaccessinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/apiaccess/v1alpha1"
 	apiaccesslisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 )
@@ -53,8 +54,6 @@ const (
 	// eventNamespace is where Events on a cluster-scoped object land, and
 	// where `oc describe clusterextension` finds them.
 	eventNamespace = metav1.NamespaceDefault
-	// informerResync is the safety-net relist of the informers started here.
-	informerResync = 10 * time.Minute
 	// syncWait is when a sync looks again for informers still syncing.
 	syncWait = time.Second
 	// recordedLately is how long after recording a notice its absence from
@@ -64,8 +63,8 @@ const (
 
 // Inputs are what the controller needs.
 type Inputs struct {
-	// CRDs is crdaccess.NewCRDInformer's informer, shared with (and run by)
-	// the APIAccessPolicy controller.
+	// CRDs is crdaccess.NewCRDInformer's informer, shared with the
+	// APIAccessPolicy controller (the starter runs it).
 	CRDs     cache.SharedIndexInformer
 	Policies apiaccessinformers.APIAccessPolicyInformer
 	Metadata metadata.Interface
@@ -100,10 +99,10 @@ type watches struct {
 
 func startWatches(ctx context.Context, client metadata.Interface, kube kubernetes.Interface) watches {
 	ctx, stop := context.WithCancel(ctx)
-	extensions := metadatainformer.NewFilteredMetadataInformer(client, ClusterExtensions, "", informerResync, cache.Indexers{}, nil).Informer()
+	extensions := metadatainformer.NewFilteredMetadataInformer(client, ClusterExtensions, "", informerkit.Resync, cache.Indexers{}, nil).Informer()
 	ours := fields.AndSelectors(fields.OneTermEqualSelector("involvedObject.kind", clusterExtensionKind),
 		fields.OneTermEqualSelector("source", operatorclient.OperatorName)).String()
-	eventInformers := informers.NewSharedInformerFactoryWithOptions(kube, informerResync, informers.WithNamespace(eventNamespace),
+	eventInformers := informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync, informers.WithNamespace(eventNamespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = ours }))
 	recorded := eventInformers.Core().V1().Events().Informer()
 	go extensions.RunWithContext(ctx)

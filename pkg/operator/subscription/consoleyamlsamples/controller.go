@@ -51,21 +51,28 @@ type controller struct {
 	samples        []*consolev1.ConsoleYAMLSample
 }
 
+// Inputs are what the controller needs.
+type Inputs struct {
+	Client         consoleclient.ConsoleYAMLSamplesGetter
+	OperatorClient v1helpers.OperatorClient
+	Recorder       events.Recorder
+}
+
 // New returns the controller. It watches no ConsoleYAMLSample informer:
 // one would never sync on a cluster without the console, so a deleted or
 // edited sample is restored on the next resync instead.
-func New(client consoleclient.ConsoleYAMLSamplesGetter, operatorClient v1helpers.OperatorClient, recorder events.Recorder) (factory.Controller, error) {
+func New(in Inputs) (factory.Controller, error) {
 	samples, err := Samples()
 	if err != nil {
 		return nil, err
 	}
-	c := &controller{client: client, operatorClient: operatorClient, samples: samples}
+	c := &controller{client: in.Client, operatorClient: in.OperatorClient, samples: samples}
 	return factory.New().
-		WithInformers(operatorClient.Informer()).
+		WithInformers(in.OperatorClient.Informer()).
 		WithSync(c.sync).
-		WithSyncDegradedOnError(operatorClient).
+		WithSyncDegradedOnError(in.OperatorClient).
 		ResyncEvery(10*time.Minute).
-		ToController(ControllerName, recorder.WithComponentSuffix("console-samples")), nil
+		ToController(ControllerName, in.Recorder.WithComponentSuffix("console-samples")), nil
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {

@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundlerefs"
 )
@@ -233,7 +234,7 @@ func (w *Watch) For(informer cache.SharedIndexInformer, references References) (
 	triggers := make([]Trigger, 0, len(kinds))
 	for _, kind := range kinds {
 		triggers = append(triggers, Trigger{
-			Informer: changesOnly{w.informers[kind]},
+			Informer: informerkit.ChangesOnlyBy(w.informers[kind], moved),
 			Keys:     BundlesOf(informer.GetIndexer(), kind),
 		})
 	}
@@ -267,39 +268,6 @@ func BundlesOf(indexer cache.Indexer, kind bundlerefs.Kind) func(runtime.Object)
 		return keys
 	}
 }
-
-// changesOnly is an informer whose handlers hear of real changes only.
-type changesOnly struct {
-	informer cache.SharedIndexInformer
-}
-
-func (c changesOnly) AddEventHandler(handler cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
-	return c.informer.AddEventHandler(changes{handler})
-}
-
-func (c changesOnly) HasSynced() bool { return c.informer.HasSynced() }
-
-// changes passes on what can change a bundle's status: an object created or
-// deleted, or an update that moved its resourceVersion. It drops the initial
-// list (every bundle is synced when its controller starts anyway) and the
-// updates a relist replays for unchanged objects.
-type changes struct {
-	next cache.ResourceEventHandler
-}
-
-func (c changes) OnAdd(obj any, isInInitialList bool) {
-	if !isInInitialList {
-		c.next.OnAdd(obj, false)
-	}
-}
-
-func (c changes) OnUpdate(oldObj, newObj any) {
-	if moved(oldObj, newObj) {
-		c.next.OnUpdate(oldObj, newObj)
-	}
-}
-
-func (c changes) OnDelete(obj any) { c.next.OnDelete(obj) }
 
 // moved tells whether newObj is at another resourceVersion than oldObj;
 // two Versions are compared as they are, without making their metadata (a
