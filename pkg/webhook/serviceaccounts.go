@@ -53,15 +53,15 @@ type ServiceAccountAnnotations struct {
 // only those its reader reads, each bounded, copied out of the decoded
 // object; nil for none. Annotations are anyone's to write, and the cache
 // holds every ServiceAccount in the cluster.
-type KeepAnnotations func(map[string]string) map[string]string
+type KeepAnnotations func(map[string]string) *podidentity.RoleAnnotations
 
 // NewServiceAccountAnnotations watches every ServiceAccount through client
 // once Run is called. A cluster may have tens of thousands: an informer's
 // store of stripped objects with a namespace index costs about 570 bytes
-// each, this cache about 100 plus what keep returns, and the webhook's
-// memory target is set with 20,000 of them.
+// each, this cache about 60 plus what keep returns (about 180 for one
+// with a role), and the webhook's memory target is set with 100,000 of them.
 func NewServiceAccountAnnotations(client kubernetes.Interface, keep KeepAnnotations) *ServiceAccountAnnotations {
-	store := &serviceAccountStore{keep: keep, accounts: map[string]map[string]string{}}
+	store := &serviceAccountStore{keep: keep, accounts: map[string]*podidentity.RoleAnnotations{}}
 	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return client.CoreV1().ServiceAccounts(metav1.NamespaceAll).List(ctx, opts)
@@ -99,11 +99,11 @@ func (s *ServiceAccountAnnotations) Collector() prometheus.Collector { return s.
 type serviceAccountStore struct {
 	keep     KeepAnnotations
 	mu       sync.RWMutex
-	accounts map[string]map[string]string
+	accounts map[string]*podidentity.RoleAnnotations
 	synced   bool
 }
 
-func (s *serviceAccountStore) get(namespace, name string) (map[string]string, bool) {
+func (s *serviceAccountStore) get(namespace, name string) (*podidentity.RoleAnnotations, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	annotations, ok := s.accounts[namespace+"/"+name]
@@ -142,7 +142,7 @@ func (s *serviceAccountStore) Delete(obj any) error {
 // Replace swaps in a whole new listing: the first sync, or a relist after
 // the watch fell too far behind.
 func (s *serviceAccountStore) Replace(list []any, _ string) error {
-	accounts := make(map[string]map[string]string, len(list))
+	accounts := make(map[string]*podidentity.RoleAnnotations, len(list))
 	for _, obj := range list {
 		key, annotations, err := s.entry(obj)
 		if err != nil {
@@ -176,7 +176,7 @@ func (s *serviceAccountStore) Transformer() cache.TransformFunc {
 	}
 }
 
-func (s *serviceAccountStore) entry(obj any) (string, map[string]string, error) {
+func (s *serviceAccountStore) entry(obj any) (string, *podidentity.RoleAnnotations, error) {
 	sa, ok := obj.(*corev1.ServiceAccount)
 	if !ok {
 		return "", nil, fmt.Errorf("expected a ServiceAccount, got %T", obj)
@@ -184,10 +184,12 @@ func (s *serviceAccountStore) entry(obj any) (string, map[string]string, error) 
 	return sa.Namespace + "/" + sa.Name, s.keep(sa.Annotations), nil
 }
 
+// strip is sa as the watch-list sync holds it until Replace: what keep
+// keeps, as annotations again (Replace keeps them once more, unchanged).
 func strip(sa *corev1.ServiceAccount, keep KeepAnnotations) *corev1.ServiceAccount {
 	return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
 		Name: sa.Name, Namespace: sa.Namespace, UID: sa.UID, ResourceVersion: sa.ResourceVersion,
-		Annotations: keep(sa.Annotations),
+		Annotations: keep(sa.Annotations).Map(),
 	}}
 }
 
@@ -196,7 +198,7 @@ func strip(sa *corev1.ServiceAccount, keep KeepAnnotations) *corev1.ServiceAccou
 // whether it exists. A cache miss asks the API server, at most once at a
 // time per ServiceAccount; err means neither could tell in time, and its
 // text is safe to show to whoever creates the pod.
-func (s *ServiceAccountAnnotations) Annotations(ctx context.Context, namespace, name string) (map[string]string, bool, error) {
+func (s *ServiceAccountAnnotations) Annotations(ctx context.Context, namespace, name string) (*podidentity.RoleAnnotations, bool, error) {
 	if annotations, ok := s.store.get(namespace, name); ok {
 		s.lookups.WithLabelValues("cache", "found").Inc()
 		return annotations, true, nil
@@ -219,35 +221,41 @@ func (s *ServiceAccountAnnotations) Annotations(ctx context.Context, namespace, 
 			s.lookups.WithLabelValues("api", "error").Inc()
 			return nil, false, res.Err
 		}
-		sa, _ := res.Val.(*corev1.ServiceAccount)
-		if sa == nil {
+		found, _ := res.Val.(liveServiceAccount)
+		if !found.exists {
 			s.lookups.WithLabelValues("api", "not_found").Inc()
 			return nil, false, nil
 		}
 		s.lookups.WithLabelValues("api", "found").Inc()
-		return sa.Annotations, true, nil
+		return found.kept, true, nil
 	case <-ctx.Done():
 		s.lookups.WithLabelValues("api", "error").Inc()
 		return nil, false, fmt.Errorf("looking up ServiceAccount %s: %w", key, ctx.Err())
 	}
 }
 
-// get reads one ServiceAccount live, within the rate limit; nil when it
-// does not exist.
-func (s *ServiceAccountAnnotations) get(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error) {
+// liveServiceAccount is what a live read learnt: whether the ServiceAccount
+// exists, and what keep keeps of it.
+type liveServiceAccount struct {
+	exists bool
+	kept   *podidentity.RoleAnnotations
+}
+
+// get reads one ServiceAccount live, within the rate limit.
+func (s *ServiceAccountAnnotations) get(ctx context.Context, namespace, name string) (liveServiceAccount, error) {
 	if err := s.budget.wait(ctx, namespace); err != nil {
-		return nil, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and %w", namespace, name, err)
+		return liveServiceAccount{}, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and %w", namespace, name, err)
 	}
 	sa, err := s.client.CoreV1().ServiceAccounts(namespace).Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, nil
+		return liveServiceAccount{}, nil
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and reading it took longer than %s", namespace, name, s.timeout)
+		return liveServiceAccount{}, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and reading it took longer than %s", namespace, name, s.timeout)
 	case err != nil:
-		return nil, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and reading it failed: %v", namespace, name, apiErrorReason(err))
+		return liveServiceAccount{}, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and reading it failed: %v", namespace, name, apiErrorReason(err))
 	}
-	return strip(sa, s.keep), nil
+	return liveServiceAccount{exists: true, kept: s.keep(sa.Annotations)}, nil
 }
 
 // apiErrorReason is the API status reason, or the error text for transport

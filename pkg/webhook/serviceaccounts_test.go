@@ -56,15 +56,15 @@ func TestCachedServiceAccountKeepsOnlyPrefixedAnnotations(t *testing.T) {
 	s := startedCache(t, client, false)
 	client.ClearActions()
 
-	got, found, err := s.Annotations(context.Background(), "app", "builder")
+	kept, found, err := s.Annotations(context.Background(), "app", "builder")
 	if err != nil || !found {
 		t.Fatalf("found=%v err=%v", found, err)
 	}
-	if len(got) != 1 || got[testPrefix+"role-arn"] != "arn:aws:iam::123456789012:role/builder" {
+	if got := kept.Map(); len(got) != 1 || got[testPrefix+"role-arn"] != "arn:aws:iam::123456789012:role/builder" {
 		t.Errorf("annotations %v", got)
 	}
-	if stored, ok := s.store.get("app", "builder"); !ok || len(stored) != 1 {
-		t.Errorf("the cache keeps more than the mutator reads: %v", stored)
+	if stored, ok := s.store.get("app", "builder"); !ok || len(stored.Map()) != 1 {
+		t.Errorf("the cache keeps more than the mutator reads: %v", stored.Map())
 	}
 	if actions := client.Actions(); len(actions) != 0 {
 		t.Errorf("a cache hit called the API server: %v", actions)
@@ -88,8 +88,9 @@ func oversizeServiceAccount(namespace, name string) *corev1.ServiceAccount {
 // Neither the cache nor a live lookup keeps an annotation the mutator does
 // not read, or a value past what it reads of it.
 func TestCachedServiceAccountHoldsOnlyBoundedReadAnnotations(t *testing.T) {
-	check := func(t *testing.T, got map[string]string) {
+	check := func(t *testing.T, kept *podidentity.RoleAnnotations) {
 		t.Helper()
+		got := kept.Map()
 		if len(got) != 2 || got[podidentity.AudienceAnnotation] != "sts.amazonaws.com" || len(got[podidentity.RoleARNAnnotation]) != 2049 {
 			for k, v := range got {
 				t.Errorf("kept %s: %d bytes", k, len(v))
@@ -147,7 +148,8 @@ func TestCacheFollowsChanges(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			got, found := s.store.get("app", "builder")
+			kept, found := s.store.get("app", "builder")
+			got := kept.Map()
 			if ok(got, found) {
 				return
 			}
@@ -185,7 +187,7 @@ func TestCacheFollowsChanges(t *testing.T) {
 }
 
 func TestCacheMissIsLookedUpLiveOnceForConcurrentPods(t *testing.T) {
-	client := fake.NewClientset(serviceAccount("app", "new", map[string]string{testPrefix + "audience": "sts"}))
+	client := fake.NewClientset(serviceAccount("app", "new", map[string]string{testPrefix + "role-arn": "arn:aws:iam::123456789012:role/new", testPrefix + "audience": "sts"}))
 	var gets atomic.Int32
 	release := make(chan struct{})
 	client.PrependReactor("get", "serviceaccounts", func(clienttesting.Action) (bool, runtime.Object, error) {
@@ -196,7 +198,7 @@ func TestCacheMissIsLookedUpLiveOnceForConcurrentPods(t *testing.T) {
 	s := startedCache(t, client, true)
 
 	var wg sync.WaitGroup
-	results := make([]map[string]string, 10)
+	results := make([]*podidentity.RoleAnnotations, 10)
 	for i := range results {
 		wg.Add(1)
 		go func() {
@@ -216,8 +218,8 @@ func TestCacheMissIsLookedUpLiveOnceForConcurrentPods(t *testing.T) {
 		t.Errorf("%d live GETs for one ServiceAccount, want 1", n)
 	}
 	for _, r := range results {
-		if r[testPrefix+"audience"] != "sts" {
-			t.Errorf("annotations %v", r)
+		if r.Map()[testPrefix+"audience"] != "sts" {
+			t.Errorf("annotations %v", r.Map())
 		}
 	}
 }
@@ -272,7 +274,7 @@ func TestLiveLookupBudgetIsPerNamespace(t *testing.T) {
 		t.Errorf("%d GETs and %d spent, want %d and %d", gets, spent, namespaceLookupBurst, 2*clusterLookupBurst-namespaceLookupBurst)
 	}
 	annotations, found, err := s.Annotations(context.Background(), "quiet", "builder")
-	if err != nil || !found || annotations[testPrefix+"role-arn"] == "" {
+	if err != nil || !found || annotations.RoleARN() == "" {
 		t.Errorf("another namespace's lookup after the burst: found=%v err=%v %v", found, err, annotations)
 	}
 	if v := testutil.ToFloat64(s.lookups.WithLabelValues("api", "budget_spent")); v != float64(spent) {
