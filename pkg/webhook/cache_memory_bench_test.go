@@ -59,7 +59,7 @@ func BenchmarkCacheMemory(b *testing.B) {
 			return nil
 		}, accounts
 	}}, {"serviceaccounts/after", func() (func(*corev1.ServiceAccount) error, any) {
-		store := &serviceAccountStore{keep: podidentity.CachedAnnotations, accounts: map[string]*podidentity.RoleAnnotations{}}
+		store := newServiceAccountStore(podidentity.CachedAnnotations)
 		return func(sa *corev1.ServiceAccount) error { return store.Add(sa) }, store
 	}}} {
 		b.Run(tc.name, func(b *testing.B) {

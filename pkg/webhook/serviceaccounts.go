@@ -61,7 +61,7 @@ type KeepAnnotations func(map[string]string) *podidentity.RoleAnnotations
 // each, this cache about 60 plus what keep returns (about 180 for one
 // with a role), and the webhook's memory target is set with 100,000 of them.
 func NewServiceAccountAnnotations(client kubernetes.Interface, keep KeepAnnotations) *ServiceAccountAnnotations {
-	store := &serviceAccountStore{keep: keep, accounts: map[string]*podidentity.RoleAnnotations{}}
+	store := newServiceAccountStore(keep)
 	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return client.CoreV1().ServiceAccounts(metav1.NamespaceAll).List(ctx, opts)
@@ -93,21 +93,42 @@ func (s *ServiceAccountAnnotations) HasSynced() bool { return s.store.hasSynced(
 // Collector is the lookup counter, for the server's registry.
 func (s *ServiceAccountAnnotations) Collector() prometheus.Collector { return s.lookups }
 
-// serviceAccountStore is the reflector's store: "namespace/name" of every
-// ServiceAccount to what keep returns of its annotations (nil for the many
-// that have none).
+// serviceAccountStore is the reflector's store: every ServiceAccount by
+// namespace, then by name. Most have no role: those are only names in a set,
+// the few with one map to what keep returns. No "namespace/name" key is
+// built, so each entry costs its name (shared with the decoded object's)
+// and a slot; at 100,000 ServiceAccounts that is megabytes of the
+// webhook's 40 MiB (docs/performance.md).
 type serviceAccountStore struct {
-	keep     KeepAnnotations
-	mu       sync.RWMutex
-	accounts map[string]*podidentity.RoleAnnotations
-	synced   bool
+	keep       KeepAnnotations
+	mu         sync.RWMutex
+	namespaces map[string]*namespaceAccounts
+	synced     bool
+}
+
+// namespaceAccounts is one namespace's ServiceAccounts: a name is in
+// exactly one of the two.
+type namespaceAccounts struct {
+	withRole    map[string]*podidentity.RoleAnnotations
+	withoutRole map[string]struct{}
+}
+
+func newServiceAccountStore(keep KeepAnnotations) *serviceAccountStore {
+	return &serviceAccountStore{keep: keep, namespaces: map[string]*namespaceAccounts{}}
 }
 
 func (s *serviceAccountStore) get(namespace, name string) (*podidentity.RoleAnnotations, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	annotations, ok := s.accounts[namespace+"/"+name]
-	return annotations, ok
+	accounts := s.namespaces[namespace]
+	if accounts == nil {
+		return nil, false
+	}
+	if annotations, ok := accounts.withRole[name]; ok {
+		return annotations, true
+	}
+	_, ok := accounts.withoutRole[name]
+	return nil, ok
 }
 
 func (s *serviceAccountStore) hasSynced() bool {
@@ -116,15 +137,37 @@ func (s *serviceAccountStore) hasSynced() bool {
 	return s.synced
 }
 
+// put records namespace/name, replacing what was kept of it before.
+func put(namespaces map[string]*namespaceAccounts, namespace, name string, annotations *podidentity.RoleAnnotations) {
+	accounts := namespaces[namespace]
+	if accounts == nil {
+		accounts = &namespaceAccounts{}
+		namespaces[namespace] = accounts
+	}
+	if annotations == nil {
+		delete(accounts.withRole, name)
+		if accounts.withoutRole == nil {
+			accounts.withoutRole = map[string]struct{}{}
+		}
+		accounts.withoutRole[name] = struct{}{}
+		return
+	}
+	delete(accounts.withoutRole, name)
+	if accounts.withRole == nil {
+		accounts.withRole = map[string]*podidentity.RoleAnnotations{}
+	}
+	accounts.withRole[name] = annotations
+}
+
 func (s *serviceAccountStore) Add(obj any) error { return s.Update(obj) }
 func (s *serviceAccountStore) Update(obj any) error {
-	key, annotations, err := s.entry(obj)
+	sa, annotations, err := s.entry(obj)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.accounts[key] = annotations
+	put(s.namespaces, sa.Namespace, sa.Name, annotations)
 	return nil
 }
 
@@ -133,26 +176,38 @@ func (s *serviceAccountStore) Delete(obj any) error {
 	if err != nil {
 		return err
 	}
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.accounts, key)
+	accounts := s.namespaces[namespace]
+	if accounts == nil {
+		return nil
+	}
+	delete(accounts.withRole, name)
+	delete(accounts.withoutRole, name)
+	if len(accounts.withRole) == 0 && len(accounts.withoutRole) == 0 {
+		delete(s.namespaces, namespace)
+	}
 	return nil
 }
 
 // Replace swaps in a whole new listing: the first sync, or a relist after
 // the watch fell too far behind.
 func (s *serviceAccountStore) Replace(list []any, _ string) error {
-	accounts := make(map[string]*podidentity.RoleAnnotations, len(list))
+	namespaces := map[string]*namespaceAccounts{}
 	for _, obj := range list {
-		key, annotations, err := s.entry(obj)
+		sa, annotations, err := s.entry(obj)
 		if err != nil {
 			return err
 		}
-		accounts[key] = annotations
+		put(namespaces, sa.Namespace, sa.Name, annotations)
 	}
 	s.mu.Lock()
 	first := !s.synced
-	s.accounts, s.synced = accounts, true
+	s.namespaces, s.synced = namespaces, true
 	s.mu.Unlock()
 	if first {
 		// The first listing decoded every ServiceAccount in the cluster:
@@ -176,12 +231,12 @@ func (s *serviceAccountStore) Transformer() cache.TransformFunc {
 	}
 }
 
-func (s *serviceAccountStore) entry(obj any) (string, *podidentity.RoleAnnotations, error) {
+func (s *serviceAccountStore) entry(obj any) (*corev1.ServiceAccount, *podidentity.RoleAnnotations, error) {
 	sa, ok := obj.(*corev1.ServiceAccount)
 	if !ok {
-		return "", nil, fmt.Errorf("expected a ServiceAccount, got %T", obj)
+		return nil, nil, fmt.Errorf("expected a ServiceAccount, got %T", obj)
 	}
-	return sa.Namespace + "/" + sa.Name, s.keep(sa.Annotations), nil
+	return sa, s.keep(sa.Annotations), nil
 }
 
 // strip is sa as the watch-list sync holds it until Replace: what keep
