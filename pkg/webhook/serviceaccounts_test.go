@@ -323,3 +323,45 @@ func TestIdleNamespaceBudgetsAreDropped(t *testing.T) {
 		t.Errorf("%d namespaces tracked, want at most 4", n)
 	}
 }
+
+// The store keeps ServiceAccounts without a role in a set and those with
+// one in a map: a name moves between them as its role comes and goes, and
+// is in neither once deleted or missing from a relist.
+func TestStoreMovesServiceAccountsBetweenRoleAndNoRole(t *testing.T) {
+	store := newServiceAccountStore(podidentity.CachedAnnotations)
+	role := map[string]string{podidentity.RoleARNAnnotation: "arn:aws:iam::111122223333:role/builder"}
+	want := func(step, name string, exists, hasRole bool) {
+		t.Helper()
+		got, ok := store.get("shop", name)
+		if ok != exists || (got != nil) != hasRole {
+			t.Errorf("%s: %s exists %v with role %v, want %v and %v", step, name, ok, got != nil, exists, hasRole)
+		}
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(store.Add(serviceAccount("shop", "plain", nil)))
+	must(store.Add(serviceAccount("shop", "builder", role)))
+	want("add", "plain", true, false)
+	want("add", "builder", true, true)
+	want("add", "other", false, false)
+	if _, ok := store.get("elsewhere", "plain"); ok {
+		t.Error("shop/plain found in namespace elsewhere")
+	}
+	must(store.Update(serviceAccount("shop", "plain", role)))
+	must(store.Update(serviceAccount("shop", "builder", nil)))
+	want("update", "plain", true, true)
+	want("update", "builder", true, false)
+	must(store.Delete(serviceAccount("shop", "plain", role)))
+	must(store.Delete(cache.DeletedFinalStateUnknown{Key: "shop/builder", Obj: serviceAccount("shop", "builder", nil)}))
+	want("delete", "plain", false, false)
+	want("delete", "builder", false, false)
+	must(store.Add(serviceAccount("shop", "gone", role)))
+	must(store.Replace([]any{serviceAccount("shop", "plain", nil), serviceAccount("shop", "builder", role)}, "2"))
+	want("replace", "gone", false, false)
+	want("replace", "plain", true, false)
+	want("replace", "builder", true, true)
+}
