@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -426,6 +427,102 @@ func TestScopeWritesPolicyRefusesTheOperator(t *testing.T) {
 	if err := env.kube.RbacV1().RoleBindings(ns).Delete(context.Background(), "not-generated", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The operator-writes policy's match condition decides the operator's
+// create of a well-formed ScopeInstance binding by itself: the API server
+// then converts the binding once, not again for the validations, messages
+// and audit annotations (its CPU for an instance over 5,000 namespaces,
+// docs/performance.md). It repeats the validations' shape by hand, so each
+// binding that differs from a generated one in one way must still reach the
+// validations and be refused, naming the rule it breaks.
+func TestScopeBindingCreatesAreDecidedByTheMatchCondition(t *testing.T) {
+	ns := testNamespace(t, "scope-match-")
+	operator := asServiceAccount(t, operatorNS, framework.OperatorName)
+	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	const instance, role = "e2e-instance", "reader-0123456789"
+	generated := func() *rbacv1.RoleBinding {
+		return &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: role + "-abcdef0123", Labels: map[string]string{scopesv1alpha1.ScopeInstanceLabel: instance},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: scopesv1alpha1.SchemeGroupVersion.String(), Kind: "ScopeInstance", Name: instance,
+					UID: "00000000-0000-0000-0000-000000000000", Controller: ptr.To(true)}}},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "default", Namespace: ns}},
+		}
+	}
+
+	const creates = 20
+	before := matchConditionExclusions(t, "workload-access-operator-writes", "CREATE")
+	for i := 0; i < creates; i++ {
+		if _, err := operator.RbacV1().RoleBindings(ns).Create(context.Background(), generated(), dryRun); err != nil {
+			t.Fatalf("the operator's generated RoleBinding: %v", err)
+		}
+		b := generated()
+		b.Name = "e2e-" + b.Name
+		b.RoleRef.Name = "e2e-" + role
+		if _, err := operator.RbacV1().ClusterRoleBindings().Create(context.Background(), &rbacv1.ClusterRoleBinding{ObjectMeta: b.ObjectMeta, RoleRef: b.RoleRef, Subjects: b.Subjects}, dryRun); err != nil {
+			t.Fatalf("the operator's generated ClusterRoleBinding: %v", err)
+		}
+	}
+	if got := matchConditionExclusions(t, "workload-access-operator-writes", "CREATE") - before; got < 2*creates {
+		t.Errorf("the policy's match condition excluded %v creates of the %d the operator made, want all: the validations were evaluated for generated bindings", got, 2*creates)
+	}
+
+	const generates, binds = "writes only objects it generates", "binds for a ScopeInstance only ClusterRoles a ScopeTemplate generates"
+	for _, c := range []struct {
+		what   string
+		change func(*rbacv1.RoleBinding)
+		want   string
+	}{
+		{"labelled for a ScopeTemplate too", func(b *rbacv1.RoleBinding) { b.Labels[scopesv1alpha1.ScopeTemplateLabel] = "x" }, generates},
+		{"labelled for an APIAccessPolicy too", func(b *rbacv1.RoleBinding) { b.Labels["apiaccess.openshift.io/policy"] = instance }, generates},
+		{"labelled for a ClusterBundle too", func(b *rbacv1.RoleBinding) { b.Labels["subscription.openshift.io/cluster-bundle"] = instance }, generates},
+		{"controlled by another instance", func(b *rbacv1.RoleBinding) { b.OwnerReferences[0].Name = "other" }, generates},
+		{"controlled by a ScopeInstance of another group", func(b *rbacv1.RoleBinding) { b.OwnerReferences[0].APIVersion = "evil.example/v1" }, generates},
+		{"controlled by a ScopeTemplate", func(b *rbacv1.RoleBinding) { b.OwnerReferences[0].Kind = "ScopeTemplate" }, generates},
+		{"owned but not controlled", func(b *rbacv1.RoleBinding) { b.OwnerReferences[0].Controller = nil }, generates},
+		{"binding view", func(b *rbacv1.RoleBinding) { b.RoleRef.Name, b.Name = "view", "view-abcdef0123" }, binds},
+		{"binding a system: role", func(b *rbacv1.RoleBinding) {
+			b.RoleRef.Name, b.Name = "system:0123456789", "system:0123456789-abcdef0123"
+		}, binds},
+		{"binding a role not named by a template", func(b *rbacv1.RoleBinding) { b.RoleRef.Name, b.Name = "reader", "reader-abcdef0123" }, binds},
+		{"named for another role", func(b *rbacv1.RoleBinding) { b.Name = "writer-0123456789-abcdef0123" }, binds},
+		{"named without the hex suffix", func(b *rbacv1.RoleBinding) { b.Name = role + "-abcdefghij" }, binds},
+		{"named with more before the suffix", func(b *rbacv1.RoleBinding) { b.Name = role + "-x-abcdef0123" }, binds},
+	} {
+		b := generated()
+		c.change(b)
+		_, err := operator.RbacV1().RoleBindings(ns).Create(context.Background(), b, dryRun)
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "workload-access-operator-writes") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("a RoleBinding %s: %v, want refused by workload-access-operator-writes saying %q", c.what, err, c.want)
+		}
+	}
+}
+
+// matchConditionExclusions reads from the API server's metrics how many
+// requests of operation the match conditions of the admission policy named
+// policy have excluded (a request they admit to the validations is not
+// counted).
+func matchConditionExclusions(t *testing.T, policy, operation string) float64 {
+	t.Helper()
+	body, err := env.kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n float64
+	for _, line := range strings.Split(string(body), "\n") {
+		rest, found := strings.CutPrefix(line, "apiserver_admission_match_condition_evaluation_seconds_count{")
+		labels, value, ok := strings.Cut(rest, "} ")
+		if !found || !ok || !strings.Contains(labels, `name="`+policy+`"`) || !strings.Contains(labels, `kind="policy"`) || !strings.Contains(labels, `operation="`+operation+`"`) {
+			continue
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		n += v
+	}
+	return n
 }
 
 // canListSecrets asks whether the scoped ServiceAccount may list Secrets in ns.

@@ -7,10 +7,12 @@ import (
 	"os"
 
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/spf13/cobra"
 	"k8s.io/utils/clock"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/objectevents"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/clusterbundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/version"
@@ -26,6 +28,11 @@ func NewCommand(ctx context.Context) *cobra.Command {
 	// flags below are parsed into it.
 	run := func(ctx context.Context, cc *controllercmd.ControllerContext) error { return opts.RunOperator(ctx, cc) }
 	cfg := controllercmd.NewControllerCommandConfig(operatorclient.OperatorName, version.Get(), run, clock.RealClock{})
+	// library-go's recorder makes one correlator per controller; each keeps
+	// as few recent Events as objectevents' (see CorrelatorCacheSize).
+	correlator := events.RecommendedClusterSingletonCorrelatorOptions()
+	correlator.LRUCacheSize = objectevents.CorrelatorCacheSize
+	cfg.WithEventRecorderOptions(correlator)
 	cmd := cfg.NewCommandWithContext(ctx)
 	cmd.Use = "operator"
 	cmd.Short = "Run the cluster-workload-access-operator"

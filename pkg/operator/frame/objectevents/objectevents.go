@@ -42,8 +42,18 @@ func NewForAdmins(ctx context.Context, kube kubernetes.Interface) record.EventRe
 	})
 }
 
+// CorrelatorCacheSize bounds each of an event correlator's three caches (the
+// aggregator's, the spam filter's and the one that finds a repeat to count
+// on the Event already written): client-go's default of 4,096 keeps about
+// 2 KB for each of the last 4,096 distinct Events, 10 MB after a thousand
+// ClusterBundles' first sync, long after anything could repeat them. A
+// repeat that matters comes soon, from one object or one message, and stays
+// in a smaller cache; one that was evicted is written as a new Event rather
+// than counted on the old one.
+const CorrelatorCacheSize = 256
+
 func start(ctx context.Context, sink record.EventSink) record.EventRecorder {
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx), record.WithCorrelatorOptions(record.CorrelatorOptions{LRUCacheSize: CorrelatorCacheSize}))
 	broadcaster.StartRecordingToSink(sink)
 	go func() {
 		<-ctx.Done()

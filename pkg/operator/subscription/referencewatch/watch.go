@@ -5,14 +5,17 @@
 //
 // It watches metadata only: the API server sends PartialObjectMetadata, never
 // data, and of each object the cache keeps its namespace, name,
-// resourceVersion and UID (see Strip), enough to notice a change and nothing
-// to read: a few hundred bytes per object. The controllers still GET the objects their bundles reference to
+// resourceVersion and UID (see Strip and Version), enough to notice a change
+// and nothing to read: about 150 bytes per object with the cache's map. The controllers still GET the objects their bundles reference to
 // learn key names. There is no periodic resync: the bundle sweep is the
 // safety net.
 package referencewatch
 
 import (
+	"encoding/hex"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
@@ -83,8 +86,8 @@ func (w *Watch) Start(stop <-chan struct{}) {
 // version from the next (namespace, name, resourceVersion, UID) and drops the
 // rest (labels, annotations, owner references, managedFields) before it is
 // cached. Annotations matter most: kubectl's last-applied-configuration holds
-// an applied Secret's data. What it keeps is a Version, a quarter the size of
-// an empty PartialObjectMetadata (whose ObjectMeta alone is 232 bytes).
+// an applied Secret's data. What it keeps is a Version, 48 bytes and one
+// string, where an empty PartialObjectMetadata's ObjectMeta alone is 232.
 // Anything else, a tombstone or what Strip already made, passes unchanged:
 // a transform must be idempotent.
 func Strip(obj any) (any, error) {
@@ -92,15 +95,103 @@ func Strip(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
-	return &Version{Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion, UID: m.UID}, nil
+	return NewVersion(m.Namespace, m.Name, m.ResourceVersion, m.UID), nil
 }
 
-// Version is what the cache keeps of a Secret or ConfigMap. It is a
-// runtime.Object whose metadata meta.Accessor can read, as informers,
-// tombstones and library-go's event handlers expect.
+// Version is what the cache keeps of a Secret or ConfigMap: its key and what
+// tells one version of it from the next. The cache holds one per Secret in
+// the cluster, so it is as small as that allows: one string for namespace and
+// name (the separate strings a decode allocates are dropped), the
+// resourceVersion as the number the API server makes of it, and the UID as
+// its 16 bytes, so that a Secret deleted and made again under its name is
+// told apart by UID. A resourceVersion or UID in any other form is kept as
+// it came (odd), so nothing is lost. It is a runtime.Object whose metadata
+// meta.Accessor can read, as informers, tombstones and library-go's event
+// handlers expect.
 type Version struct {
-	Namespace, Name, ResourceVersion string
-	UID                              types.UID
+	key             string // "<namespace>/<name>"
+	resourceVersion uint64
+	uid             [16]byte
+	odd             *rawVersion
+}
+
+// rawVersion is a resourceVersion and UID that did not read as a number and
+// a UUID.
+type rawVersion struct {
+	resourceVersion string
+	uid             types.UID
+}
+
+// NewVersion is the Version of the object namespace/name at resourceVersion
+// with uid.
+func NewVersion(namespace, name, resourceVersion string, uid types.UID) *Version {
+	v := &Version{key: namespace + "/" + name}
+	rv, rvOK := decimal(resourceVersion)
+	id, idOK := uuidBytes(string(uid))
+	if rvOK && idOK {
+		v.resourceVersion, v.uid = rv, id
+	} else {
+		v.odd = &rawVersion{resourceVersion: resourceVersion, uid: uid}
+	}
+	return v
+}
+
+// decimal reads s as a uint64 written without sign or leading zeros, the
+// form it would be written back in.
+func decimal(s string) (uint64, bool) {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || strconv.FormatUint(n, 10) != s {
+		return 0, false
+	}
+	return n, true
+}
+
+// uuidBytes reads s as a UUID in the lower-case 8-4-4-4-12 form the API
+// server writes, the form uuidText writes back.
+func uuidBytes(s string) ([16]byte, bool) {
+	var id [16]byte
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return id, false
+	}
+	digits := s[0:8] + s[9:13] + s[14:18] + s[19:23] + s[24:36]
+	if _, err := hex.Decode(id[:], []byte(digits)); err != nil || hex.EncodeToString(id[:]) != digits {
+		return id, false // not hex, or upper case
+	}
+	return id, true
+}
+
+// uuidText writes id in the 8-4-4-4-12 form.
+func uuidText(id [16]byte) string {
+	h := hex.EncodeToString(id[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// Namespace is the object's namespace.
+func (v *Version) Namespace() string {
+	namespace, _, _ := strings.Cut(v.key, "/")
+	return namespace
+}
+
+// Name is the object's name.
+func (v *Version) Name() string {
+	_, name, _ := strings.Cut(v.key, "/")
+	return name
+}
+
+// ResourceVersion is the object's resourceVersion as the API server wrote it.
+func (v *Version) ResourceVersion() string {
+	if v.odd != nil {
+		return v.odd.resourceVersion
+	}
+	return strconv.FormatUint(v.resourceVersion, 10)
+}
+
+// UID is the object's UID as the API server wrote it.
+func (v *Version) UID() types.UID {
+	if v.odd != nil {
+		return v.odd.uid
+	}
+	return types.UID(uuidText(v.uid))
 }
 
 var (
@@ -108,10 +199,10 @@ var (
 	_ metav1.ObjectMetaAccessor = &Version{}
 )
 
-// GetObjectMeta is the object's metadata, made on each call (events only,
-// never stored).
+// GetObjectMeta is the object's metadata, made on each call (events and
+// cache keys only, never stored).
 func (v *Version) GetObjectMeta() metav1.Object {
-	return &metav1.ObjectMeta{Namespace: v.Namespace, Name: v.Name, ResourceVersion: v.ResourceVersion, UID: v.UID}
+	return &metav1.ObjectMeta{Namespace: v.Namespace(), Name: v.Name(), ResourceVersion: v.ResourceVersion(), UID: v.UID()}
 }
 
 func (v *Version) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
@@ -203,12 +294,24 @@ func (c changes) OnAdd(obj any, isInInitialList bool) {
 }
 
 func (c changes) OnUpdate(oldObj, newObj any) {
-	if resourceVersion(oldObj) != resourceVersion(newObj) {
+	if moved(oldObj, newObj) {
 		c.next.OnUpdate(oldObj, newObj)
 	}
 }
 
 func (c changes) OnDelete(obj any) { c.next.OnDelete(obj) }
+
+// moved tells whether newObj is at another resourceVersion than oldObj;
+// two Versions are compared as they are, without making their metadata (a
+// relist replays every object in the cluster).
+func moved(oldObj, newObj any) bool {
+	o, oldOK := oldObj.(*Version)
+	n, newOK := newObj.(*Version)
+	if oldOK && newOK && o.odd == nil && n.odd == nil {
+		return o.resourceVersion != n.resourceVersion
+	}
+	return resourceVersion(oldObj) != resourceVersion(newObj)
+}
 
 func resourceVersion(obj any) string {
 	o, err := meta.Accessor(obj)
