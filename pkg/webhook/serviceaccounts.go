@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -58,8 +59,10 @@ type KeepAnnotations func(map[string]string) *podidentity.RoleAnnotations
 // NewServiceAccountAnnotations watches every ServiceAccount through client
 // once Run is called. A cluster may have tens of thousands: an informer's
 // store of stripped objects with a namespace index costs about 570 bytes
-// each, this cache about 60 plus what keep returns (about 180 for one
-// with a role), and the webhook's memory target is set with 100,000 of them.
+// each, this cache about 23 for one without a role (a hash,
+// TestARolelessServiceAccountCostsAHash) and, for one with a role, its name
+// and what keep returns (about 200); the webhook's memory target is set with
+// 100,000 of them.
 func NewServiceAccountAnnotations(client kubernetes.Interface, keep KeepAnnotations) *ServiceAccountAnnotations {
 	store := newServiceAccountStore(keep)
 	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
@@ -93,41 +96,60 @@ func (s *ServiceAccountAnnotations) HasSynced() bool { return s.store.hasSynced(
 // Collector is the lookup counter, for the server's registry.
 func (s *ServiceAccountAnnotations) Collector() prometheus.Collector { return s.lookups }
 
-// serviceAccountStore is the reflector's store: every ServiceAccount by
-// namespace, then by name. Most have no role: those are only names in a set,
-// the few with one map to what keep returns. No "namespace/name" key is
-// built, so each entry costs its name (shared with the decoded object's)
-// and a slot; at 100,000 ServiceAccounts that is megabytes of the
-// webhook's 40 MiB (docs/performance.md).
+// serviceAccountStore is the reflector's store. Most ServiceAccounts have
+// no role: of those it keeps a 64-bit hash of namespace and name, seeded at
+// random per process, in one set; the few with a role are kept by namespace,
+// then name, with what keep returns. No name is kept for a role-less one, so
+// it costs its 8-byte slot; at 100,000 ServiceAccounts that is megabytes of
+// the webhook's 40 MiB (docs/performance.md).
+//
+// Two names with the same hash are as likely as 1 in 2^64 per pair, and a
+// request cannot aim for one without the seed. What one would do is
+// harmless: a ServiceAccount missing from the cache that hashed like a
+// role-less one would read as role-less (the pod is admitted without
+// credentials, as it would be after a live read that found no role), and
+// deleting or giving a role to one of two ServiceAccounts with the same
+// hash makes the other a cache miss, read live.
 type serviceAccountStore struct {
-	keep       KeepAnnotations
-	mu         sync.RWMutex
-	namespaces map[string]*namespaceAccounts
-	synced     bool
+	keep   KeepAnnotations
+	seed   maphash.Seed
+	mu     sync.RWMutex
+	index  accountIndex
+	synced bool
 }
 
-// namespaceAccounts is one namespace's ServiceAccounts: a name is in
-// exactly one of the two.
-type namespaceAccounts struct {
-	withRole    map[string]*podidentity.RoleAnnotations
-	withoutRole map[string]struct{}
+// accountIndex is every ServiceAccount: a role-less one's hash is in
+// withoutRole, one with a role is in withRole.
+type accountIndex struct {
+	withRole    map[string]map[string]*podidentity.RoleAnnotations
+	withoutRole map[uint64]struct{}
+}
+
+func newAccountIndex() accountIndex {
+	return accountIndex{withRole: map[string]map[string]*podidentity.RoleAnnotations{}, withoutRole: map[uint64]struct{}{}}
 }
 
 func newServiceAccountStore(keep KeepAnnotations) *serviceAccountStore {
-	return &serviceAccountStore{keep: keep, namespaces: map[string]*namespaceAccounts{}}
+	return &serviceAccountStore{keep: keep, seed: maphash.MakeSeed(), index: newAccountIndex()}
+}
+
+// hash is namespace/name's key in withoutRole; neither can hold a '/'.
+func (s *serviceAccountStore) hash(namespace, name string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	h.WriteString(namespace)
+	h.WriteByte('/')
+	h.WriteString(name)
+	return h.Sum64()
 }
 
 func (s *serviceAccountStore) get(namespace, name string) (*podidentity.RoleAnnotations, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	accounts := s.namespaces[namespace]
-	if accounts == nil {
-		return nil, false
-	}
-	if annotations, ok := accounts.withRole[name]; ok {
+	if annotations, ok := s.index.withRole[namespace][name]; ok {
 		return annotations, true
 	}
-	_, ok := accounts.withoutRole[name]
+	_, ok := s.index.withoutRole[s.hash(namespace, name)]
 	return nil, ok
 }
 
@@ -137,26 +159,30 @@ func (s *serviceAccountStore) hasSynced() bool {
 	return s.synced
 }
 
-// put records namespace/name, replacing what was kept of it before.
-func put(namespaces map[string]*namespaceAccounts, namespace, name string, annotations *podidentity.RoleAnnotations) {
-	accounts := namespaces[namespace]
-	if accounts == nil {
-		accounts = &namespaceAccounts{}
-		namespaces[namespace] = accounts
-	}
+// put records namespace/name in a, replacing what was kept of it before.
+func (s *serviceAccountStore) put(a accountIndex, namespace, name string, annotations *podidentity.RoleAnnotations) {
 	if annotations == nil {
-		delete(accounts.withRole, name)
-		if accounts.withoutRole == nil {
-			accounts.withoutRole = map[string]struct{}{}
-		}
-		accounts.withoutRole[name] = struct{}{}
+		s.forgetRole(a, namespace, name)
+		a.withoutRole[s.hash(namespace, name)] = struct{}{}
 		return
 	}
-	delete(accounts.withoutRole, name)
-	if accounts.withRole == nil {
-		accounts.withRole = map[string]*podidentity.RoleAnnotations{}
+	delete(a.withoutRole, s.hash(namespace, name))
+	names := a.withRole[namespace]
+	if names == nil {
+		names = map[string]*podidentity.RoleAnnotations{}
+		a.withRole[namespace] = names
 	}
-	accounts.withRole[name] = annotations
+	names[name] = annotations
+}
+
+// forgetRole drops namespace/name from withRole, and its namespace's map
+// when that was the last.
+func (s *serviceAccountStore) forgetRole(a accountIndex, namespace, name string) {
+	names := a.withRole[namespace]
+	delete(names, name)
+	if names != nil && len(names) == 0 {
+		delete(a.withRole, namespace)
+	}
 }
 
 func (s *serviceAccountStore) Add(obj any) error { return s.Update(obj) }
@@ -167,7 +193,7 @@ func (s *serviceAccountStore) Update(obj any) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	put(s.namespaces, sa.Namespace, sa.Name, annotations)
+	s.put(s.index, sa.Namespace, sa.Name, annotations)
 	return nil
 }
 
@@ -182,32 +208,25 @@ func (s *serviceAccountStore) Delete(obj any) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	accounts := s.namespaces[namespace]
-	if accounts == nil {
-		return nil
-	}
-	delete(accounts.withRole, name)
-	delete(accounts.withoutRole, name)
-	if len(accounts.withRole) == 0 && len(accounts.withoutRole) == 0 {
-		delete(s.namespaces, namespace)
-	}
+	s.forgetRole(s.index, namespace, name)
+	delete(s.index.withoutRole, s.hash(namespace, name))
 	return nil
 }
 
 // Replace swaps in a whole new listing: the first sync, or a relist after
 // the watch fell too far behind.
 func (s *serviceAccountStore) Replace(list []any, _ string) error {
-	namespaces := map[string]*namespaceAccounts{}
+	fresh := newAccountIndex()
 	for _, obj := range list {
 		sa, annotations, err := s.entry(obj)
 		if err != nil {
 			return err
 		}
-		put(namespaces, sa.Namespace, sa.Name, annotations)
+		s.put(fresh, sa.Namespace, sa.Name, annotations)
 	}
 	s.mu.Lock()
 	first := !s.synced
-	s.namespaces, s.synced = namespaces, true
+	s.index, s.synced = fresh, true
 	s.mu.Unlock()
 	if first {
 		// The first listing decoded every ServiceAccount in the cluster:
