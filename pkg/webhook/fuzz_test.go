@@ -102,7 +102,7 @@ func FuzzPodHandler(f *testing.F) {
 	// pod as the subscription mutator left it.
 	config := podidentity.DefaultConfig()
 	config.Region = "eu-west-3"
-	role := staticServiceAccounts{"shop/frontend": {podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"}}
+	role := staticServiceAccounts{"shop/frontend": podidentity.CachedAnnotations(map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"})}
 	h := newPodHandler([]mutation.Mutator{fuzzWorld(f), podidentity.New(config, role)}, m)
 	f.Add([]byte(`{}`))
 	f.Add(reviewBody(f, realisticPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}), podResource, ""))

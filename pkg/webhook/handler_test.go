@@ -409,7 +409,7 @@ func TestMutatorsWorkWithinTheAPIServersTimeout(t *testing.T) {
 func TestProductionMutatorsComposeThroughTheOutline(t *testing.T) {
 	config := podidentity.DefaultConfig()
 	config.Region = "eu-west-3"
-	role := staticServiceAccounts{"shop/frontend": {podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"}}
+	role := staticServiceAccounts{"shop/frontend": podidentity.CachedAnnotations(map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"})}
 	m := newMetrics()
 	h := newPodHandler([]mutation.Mutator{fuzzWorld(t), podidentity.New(config, role)}, m)
 	pod := realisticPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"})

@@ -19,9 +19,9 @@ import (
 // production: ServiceAccountAnnotations.Annotations is then a lister Get (a
 // map lookup under a read lock) and a counter increment; the live GET on a
 // miss is an API round trip and not what this benchmark measures.
-type staticServiceAccounts map[string]map[string]string
+type staticServiceAccounts map[string]*podidentity.RoleAnnotations
 
-func (s staticServiceAccounts) Annotations(_ context.Context, namespace, name string) (map[string]string, bool, error) {
+func (s staticServiceAccounts) Annotations(_ context.Context, namespace, name string) (*podidentity.RoleAnnotations, bool, error) {
 	annotations, found := s[namespace+"/"+name]
 	return annotations, found, nil
 }
@@ -37,10 +37,10 @@ func benchMutators(b testing.TB, serviceAccounts podidentity.ServiceAccounts) []
 
 // checkoutRole is the ServiceAccount of checkoutPod with an IAM role, as
 // annotated by the usual charts.
-var checkoutRole = staticServiceAccounts{"shop/checkout": {
+var checkoutRole = staticServiceAccounts{"shop/checkout": podidentity.CachedAnnotations(map[string]string{
 	podidentityv1alpha1.RoleARNAnnotation:  "arn:aws:iam::111122223333:role/shop-checkout",
 	podidentityv1alpha1.AudienceAnnotation: "sts.amazonaws.com",
-}}
+})}
 
 // checkoutNoRole is the same ServiceAccount without a role: the common case
 // on a cluster with pod identity on, where every pod is sent to the

@@ -61,12 +61,20 @@ func TestPodsThatCanGetNothingCostNoWebhookCall(t *testing.T) {
 	w := ensureWebhook(t)
 	ctx := context.Background()
 	always := labels.SelectorFromSet(labels.Set{v1alpha1.AlwaysInjectLabel: "true"}).String()
-	if cbs, err := env.operator.SubscriptionV1alpha1().ClusterBundles().List(ctx, metav1.ListOptions{LabelSelector: always}); err != nil || len(cbs.Items) > 0 {
-		t.Fatalf("an earlier test left always-inject ClusterBundles (%v): this test needs none", err)
-	}
-	if bs, err := env.operator.SubscriptionV1alpha1().Bundles("").List(ctx, metav1.ListOptions{LabelSelector: always}); err != nil || len(bs.Items) > 0 {
-		t.Fatalf("an earlier test left always-inject Bundles (%v): this test needs none", err)
-	}
+	// An earlier test's always-inject bundles go with its namespace, which
+	// the API server deletes in the background: wait for them, then
+	// insist.
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		cbs, err := env.operator.SubscriptionV1alpha1().ClusterBundles().List(ctx, metav1.ListOptions{LabelSelector: always})
+		if err != nil || len(cbs.Items) > 0 {
+			return fmt.Errorf("an earlier test left always-inject ClusterBundles (%v): this test needs none", err)
+		}
+		bs, err := env.operator.SubscriptionV1alpha1().Bundles("").List(ctx, metav1.ListOptions{LabelSelector: always})
+		if err != nil || len(bs.Items) > 0 {
+			return fmt.Errorf("an earlier test left %d always-inject Bundles (%v): this test needs none", len(bs.Items), err)
+		}
+		return nil
+	})
 	ns := testNamespace(t, "zero-calls-")
 
 	setPodIdentityMode(t, operatorv1alpha1.PodIdentityDisabled)

@@ -22,8 +22,8 @@ import (
 // oneRole is a ServiceAccounts view in which every ServiceAccount has a role.
 type oneRole struct{}
 
-func (oneRole) Annotations(context.Context, string, string) (map[string]string, bool, error) {
-	return map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/reader"}, true, nil
+func (oneRole) Annotations(context.Context, string, string) (*podidentity.RoleAnnotations, bool, error) {
+	return podidentity.CachedAnnotations(map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/reader"}), true, nil
 }
 
 // tokenOf is the audience and lifetime of the token a new pod gets.

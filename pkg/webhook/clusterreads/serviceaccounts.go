@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -53,15 +54,17 @@ type ServiceAccountAnnotations struct {
 // only those its reader reads, each bounded, copied out of the decoded
 // object; nil for none. Annotations are anyone's to write, and the cache
 // holds every ServiceAccount in the cluster.
-type KeepAnnotations func(map[string]string) map[string]string
+type KeepAnnotations func(map[string]string) *podidentity.RoleAnnotations
 
 // NewServiceAccountAnnotations watches every ServiceAccount through client
 // once Run is called. A cluster may have tens of thousands: an informer's
 // store of stripped objects with a namespace index costs about 570 bytes
-// each, this cache about 100 plus what keep returns, and the webhook's
-// memory target is set with 20,000 of them.
+// each, this cache about 23 for one without a role (a hash,
+// TestARolelessServiceAccountCostsAHash) and, for one with a role, its name
+// and what keep returns (about 200); the webhook's memory target is set with
+// 100,000 of them.
 func NewServiceAccountAnnotations(client kubernetes.Interface, keep KeepAnnotations) *ServiceAccountAnnotations {
-	store := &serviceAccountStore{keep: keep, accounts: map[string]map[string]string{}}
+	store := newServiceAccountStore(keep)
 	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return client.CoreV1().ServiceAccounts(metav1.NamespaceAll).List(ctx, opts)
@@ -93,21 +96,61 @@ func (s *ServiceAccountAnnotations) HasSynced() bool { return s.store.hasSynced(
 // Collector is the lookup counter, for the server's registry.
 func (s *ServiceAccountAnnotations) Collector() prometheus.Collector { return s.lookups }
 
-// serviceAccountStore is the reflector's store: "namespace/name" of every
-// ServiceAccount to what keep returns of its annotations (nil for the many
-// that have none).
+// serviceAccountStore is the reflector's store. Most ServiceAccounts have
+// no role: of those it keeps a 64-bit hash of namespace and name, seeded at
+// random per process, in one set; the few with a role are kept by namespace,
+// then name, with what keep returns. No name is kept for a role-less one, so
+// it costs its 8-byte slot; at 100,000 ServiceAccounts that is megabytes of
+// the webhook's 40 MiB (docs/performance.md).
+//
+// Two names with the same hash are as likely as 1 in 2^64 per pair, and a
+// request cannot aim for one without the seed. What one would do is
+// harmless: a ServiceAccount missing from the cache that hashed like a
+// role-less one would read as role-less (the pod is admitted without
+// credentials, as it would be after a live read that found no role), and
+// deleting or giving a role to one of two ServiceAccounts with the same
+// hash makes the other a cache miss, read live.
 type serviceAccountStore struct {
-	keep     KeepAnnotations
-	mu       sync.RWMutex
-	accounts map[string]map[string]string
-	synced   bool
+	keep   KeepAnnotations
+	seed   maphash.Seed
+	mu     sync.RWMutex
+	index  accountIndex
+	synced bool
 }
 
-func (s *serviceAccountStore) get(namespace, name string) (map[string]string, bool) {
+// accountIndex is every ServiceAccount: a role-less one's hash is in
+// withoutRole, one with a role is in withRole.
+type accountIndex struct {
+	withRole    map[string]map[string]*podidentity.RoleAnnotations
+	withoutRole map[uint64]struct{}
+}
+
+func newAccountIndex() accountIndex {
+	return accountIndex{withRole: map[string]map[string]*podidentity.RoleAnnotations{}, withoutRole: map[uint64]struct{}{}}
+}
+
+func newServiceAccountStore(keep KeepAnnotations) *serviceAccountStore {
+	return &serviceAccountStore{keep: keep, seed: maphash.MakeSeed(), index: newAccountIndex()}
+}
+
+// hash is namespace/name's key in withoutRole; neither can hold a '/'.
+func (s *serviceAccountStore) hash(namespace, name string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	h.WriteString(namespace)
+	h.WriteByte('/')
+	h.WriteString(name)
+	return h.Sum64()
+}
+
+func (s *serviceAccountStore) get(namespace, name string) (*podidentity.RoleAnnotations, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	annotations, ok := s.accounts[namespace+"/"+name]
-	return annotations, ok
+	if annotations, ok := s.index.withRole[namespace][name]; ok {
+		return annotations, true
+	}
+	_, ok := s.index.withoutRole[s.hash(namespace, name)]
+	return nil, ok
 }
 
 func (s *serviceAccountStore) hasSynced() bool {
@@ -116,15 +159,41 @@ func (s *serviceAccountStore) hasSynced() bool {
 	return s.synced
 }
 
+// put records namespace/name in a, replacing what was kept of it before.
+func (s *serviceAccountStore) put(a accountIndex, namespace, name string, annotations *podidentity.RoleAnnotations) {
+	if annotations == nil {
+		s.forgetRole(a, namespace, name)
+		a.withoutRole[s.hash(namespace, name)] = struct{}{}
+		return
+	}
+	delete(a.withoutRole, s.hash(namespace, name))
+	names := a.withRole[namespace]
+	if names == nil {
+		names = map[string]*podidentity.RoleAnnotations{}
+		a.withRole[namespace] = names
+	}
+	names[name] = annotations
+}
+
+// forgetRole drops namespace/name from withRole, and its namespace's map
+// when that was the last.
+func (s *serviceAccountStore) forgetRole(a accountIndex, namespace, name string) {
+	names := a.withRole[namespace]
+	delete(names, name)
+	if names != nil && len(names) == 0 {
+		delete(a.withRole, namespace)
+	}
+}
+
 func (s *serviceAccountStore) Add(obj any) error { return s.Update(obj) }
 func (s *serviceAccountStore) Update(obj any) error {
-	key, annotations, err := s.entry(obj)
+	sa, annotations, err := s.entry(obj)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.accounts[key] = annotations
+	s.put(s.index, sa.Namespace, sa.Name, annotations)
 	return nil
 }
 
@@ -133,26 +202,31 @@ func (s *serviceAccountStore) Delete(obj any) error {
 	if err != nil {
 		return err
 	}
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.accounts, key)
+	s.forgetRole(s.index, namespace, name)
+	delete(s.index.withoutRole, s.hash(namespace, name))
 	return nil
 }
 
 // Replace swaps in a whole new listing: the first sync, or a relist after
 // the watch fell too far behind.
 func (s *serviceAccountStore) Replace(list []any, _ string) error {
-	accounts := make(map[string]map[string]string, len(list))
+	fresh := newAccountIndex()
 	for _, obj := range list {
-		key, annotations, err := s.entry(obj)
+		sa, annotations, err := s.entry(obj)
 		if err != nil {
 			return err
 		}
-		accounts[key] = annotations
+		s.put(fresh, sa.Namespace, sa.Name, annotations)
 	}
 	s.mu.Lock()
 	first := !s.synced
-	s.accounts, s.synced = accounts, true
+	s.index, s.synced = fresh, true
 	s.mu.Unlock()
 	if first {
 		// The first listing decoded every ServiceAccount in the cluster:
@@ -176,18 +250,20 @@ func (s *serviceAccountStore) Transformer() cache.TransformFunc {
 	}
 }
 
-func (s *serviceAccountStore) entry(obj any) (string, map[string]string, error) {
+func (s *serviceAccountStore) entry(obj any) (*corev1.ServiceAccount, *podidentity.RoleAnnotations, error) {
 	sa, ok := obj.(*corev1.ServiceAccount)
 	if !ok {
-		return "", nil, fmt.Errorf("expected a ServiceAccount, got %T", obj)
+		return nil, nil, fmt.Errorf("expected a ServiceAccount, got %T", obj)
 	}
-	return sa.Namespace + "/" + sa.Name, s.keep(sa.Annotations), nil
+	return sa, s.keep(sa.Annotations), nil
 }
 
+// strip is sa as the watch-list sync holds it until Replace: what keep
+// keeps, as annotations again (Replace keeps them once more, unchanged).
 func strip(sa *corev1.ServiceAccount, keep KeepAnnotations) *corev1.ServiceAccount {
 	return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
 		Name: sa.Name, Namespace: sa.Namespace, UID: sa.UID, ResourceVersion: sa.ResourceVersion,
-		Annotations: keep(sa.Annotations),
+		Annotations: keep(sa.Annotations).Map(),
 	}}
 }
 
@@ -196,7 +272,7 @@ func strip(sa *corev1.ServiceAccount, keep KeepAnnotations) *corev1.ServiceAccou
 // whether it exists. A cache miss asks the API server, at most once at a
 // time per ServiceAccount; err means neither could tell in time, and its
 // text is safe to show to whoever creates the pod.
-func (s *ServiceAccountAnnotations) Annotations(ctx context.Context, namespace, name string) (map[string]string, bool, error) {
+func (s *ServiceAccountAnnotations) Annotations(ctx context.Context, namespace, name string) (*podidentity.RoleAnnotations, bool, error) {
 	if annotations, ok := s.store.get(namespace, name); ok {
 		s.lookups.WithLabelValues("cache", "found").Inc()
 		return annotations, true, nil
@@ -219,35 +295,41 @@ func (s *ServiceAccountAnnotations) Annotations(ctx context.Context, namespace, 
 			s.lookups.WithLabelValues("api", "error").Inc()
 			return nil, false, res.Err
 		}
-		sa, _ := res.Val.(*corev1.ServiceAccount)
-		if sa == nil {
+		found, _ := res.Val.(liveServiceAccount)
+		if !found.exists {
 			s.lookups.WithLabelValues("api", "not_found").Inc()
 			return nil, false, nil
 		}
 		s.lookups.WithLabelValues("api", "found").Inc()
-		return sa.Annotations, true, nil
+		return found.kept, true, nil
 	case <-ctx.Done():
 		s.lookups.WithLabelValues("api", "error").Inc()
 		return nil, false, fmt.Errorf("looking up ServiceAccount %s: %w", key, ctx.Err())
 	}
 }
 
-// get reads one ServiceAccount live, within the rate limit; nil when it
-// does not exist.
-func (s *ServiceAccountAnnotations) get(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error) {
+// liveServiceAccount is what a live read learnt: whether the ServiceAccount
+// exists, and what keep keeps of it.
+type liveServiceAccount struct {
+	exists bool
+	kept   *podidentity.RoleAnnotations
+}
+
+// get reads one ServiceAccount live, within the rate limit.
+func (s *ServiceAccountAnnotations) get(ctx context.Context, namespace, name string) (liveServiceAccount, error) {
 	if err := s.budget.wait(ctx, namespace); err != nil {
-		return nil, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and %w", namespace, name, err)
+		return liveServiceAccount{}, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and %w", namespace, name, err)
 	}
 	sa, err := s.client.CoreV1().ServiceAccounts(namespace).Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, nil
+		return liveServiceAccount{}, nil
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and reading it took longer than %s", namespace, name, s.timeout)
+		return liveServiceAccount{}, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and reading it took longer than %s", namespace, name, s.timeout)
 	case err != nil:
-		return nil, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and reading it failed: %v", namespace, name, apiErrorReason(err))
+		return liveServiceAccount{}, fmt.Errorf("ServiceAccount %s/%s is not in the webhook's cache yet, and reading it failed: %v", namespace, name, apiErrorReason(err))
 	}
-	return strip(sa, s.keep), nil
+	return liveServiceAccount{exists: true, kept: s.keep(sa.Annotations)}, nil
 }
 
 // apiErrorReason is the API status reason, or the error text for transport

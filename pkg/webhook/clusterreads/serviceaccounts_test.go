@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,15 +57,15 @@ func TestCachedServiceAccountKeepsOnlyPrefixedAnnotations(t *testing.T) {
 	s := startedCache(t, client, false)
 	client.ClearActions()
 
-	got, found, err := s.Annotations(context.Background(), "app", "builder")
+	kept, found, err := s.Annotations(context.Background(), "app", "builder")
 	if err != nil || !found {
 		t.Fatalf("found=%v err=%v", found, err)
 	}
-	if len(got) != 1 || got[testPrefix+"role-arn"] != "arn:aws:iam::123456789012:role/builder" {
+	if got := kept.Map(); len(got) != 1 || got[testPrefix+"role-arn"] != "arn:aws:iam::123456789012:role/builder" {
 		t.Errorf("annotations %v", got)
 	}
-	if stored, ok := s.store.get("app", "builder"); !ok || len(stored) != 1 {
-		t.Errorf("the cache keeps more than the mutator reads: %v", stored)
+	if stored, ok := s.store.get("app", "builder"); !ok || len(stored.Map()) != 1 {
+		t.Errorf("the cache keeps more than the mutator reads: %v", stored.Map())
 	}
 	if actions := client.Actions(); len(actions) != 0 {
 		t.Errorf("a cache hit called the API server: %v", actions)
@@ -88,8 +89,9 @@ func oversizeServiceAccount(namespace, name string) *corev1.ServiceAccount {
 // Neither the cache nor a live lookup keeps an annotation the mutator does
 // not read, or a value past what it reads of it.
 func TestCachedServiceAccountHoldsOnlyBoundedReadAnnotations(t *testing.T) {
-	check := func(t *testing.T, got map[string]string) {
+	check := func(t *testing.T, kept *podidentity.RoleAnnotations) {
 		t.Helper()
+		got := kept.Map()
 		if len(got) != 2 || got[podidentityv1alpha1.AudienceAnnotation] != "sts.amazonaws.com" || len(got[podidentityv1alpha1.RoleARNAnnotation]) != 2049 {
 			for k, v := range got {
 				t.Errorf("kept %s: %d bytes", k, len(v))
@@ -130,7 +132,8 @@ func TestCacheFollowsChanges(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			got, found := s.store.get("app", "builder")
+			kept, found := s.store.get("app", "builder")
+			got := kept.Map()
 			if ok(got, found) {
 				return
 			}
@@ -168,7 +171,7 @@ func TestCacheFollowsChanges(t *testing.T) {
 }
 
 func TestCacheMissIsLookedUpLiveOnceForConcurrentPods(t *testing.T) {
-	client := fake.NewClientset(serviceAccount("app", "new", map[string]string{testPrefix + "audience": "sts"}))
+	client := fake.NewClientset(serviceAccount("app", "new", map[string]string{testPrefix + "role-arn": "arn:aws:iam::123456789012:role/new", testPrefix + "audience": "sts"}))
 	var gets atomic.Int32
 	release := make(chan struct{})
 	client.PrependReactor("get", "serviceaccounts", func(clienttesting.Action) (bool, runtime.Object, error) {
@@ -179,7 +182,7 @@ func TestCacheMissIsLookedUpLiveOnceForConcurrentPods(t *testing.T) {
 	s := startedCache(t, client, true)
 
 	var wg sync.WaitGroup
-	results := make([]map[string]string, 10)
+	results := make([]*podidentity.RoleAnnotations, 10)
 	for i := range results {
 		wg.Add(1)
 		go func() {
@@ -199,8 +202,8 @@ func TestCacheMissIsLookedUpLiveOnceForConcurrentPods(t *testing.T) {
 		t.Errorf("%d live GETs for one ServiceAccount, want 1", n)
 	}
 	for _, r := range results {
-		if r[testPrefix+"audience"] != "sts" {
-			t.Errorf("annotations %v", r)
+		if r.Map()[testPrefix+"audience"] != "sts" {
+			t.Errorf("annotations %v", r.Map())
 		}
 	}
 }
@@ -255,7 +258,7 @@ func TestLiveLookupBudgetIsPerNamespace(t *testing.T) {
 		t.Errorf("%d GETs and %d spent, want %d and %d", gets, spent, namespaceLookupBurst, 2*clusterLookupBurst-namespaceLookupBurst)
 	}
 	annotations, found, err := s.Annotations(context.Background(), "quiet", "builder")
-	if err != nil || !found || annotations[testPrefix+"role-arn"] == "" {
+	if err != nil || !found || annotations.RoleARN() == "" {
 		t.Errorf("another namespace's lookup after the burst: found=%v err=%v %v", found, err, annotations)
 	}
 	if v := testutil.ToFloat64(s.lookups.WithLabelValues("api", "budget_spent")); v != float64(spent) {
@@ -303,4 +306,80 @@ func TestIdleNamespaceBudgetsAreDropped(t *testing.T) {
 	if n := b.tracked(); n > 4 {
 		t.Errorf("%d namespaces tracked, want at most 4", n)
 	}
+}
+
+// The store keeps ServiceAccounts without a role in a set and those with
+// one in a map: a name moves between them as its role comes and goes, and
+// is in neither once deleted or missing from a relist.
+func TestStoreMovesServiceAccountsBetweenRoleAndNoRole(t *testing.T) {
+	store := newServiceAccountStore(podidentity.CachedAnnotations)
+	role := map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/builder"}
+	want := func(step, name string, exists, hasRole bool) {
+		t.Helper()
+		got, ok := store.get("shop", name)
+		if ok != exists || (got != nil) != hasRole {
+			t.Errorf("%s: %s exists %v with role %v, want %v and %v", step, name, ok, got != nil, exists, hasRole)
+		}
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(store.Add(serviceAccount("shop", "plain", nil)))
+	must(store.Add(serviceAccount("shop", "builder", role)))
+	want("add", "plain", true, false)
+	want("add", "builder", true, true)
+	want("add", "other", false, false)
+	if _, ok := store.get("elsewhere", "plain"); ok {
+		t.Error("shop/plain found in namespace elsewhere")
+	}
+	must(store.Update(serviceAccount("shop", "plain", role)))
+	must(store.Update(serviceAccount("shop", "builder", nil)))
+	want("update", "plain", true, true)
+	want("update", "builder", true, false)
+	must(store.Delete(serviceAccount("shop", "plain", role)))
+	must(store.Delete(cache.DeletedFinalStateUnknown{Key: "shop/builder", Obj: serviceAccount("shop", "builder", nil)}))
+	want("delete", "plain", false, false)
+	want("delete", "builder", false, false)
+	must(store.Add(serviceAccount("shop", "gone", role)))
+	must(store.Replace([]any{serviceAccount("shop", "plain", nil), serviceAccount("shop", "builder", role)}, "2"))
+	want("replace", "gone", false, false)
+	want("replace", "plain", true, false)
+	want("replace", "builder", true, true)
+}
+
+// A ServiceAccount without a role, nine in ten of them in a large cluster,
+// costs the store a hash in a set: no name, no map per namespace.
+// 100,000 of them, named as the API server's decode names them (a string
+// each), must cost at most 32 bytes each (the set's 8-byte slot with its growth
+// room); keeping their names in a set per namespace cost 51.5.
+func TestARolelessServiceAccountCostsAHash(t *testing.T) {
+	const namespaces, perNamespace = 1000, 100
+	var before, after goruntime.MemStats
+	goruntime.GC()
+	goruntime.ReadMemStats(&before)
+	list := make([]any, 0, namespaces*perNamespace)
+	for n := range namespaces {
+		for i := range perNamespace {
+			list = append(list, serviceAccount(fmt.Sprintf("team-%04d", n), fmt.Sprintf("app-%05d", n*perNamespace+i), nil))
+		}
+	}
+	store := newServiceAccountStore(podidentity.CachedAnnotations)
+	if err := store.Replace(list, "1"); err != nil {
+		t.Fatal(err)
+	}
+	list = nil // the decoded objects are the reflector's, gone after Replace
+	goruntime.GC()
+	goruntime.ReadMemStats(&after)
+	perAccount := (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / (namespaces * perNamespace)
+	if _, ok := store.get("team-0999", "app-99999"); !ok {
+		t.Fatal("team-0999/app-99999 is not in the store")
+	}
+	goruntime.KeepAlive(store)
+	if perAccount > 32 {
+		t.Errorf("a role-less ServiceAccount keeps %.1f bytes in the store, want at most 32", perAccount)
+	}
+	t.Logf("%.1f bytes per role-less ServiceAccount", perAccount)
 }

@@ -116,7 +116,7 @@ func realisticPod() *corev1.Pod {
 func BenchmarkPodIdentityMutate(b *testing.B) {
 	config := DefaultConfig()
 	config.Region = "eu-west-3"
-	m := New(config, serviceAccounts{ns + "/orders": withRole(podidentityv1alpha1.RegionalSTSAnnotation, "true", podidentityv1alpha1.TokenExpirationAnnotation, "3600")})
+	m := New(config, keptServiceAccounts{ns + "/orders": CachedAnnotations(withRole(podidentityv1alpha1.RegionalSTSAnnotation, "true", podidentityv1alpha1.TokenExpirationAnnotation, "3600"))})
 	p := realisticPod()
 	raw, err := json.Marshal(p)
 	if err != nil {
@@ -140,7 +140,7 @@ func TestRealisticPodIsRealistic(t *testing.T) {
 	if len(raw) < 5000 || len(raw) > 6200 {
 		t.Errorf("the benchmark's pod is %d bytes, not 5-6 KB", len(raw))
 	}
-	m := New(DefaultConfig(), serviceAccounts{ns + "/orders": withRole()})
+	m := New(DefaultConfig(), keptServiceAccounts{ns + "/orders": CachedAnnotations(withRole())})
 	got, result := mutationtest.Admit(t, m, ns, realisticPod())
 	if result.Denied != nil || len(got.Spec.Volumes) != 4 {
 		t.Fatalf("%+v", result)

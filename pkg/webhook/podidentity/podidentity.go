@@ -65,11 +65,11 @@ var ErrLookupBudgetSpent = errors.New("the webhook's budget of live ServiceAccou
 // ServiceAccounts reads the annotations of a ServiceAccount. The server
 // implements it from an informer cache, with a bounded live read on a miss.
 type ServiceAccounts interface {
-	// Annotations returns the ServiceAccount's annotations (at least those
-	// CachedAnnotations keeps, possibly cut as it cuts them). found is false when the ServiceAccount does
-	// not exist; err when that could not be determined in time, its text
-	// safe to show to whoever creates the pod.
-	Annotations(ctx context.Context, namespace, name string) (annotations map[string]string, found bool, err error)
+	// Annotations returns what CachedAnnotations keeps of the
+	// ServiceAccount's annotations (nil when it grants no role). found is
+	// false when the ServiceAccount does not exist; err when that could not
+	// be determined in time, its text safe to show to whoever creates the pod.
+	Annotations(ctx context.Context, namespace, name string) (annotations *RoleAnnotations, found bool, err error)
 }
 
 // Config is what the webhook's flags set for every pod. ClusterDefaults
@@ -303,7 +303,7 @@ func (m *Mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 	}
 	// An empty role-arn is how charts leave the role unset: upstream
 	// injects nothing for it either.
-	roleARN := annotations[podidentityv1alpha1.RoleARNAnnotation]
+	roleARN := annotations.RoleARN()
 	if !found || roleARN == "" {
 		return nil, nil
 	}
@@ -329,13 +329,13 @@ func (m *Mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 	if err := parseRoleARN(roleARN); err != nil {
 		return nil, onSA(podidentityv1alpha1.RoleARNAnnotation, roleARN, err)
 	}
-	if v, ok := annotations[podidentityv1alpha1.AudienceAnnotation]; ok {
+	if v, ok := annotations.lookup(audienceIndex); ok {
 		if err := parseAudience(v); err != nil {
 			return nil, onSA(podidentityv1alpha1.AudienceAnnotation, v, err)
 		}
 		s.audience = v
 	}
-	if v, ok := annotations[podidentityv1alpha1.RegionalSTSAnnotation]; ok {
+	if v, ok := annotations.lookup(regionalSTSIndex); ok {
 		regional, err := parseRegionalSTS(v)
 		if err != nil {
 			return nil, onSA(podidentityv1alpha1.RegionalSTSAnnotation, v, err)
@@ -343,7 +343,7 @@ func (m *Mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 		s.regionalSTS = regional
 	}
 	expirationFrom := ""
-	if v, ok := annotations[podidentityv1alpha1.TokenExpirationAnnotation]; ok {
+	if v, ok := annotations.lookup(tokenExpirationIndex); ok {
 		seconds, err := parseExpiration(v)
 		if err != nil {
 			return nil, onSA(podidentityv1alpha1.TokenExpirationAnnotation, v, err)
