@@ -90,6 +90,14 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	configInformers := configinformers.NewSharedInformerFactory(c.config, informerResync)
 	subscriptionInformers := subscriptioninformers.NewSharedInformerFactory(c.subscription, informerResync)
 	bundleInformers := subscriptionInformers.Subscription().V1alpha1()
+	// The bundles, thousands in a large cluster, are cached without their
+	// managedFields (the ScopeInstances and APIAccessPolicies of the same
+	// factory keep theirs: specwritten reads them).
+	for _, informer := range []cache.SharedIndexInformer{bundleInformers.Bundles().Informer(), bundleInformers.ClusterBundles().Informer()} {
+		if err := informer.SetTransform(clusterbundles.WithoutManagedFields); err != nil {
+			return err
+		}
+	}
 	references := referencewatch.New(c.metadata)
 	recorder := cc.EventRecorder
 	objectEvents := objectevents.New(ctx, c.kube)

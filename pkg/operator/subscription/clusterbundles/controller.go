@@ -115,9 +115,7 @@ type controller struct {
 // informers itself, when it runs. Changes of referenced objects come from
 // in.References, through an index it adds to the ClusterBundle informer.
 func newController(in Inputs) (factory.Controller, error) {
-	byLabel := func(options *metav1.ListOptions) { options.LabelSelector = BundleLabel }
-	kubeInformers := informers.NewSharedInformerFactoryWithOptions(in.KubeClient, informerResync, informers.WithTweakListOptions(byLabel))
-	shareInformers := sharedresourceinformers.NewSharedInformerFactoryWithOptions(in.ShareClient, informerResync, sharedresourceinformers.WithTweakListOptions(byLabel))
+	kubeInformers, shareInformers := generatedInformers(in.KubeClient, in.ShareClient)
 	sharedSecrets := shareInformers.Sharedresource().V1alpha1().SharedSecrets()
 	sharedConfigMaps := shareInformers.Sharedresource().V1alpha1().SharedConfigMaps()
 	roles := kubeInformers.Rbac().V1().ClusterRoles()
@@ -141,6 +139,16 @@ func newController(in Inputs) (factory.Controller, error) {
 		kubeInformers.Start(stop)
 		shareInformers.Start(stop)
 	}}, nil
+}
+
+// generatedInformers are the informers of what the controller generated,
+// found by label, cached without managedFields.
+func generatedInformers(kubeClient kubernetes.Interface, shareClient sharedresourceclient.Interface) (informers.SharedInformerFactory, sharedresourceinformers.SharedInformerFactory) {
+	byLabel := func(options *metav1.ListOptions) { options.LabelSelector = BundleLabel }
+	return informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync,
+			informers.WithTweakListOptions(byLabel), informers.WithTransform(WithoutManagedFields)),
+		sharedresourceinformers.NewSharedInformerFactoryWithOptions(shareClient, informerResync,
+			sharedresourceinformers.WithTweakListOptions(byLabel), sharedresourceinformers.WithTransform(WithoutManagedFields))
 }
 
 // References are the objects a ClusterBundle references, as referencewatch
