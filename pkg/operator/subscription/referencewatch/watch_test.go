@@ -334,10 +334,12 @@ func TestChangesWakeTheBundlesThatReferenceThem(t *testing.T) {
 	}
 }
 
-// The informer store of 20,000 stripped objects costs under 180 bytes each
-// with its map and keys (238 when a Version kept four strings; a stripped
+// A store of 20,000 stripped objects costs under 180 bytes each with its map
+// and keys (238 when a Version kept four strings; a stripped
 // PartialObjectMetadata: 464); unstripped, with the labels and annotations
-// they arrive with, several times that.
+// they arrive with, several times that. That is what the watch keeps of each
+// referenced object, and what a list streamed by watch keeps of every object
+// until it is in (Transformer).
 func TestTheCacheHoldsAFewHundredBytesPerObject(t *testing.T) {
 	const n = 20000
 	// decoded is object i as the informer receives it: fresh strings, as
