@@ -286,6 +286,10 @@ func TestSecretDeletedUnderItsBundlesInvalidatesThemWithinSeconds(t *testing.T) 
 	ns := testNamespace(t, "key-deleted-")
 	createSecret(t, ns, "ent", "a.pem")
 	createSecret(t, ns, "cluster-ent", "c.pem")
+	// The operator's watch sees the Secrets created before any bundle
+	// references them: had their events come after the bundles, it would
+	// keep them.
+	time.Sleep(time.Second)
 	createBundle(t, ns, "gone", nil, v1alpha1.BundleSpec{Entitlements: localRefs("ent")}, metav1.ConditionFalse)
 	cb := createClusterBundle(t, "e2e-gone-", nil, v1alpha1.ClusterBundleSpec{
 		Entitlements: []v1alpha1.ClusterReference{{Namespace: ns, Name: "cluster-ent"}},
@@ -301,6 +305,9 @@ func TestSecretDeletedUnderItsBundlesInvalidatesThemWithinSeconds(t *testing.T) 
 		return env.operator.SubscriptionV1alpha1().ClusterBundles().Get(ctx, cb.Name, metav1.GetOptions{})
 	}
 
+	// Each bundle's status write wakes it once more; let that sync pass, so
+	// that what follows the delete can only be the delete's wakeup.
+	time.Sleep(2 * time.Second)
 	for _, name := range []string{"ent", "cluster-ent"} {
 		if err := env.kube.CoreV1().Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
