@@ -80,8 +80,9 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	// operator's two namespaces, its own two webhook configurations, and by
 	// name the issuer publisher's signing keys and S3 credentials and the IAM
 	// role requests' IAM credentials. Secrets
-	// and ConfigMaps are watched cluster-wide as metadata, stripped to
-	// name and version (references), to wake the bundles that reference them.
+	// and ConfigMaps are watched cluster-wide as metadata (references), to
+	// wake the bundles that reference them; only the names and versions of
+	// referenced ones are kept.
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(c.kube, operatorclient.OperatorNamespace, operatorclient.OperandNamespace)
 	issuerInputs := issuerpublisher.NewInformers(c.kube, informerResync)
 	roleRequestInputs := rolerequest.NewInformers(c.kube, informerResync)

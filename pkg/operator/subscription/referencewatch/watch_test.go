@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -110,40 +111,54 @@ func TestAVersionKeepsTheKeyResourceVersionAndUID(t *testing.T) {
 	if base.UID() == NewVersion("ns", "ent", "41", "0b6f8a2e-3c1d-4e5f-9a7b-0123456789ac").UID() {
 		t.Error("two UIDs one byte apart read back the same")
 	}
-	r := &recorder{}
-	changes{r}.OnUpdate(base, NewVersion("ns", "ent", "42", uid))
-	changes{r}.OnUpdate(base, NewVersion("ns", "ent", "41", uid))
-	r.expect(t, "update 42")
-}
-
-// recorder is a handler that notes what reached it.
-type recorder struct{ got []string }
-
-func (r *recorder) OnAdd(obj any, _ bool) { r.got = append(r.got, "add "+resourceVersion(obj)) }
-func (r *recorder) OnUpdate(_, obj any)   { r.got = append(r.got, "update "+resourceVersion(obj)) }
-func (r *recorder) OnDelete(obj any)      { r.got = append(r.got, "delete") }
-func (r *recorder) take() (out []string)  { out, r.got = r.got, nil; return out }
-func (r *recorder) expect(t *testing.T, want ...string) {
-	t.Helper()
-	if got := r.take(); !slices.Equal(got, want) {
-		t.Errorf("passed on %q, want %q", got, want)
+	odd := NewVersion("ns", "ent", "041", "uid-ent")
+	for _, tc := range []struct {
+		name     string
+		from, to *Version
+		moved    bool
+	}{
+		{"the same version", base, NewVersion("ns", "ent", "41", uid), false},
+		{"another resourceVersion", base, NewVersion("ns", "ent", "42", uid), true},
+		{"another UID", base, NewVersion("ns", "ent", "41", "0b6f8a2e-3c1d-4e5f-9a7b-0123456789ac"), true},
+		{"the same odd version", odd, NewVersion("ns", "ent", "041", "uid-ent"), false},
+		{"an odd UID", odd, NewVersion("ns", "ent", "041", "uid-ent-2"), true},
+		{"from odd to compact", odd, base, true},
+	} {
+		if got := moved(tc.from, tc.to); got != tc.moved {
+			t.Errorf("%s: moved %v, want %v", tc.name, got, tc.moved)
+		}
 	}
 }
 
-func TestOnlyRealChangesArePassedOn(t *testing.T) {
-	r := &recorder{}
-	c := changes{r}
-	c.OnAdd(object("Secret", "ns", "a", "1"), true)
-	r.expect(t) // the initial list: every bundle is synced at start anyway
-	c.OnAdd(object("Secret", "ns", "a", "2"), false)
-	r.expect(t, "add 2")
-	c.OnUpdate(object("Secret", "ns", "a", "2"), object("Secret", "ns", "a", "2"))
-	r.expect(t) // a relist replaying an unchanged object
-	c.OnUpdate(object("Secret", "ns", "a", "2"), object("Secret", "ns", "a", "3"))
-	r.expect(t, "update 3")
-	c.OnDelete(object("Secret", "ns", "a", "3"))
-	c.OnDelete(cache.DeletedFinalStateUnknown{Key: "ns/a", Obj: object("Secret", "ns", "a", "3")})
-	r.expect(t, "delete", "delete")
+// recorder is a handler that notes what reached it.
+type recorder struct {
+	lock sync.Mutex
+	got  []string
+}
+
+func (r *recorder) note(what string, obj any) {
+	r.lock.Lock()
+	defer r.lock.Unlock()
+	v := obj.(*Version)
+	r.got = append(r.got, what+" "+v.Name()+" "+v.ResourceVersion())
+}
+func (r *recorder) OnAdd(obj any, _ bool) { r.note("add", obj) }
+func (r *recorder) OnUpdate(_, obj any)   { r.note("update", obj) }
+func (r *recorder) OnDelete(obj any)      { r.note("delete", obj) }
+func (r *recorder) take() (out []string) {
+	r.lock.Lock()
+	defer r.lock.Unlock()
+	out, r.got = r.got, nil
+	return out
+}
+func (r *recorder) expect(t *testing.T, when string, want ...string) {
+	t.Helper()
+	got := r.take()
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: told %q, want %q", when, got, want)
+	}
 }
 
 // references of a ClusterBundle, as the clusterbundles controller lists them.
@@ -308,18 +323,23 @@ func TestChangesWakeTheBundlesThatReferenceThem(t *testing.T) {
 		t.Errorf("%d more wakeups than changes", len(queue))
 	}
 
-	// What the informer keeps is the stripped object.
-	for _, obj := range w.informers[bundlerefs.Secret].GetStore().List() {
-		if v, ok := obj.(*Version); !ok || v.UID() == "" || v.ResourceVersion() == "" {
-			t.Errorf("cached %#v", obj)
-		}
+	// What the store keeps is the Version of referenced objects only:
+	// config/later (config/ent was deleted, "unrelated" and "another" are
+	// referenced by nothing).
+	s := w.stores[bundlerefs.Secret]
+	s.lock.Lock()
+	defer s.lock.Unlock()
+	if v := s.held["config/later"]; len(s.held) != 1 || v == nil || v.UID() != "uid-later" || v.ResourceVersion() != "1" {
+		t.Errorf("holds %v", s.held)
 	}
 }
 
-// The informer store of 20,000 stripped objects costs under 180 bytes each
-// with its map and keys (238 when a Version kept four strings; a stripped
+// A store of 20,000 stripped objects costs under 180 bytes each with its map
+// and keys (238 when a Version kept four strings; a stripped
 // PartialObjectMetadata: 464); unstripped, with the labels and annotations
-// they arrive with, several times that.
+// they arrive with, several times that. That is what the watch keeps of each
+// referenced object, and what a list streamed by watch keeps of every object
+// until it is in (Transformer).
 func TestTheCacheHoldsAFewHundredBytesPerObject(t *testing.T) {
 	const n = 20000
 	// decoded is object i as the informer receives it: fresh strings, as
