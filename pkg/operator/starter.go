@@ -82,8 +82,9 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	// namespaces and its own two webhook configurations. Namespaces are
 	// cached as name, UID and times (informerkit.SlimNamespace), for the
 	// APIAccessPolicy and IAMRoleRequest controllers; Secrets and
-	// ConfigMaps are watched cluster-wide as metadata, stripped to name and
-	// version (references), to wake the bundles that reference them.
+	// ConfigMaps are watched cluster-wide as metadata (references), to wake
+	// the bundles that reference them, and only the names and versions of
+	// referenced ones are kept.
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(c.kube, operatorclient.OperatorNamespace, operatorclient.OperandNamespace)
 	namespaceInformers := informers.NewSharedInformerFactoryWithOptions(c.kube, informerkit.Resync, informers.WithTransform(informerkit.SlimNamespace))
 	namespaces := namespaceInformers.Core().V1().Namespaces()
@@ -94,6 +95,14 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	ownAPIInformers := ownapiinformers.NewSharedInformerFactory(c.ownAPIs, informerkit.Resync)
 	bundleInformers := ownAPIInformers.Subscription().V1alpha1()
 	workloadAccesses := ownAPIInformers.Operator().V1alpha1().WorkloadAccesses()
+	// The bundles, thousands in a large cluster, are cached without their
+	// managedFields (the ScopeInstances and APIAccessPolicies of the same
+	// factory keep theirs: specwritten reads them).
+	for _, informer := range []cache.SharedIndexInformer{bundleInformers.Bundles().Informer(), bundleInformers.ClusterBundles().Informer()} {
+		if err := informer.SetTransform(informerkit.WithoutManagedFields); err != nil {
+			return err
+		}
+	}
 	references := referencewatch.New(c.metadata)
 	recorder := cc.EventRecorder
 	objectEvents := objectevents.New(ctx, c.kube)

@@ -274,3 +274,66 @@ func TestKeyRenamedAtOncePodMountsTheWholeDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A referenced Secret deleted makes its bundles Invalid within seconds, and
+// made again under its name (another UID) valid again. The Secrets exist
+// before the bundles, so the operator's watch never kept them (it keeps only
+// what bundles reference, referencewatch): the delete is noticed by the
+// bundles' index, not by what was held.
+func TestSecretDeletedUnderItsBundlesInvalidatesThemWithinSeconds(t *testing.T) {
+	dumpOnFailure(t)
+	ctx := context.Background()
+	ns := testNamespace(t, "key-deleted-")
+	createSecret(t, ns, "ent", "a.pem")
+	createSecret(t, ns, "cluster-ent", "c.pem")
+	// The operator's watch sees the Secrets created before any bundle
+	// references them: had their events come after the bundles, it would
+	// keep them.
+	time.Sleep(time.Second)
+	createBundle(t, ns, "gone", nil, v1alpha1.BundleSpec{Entitlements: localRefs("ent")}, metav1.ConditionFalse)
+	cb := createClusterBundle(t, "e2e-gone-", nil, v1alpha1.ClusterBundleSpec{
+		Entitlements: []v1alpha1.ClusterReference{{Namespace: ns, Name: "cluster-ent"}},
+	}, metav1.ConditionFalse)
+	missing := func(conditions []metav1.Condition) bool {
+		c := meta.FindStatusCondition(conditions, v1alpha1.ConditionInvalid)
+		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == v1alpha1.ReasonMissingReference
+	}
+	bundle := func(ctx context.Context) (*v1alpha1.Bundle, error) {
+		return env.operator.SubscriptionV1alpha1().Bundles(ns).Get(ctx, "gone", metav1.GetOptions{})
+	}
+	clusterBundle := func(ctx context.Context) (*v1alpha1.ClusterBundle, error) {
+		return env.operator.SubscriptionV1alpha1().ClusterBundles().Get(ctx, cb.Name, metav1.GetOptions{})
+	}
+
+	// Each bundle's status write wakes it once more; let that sync pass, so
+	// that what follows the delete can only be the delete's wakeup.
+	time.Sleep(2 * time.Second)
+	for _, name := range []string{"ent", "cluster-ent"} {
+		if err := env.kube.CoreV1().Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	took := timeUntil(t, "the Bundle is missing its Secret", func(ctx context.Context) (bool, error) {
+		b, err := bundle(ctx)
+		return err == nil && missing(b.Status.Conditions), err
+	})
+	expectWithin(t, "a Bundle whose Secret was deleted is Invalid", took)
+	took = timeUntil(t, "the ClusterBundle is missing its Secret", func(ctx context.Context) (bool, error) {
+		got, err := clusterBundle(ctx)
+		return err == nil && missing(got.Status.Conditions), err
+	})
+	expectWithin(t, "a ClusterBundle whose Secret was deleted is Invalid", took)
+
+	createSecret(t, ns, "ent", "b.pem")
+	createSecret(t, ns, "cluster-ent", "d.pem")
+	took = timeUntil(t, "the Bundle is valid again", func(ctx context.Context) (bool, error) {
+		b, err := bundle(ctx)
+		return err == nil && validWithKeys(b.Status.Conditions, b.Status.Entitlements, "b.pem"), err
+	})
+	expectWithin(t, "a Bundle whose Secret was made again is valid", took)
+	took = timeUntil(t, "the ClusterBundle is valid again", func(ctx context.Context) (bool, error) {
+		got, err := clusterBundle(ctx)
+		return err == nil && validWithKeys(got.Status.Conditions, got.Status.Entitlements, "d.pem"), err
+	})
+	expectWithin(t, "a ClusterBundle whose Secret was made again is valid", took)
+}

@@ -10,5 +10,7 @@
 //     updates that matter, so a status write or a relist wakes nothing;
 //   - LabelKey, EveryKey: the queue keys an event maps to;
 //   - SlimNamespace: the transform of the cluster-wide Namespace cache
-//     the starter shares (name, UID and times).
+//     the starter shares (name, UID and times);
+//   - WithoutManagedFields: the transform of the bundle informers and of
+//     the informers of what bundles generate.
 package informerkit

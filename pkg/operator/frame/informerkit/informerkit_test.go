@@ -153,6 +153,22 @@ func TestSlimNamespaceKeepsNameUIDAndTimesOnly(t *testing.T) {
 	}
 }
 
+// WithoutManagedFields drops managedFields and nothing else, is
+// idempotent, as informers require, and lets through what has no metadata.
+func TestWithoutManagedFieldsDropsThemOnly(t *testing.T) {
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "r", Labels: map[string]string{"l": "v"},
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}}}
+	once, _ := WithoutManagedFields(role)
+	twice, _ := WithoutManagedFields(once)
+	if got := twice.(*rbacv1.ClusterRole); got.ManagedFields != nil || got.Name != "r" || got.Labels["l"] != "v" {
+		t.Errorf("twice: %+v", got)
+	}
+	tombstone := cache.DeletedFinalStateUnknown{Key: "r", Obj: role}
+	if got, err := WithoutManagedFields(tombstone); err != nil || got != tombstone {
+		t.Errorf("a tombstone came out as %+v, %v", got, err)
+	}
+}
+
 // library-go's factory keeps its informers in a set: a wrapper must be
 // hashable, and each gets its handler.
 func TestFactoryTakesTheWrappers(t *testing.T) {

@@ -18,14 +18,7 @@ func UpdatesWhen(informer factory.Informer, changed func(oldObj, newObj any) boo
 // starts anyway), and so are the updates a relist replays for unchanged
 // objects.
 func ChangesOnly(informer factory.Informer) factory.Informer {
-	return ChangesOnlyBy(informer, resourceVersionChanged)
-}
-
-// ChangesOnlyBy is ChangesOnly where moved says whether an update moved the
-// resourceVersion: for objects that compare theirs without making metadata
-// (a relist replays every object of the kind).
-func ChangesOnlyBy(informer factory.Informer, moved func(oldObj, newObj any) bool) factory.Informer {
-	return &filtered{Informer: informer, changed: moved, skipInitialList: true}
+	return &filtered{Informer: informer, changed: resourceVersionChanged, skipInitialList: true}
 }
 
 // filtered is a pointer: library-go's factory keeps the informers it is

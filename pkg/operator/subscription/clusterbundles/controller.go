@@ -112,9 +112,7 @@ type controller struct {
 // informers itself, when it runs. Changes of referenced objects come from
 // in.References, through an index it adds to the ClusterBundle informer.
 func newController(in Inputs) (factory.Controller, error) {
-	byLabel := func(options *metav1.ListOptions) { options.LabelSelector = BundleLabel }
-	kubeInformers := informers.NewSharedInformerFactoryWithOptions(in.KubeClient, informerkit.Resync, informers.WithTweakListOptions(byLabel))
-	shareInformers := sharedresourceinformers.NewSharedInformerFactoryWithOptions(in.ShareClient, informerkit.Resync, sharedresourceinformers.WithTweakListOptions(byLabel))
+	kubeInformers, shareInformers := generatedInformers(in.KubeClient, in.ShareClient)
 	sharedSecrets := shareInformers.Sharedresource().V1alpha1().SharedSecrets()
 	sharedConfigMaps := shareInformers.Sharedresource().V1alpha1().SharedConfigMaps()
 	roles := kubeInformers.Rbac().V1().ClusterRoles()
@@ -135,6 +133,16 @@ func newController(in Inputs) (factory.Controller, error) {
 		append(referencewatch.Watched(triggers), owned, defaults),
 		c.syncBundle, in.OperatorClient, in.Recorder, "cluster-bundle")
 	return informerkit.StartOnRun(controller, kubeInformers.Start, shareInformers.Start), nil
+}
+
+// generatedInformers are the informers of what the controller generated,
+// found by label, cached without managedFields.
+func generatedInformers(kubeClient kubernetes.Interface, shareClient sharedresourceclient.Interface) (informers.SharedInformerFactory, sharedresourceinformers.SharedInformerFactory) {
+	byLabel := func(options *metav1.ListOptions) { options.LabelSelector = BundleLabel }
+	return informers.NewSharedInformerFactoryWithOptions(kubeClient, informerkit.Resync,
+			informers.WithTweakListOptions(byLabel), informers.WithTransform(informerkit.WithoutManagedFields)),
+		sharedresourceinformers.NewSharedInformerFactoryWithOptions(shareClient, informerkit.Resync,
+			sharedresourceinformers.WithTweakListOptions(byLabel), sharedresourceinformers.WithTransform(informerkit.WithoutManagedFields))
 }
 
 // References are the objects a ClusterBundle references, as referencewatch

@@ -4,16 +4,19 @@
 // at the next sweep.
 //
 // It watches metadata only: the API server sends PartialObjectMetadata, never
-// data, and of each object the cache keeps its namespace, name,
-// resourceVersion and UID (see Strip and Version), enough to notice a change
-// and nothing to read: about 150 bytes per object with the cache's map. The controllers still GET the objects their bundles reference to
-// learn key names. There is no periodic resync: the bundle sweep is the
-// safety net.
+// data. Of the objects some bundle references, and of those only, it keeps
+// the namespace, name, resourceVersion and UID (see Strip and Version),
+// enough to notice a change and nothing to read; an object nothing
+// references costs nothing once its event is handled (see store). The
+// controllers still GET the objects their bundles reference to learn key
+// names. There is no periodic resync: the bundle sweep is the safety net.
 package referencewatch
 
 import (
+	"context"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,11 +27,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundlerefs"
 )
@@ -51,42 +53,70 @@ var resources = map[bundlerefs.Kind]schema.GroupVersionResource{
 	bundlerefs.ConfigMap: {Version: "v1", Resource: "configmaps"},
 }
 
-// Watch is one metadata informer per kind, shared by every bundle controller.
+// Watch is one metadata reflector per kind, shared by every bundle
+// controller, each writing to a store that keeps only what bundles
+// reference (see store).
 type Watch struct {
-	informers map[bundlerefs.Kind]cache.SharedIndexInformer
-	start     sync.Once
+	stores     map[bundlerefs.Kind]*store
+	reflectors map[bundlerefs.Kind]*cache.Reflector
+
+	lock sync.Mutex
+	// bundlesSynced are the bundle informers whose indexes the stores
+	// read: the reflectors list only once those are in, so that the
+	// initial list keeps the Versions of what bundles reference.
+	bundlesSynced []cache.InformerSynced
+	start         sync.Once
 }
 
-// New returns the watch of every Secret and ConfigMap in the cluster. It
+// New returns the watch of the Secrets and ConfigMaps bundles reference. It
 // lists and watches nothing until Start.
 func New(client metadata.Interface) *Watch {
-	w := &Watch{informers: map[bundlerefs.Kind]cache.SharedIndexInformer{}}
+	w := &Watch{stores: map[bundlerefs.Kind]*store{}, reflectors: map[bundlerefs.Kind]*cache.Reflector{}}
 	for _, kind := range kinds {
-		// No indexers (the factory's namespace index would cost memory per
-		// object for nothing) and no resync.
-		informer := metadatainformer.NewFilteredMetadataInformer(client, resources[kind], metav1.NamespaceAll, 0, cache.Indexers{}, nil).Informer()
-		if err := informer.SetTransform(Strip); err != nil {
-			panic(err) // only fails once started
-		}
-		w.informers[kind] = informer
+		w.stores[kind] = newStore(kind)
+		// No resync: the bundle sweep is the safety net.
+		w.reflectors[kind] = cache.NewReflectorWithOptions(listWatch(client, resources[kind]), &metav1.PartialObjectMetadata{}, w.stores[kind],
+			cache.ReflectorOptions{Name: "referencewatch " + string(kind) + "s"})
 	}
 	return w
 }
 
-// Start runs the informers until stop closes; calls after the first do
-// nothing.
+// listWatch lists and watches the metadata of every object of resource, as
+// client-go's metadata informer does.
+func listWatch(client metadata.Interface, resource schema.GroupVersionResource) cache.ListerWatcher {
+	objects := client.Resource(resource).Namespace(metav1.NamespaceAll)
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+			return objects.List(ctx, options)
+		},
+		WatchFuncWithContext: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			return objects.Watch(ctx, options)
+		},
+	}, client)
+}
+
+// Start runs the reflectors until stop closes, once the bundle informers
+// passed to For have synced; calls after the first do nothing.
 func (w *Watch) Start(stop <-chan struct{}) {
 	w.start.Do(func() {
-		for _, kind := range kinds {
-			go w.informers[kind].Run(stop)
-		}
+		w.lock.Lock()
+		bundlesSynced := slices.Clone(w.bundlesSynced)
+		w.lock.Unlock()
+		go func() {
+			if !cache.WaitForCacheSync(stop, bundlesSynced...) {
+				return
+			}
+			for _, kind := range kinds {
+				go w.reflectors[kind].Run(stop)
+			}
+		}()
 	})
 }
 
-// Strip is the informers' transform: of each object it keeps what tells one
+// Strip is the stores' transform: of each object it keeps what tells one
 // version from the next (namespace, name, resourceVersion, UID) and drops the
 // rest (labels, annotations, owner references, managedFields) before it is
-// cached. Annotations matter most: kubectl's last-applied-configuration holds
+// kept. Annotations matter most: kubectl's last-applied-configuration holds
 // an applied Secret's data. What it keeps is a Version, 48 bytes and one
 // string, where an empty PartialObjectMetadata's ObjectMeta alone is 232.
 // Anything else, a tombstone or what Strip already made, passes unchanged:
@@ -99,9 +129,10 @@ func Strip(obj any) (any, error) {
 	return NewVersion(m.Namespace, m.Name, m.ResourceVersion, m.UID), nil
 }
 
-// Version is what the cache keeps of a Secret or ConfigMap: its key and what
-// tells one version of it from the next. The cache holds one per Secret in
-// the cluster, so it is as small as that allows: one string for namespace and
+// Version is what a store keeps of a referenced Secret or ConfigMap: its key
+// and what tells one version of it from the next. A relist streamed by watch
+// (WatchListClient) holds one per object of the kind until the list is in,
+// so it is as small as that allows: one string for namespace and
 // name (the separate strings a decode allocates are dropped), the
 // resourceVersion as the number the API server makes of it, and the UID as
 // its 16 bytes, so that a Secret deleted and made again under its name is
@@ -226,15 +257,23 @@ type References func(obj any) []bundlerefs.Ref
 
 // For indexes the bundles of informer by what they reference, and returns
 // one trigger per kind that maps a change to the bundles referencing it.
-// Call it before informer starts.
+// Call it before informer and the watch start.
 func (w *Watch) For(informer cache.SharedIndexInformer, references References) ([]Trigger, error) {
 	if err := informer.AddIndexers(cache.Indexers{IndexName: Index(references)}); err != nil {
 		return nil, fmt.Errorf("indexing bundles by reference: %w", err)
 	}
+	w.lock.Lock()
+	w.bundlesSynced = append(w.bundlesSynced, informer.HasSynced)
+	w.lock.Unlock()
 	triggers := make([]Trigger, 0, len(kinds))
 	for _, kind := range kinds {
+		s := w.stores[kind]
+		r := &referrer{indexer: informer.GetIndexer()}
+		s.lock.Lock()
+		s.referrers = append(s.referrers, r)
+		s.lock.Unlock()
 		triggers = append(triggers, Trigger{
-			Informer: informerkit.ChangesOnlyBy(w.informers[kind], moved),
+			Informer: referrerInformer{store: s, referrer: r},
 			Keys:     BundlesOf(informer.GetIndexer(), kind),
 		})
 	}
@@ -269,24 +308,13 @@ func BundlesOf(indexer cache.Indexer, kind bundlerefs.Kind) func(runtime.Object)
 	}
 }
 
-// moved tells whether newObj is at another resourceVersion than oldObj;
-// two Versions are compared as they are, without making their metadata (a
-// relist replays every object in the cluster).
-func moved(oldObj, newObj any) bool {
-	o, oldOK := oldObj.(*Version)
-	n, newOK := newObj.(*Version)
-	if oldOK && newOK && o.odd == nil && n.odd == nil {
-		return o.resourceVersion != n.resourceVersion
+// moved tells whether n is another version than o: another resourceVersion,
+// or another UID (the object deleted and made again under its name).
+func moved(o, n *Version) bool {
+	if o.odd == nil && n.odd == nil {
+		return o.resourceVersion != n.resourceVersion || o.uid != n.uid
 	}
-	return resourceVersion(oldObj) != resourceVersion(newObj)
-}
-
-func resourceVersion(obj any) string {
-	o, err := meta.Accessor(obj)
-	if err != nil {
-		return ""
-	}
-	return o.GetResourceVersion()
+	return o.ResourceVersion() != n.ResourceVersion() || o.UID() != n.UID()
 }
 
 // Watched turns triggers into what a reconcile loop watches besides its own

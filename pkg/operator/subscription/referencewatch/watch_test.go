@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -110,8 +111,53 @@ func TestAVersionKeepsTheKeyResourceVersionAndUID(t *testing.T) {
 	if base.UID() == NewVersion("ns", "ent", "41", "0b6f8a2e-3c1d-4e5f-9a7b-0123456789ac").UID() {
 		t.Error("two UIDs one byte apart read back the same")
 	}
-	if !moved(base, NewVersion("ns", "ent", "42", uid)) || moved(base, NewVersion("ns", "ent", "41", uid)) {
-		t.Error("a moved resourceVersion is not a change, or an unmoved one is")
+	odd := NewVersion("ns", "ent", "041", "uid-ent")
+	for _, tc := range []struct {
+		name     string
+		from, to *Version
+		moved    bool
+	}{
+		{"the same version", base, NewVersion("ns", "ent", "41", uid), false},
+		{"another resourceVersion", base, NewVersion("ns", "ent", "42", uid), true},
+		{"another UID", base, NewVersion("ns", "ent", "41", "0b6f8a2e-3c1d-4e5f-9a7b-0123456789ac"), true},
+		{"the same odd version", odd, NewVersion("ns", "ent", "041", "uid-ent"), false},
+		{"an odd UID", odd, NewVersion("ns", "ent", "041", "uid-ent-2"), true},
+		{"from odd to compact", odd, base, true},
+	} {
+		if got := moved(tc.from, tc.to); got != tc.moved {
+			t.Errorf("%s: moved %v, want %v", tc.name, got, tc.moved)
+		}
+	}
+}
+
+// recorder is a handler that notes what reached it.
+type recorder struct {
+	lock sync.Mutex
+	got  []string
+}
+
+func (r *recorder) note(what string, obj any) {
+	r.lock.Lock()
+	defer r.lock.Unlock()
+	v := obj.(*Version)
+	r.got = append(r.got, what+" "+v.Name()+" "+v.ResourceVersion())
+}
+func (r *recorder) OnAdd(obj any, _ bool) { r.note("add", obj) }
+func (r *recorder) OnUpdate(_, obj any)   { r.note("update", obj) }
+func (r *recorder) OnDelete(obj any)      { r.note("delete", obj) }
+func (r *recorder) take() (out []string) {
+	r.lock.Lock()
+	defer r.lock.Unlock()
+	out, r.got = r.got, nil
+	return out
+}
+func (r *recorder) expect(t *testing.T, when string, want ...string) {
+	t.Helper()
+	got := r.take()
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: told %q, want %q", when, got, want)
 	}
 }
 
@@ -277,18 +323,23 @@ func TestChangesWakeTheBundlesThatReferenceThem(t *testing.T) {
 		t.Errorf("%d more wakeups than changes", len(queue))
 	}
 
-	// What the informer keeps is the stripped object.
-	for _, obj := range w.informers[bundlerefs.Secret].GetStore().List() {
-		if v, ok := obj.(*Version); !ok || v.UID() == "" || v.ResourceVersion() == "" {
-			t.Errorf("cached %#v", obj)
-		}
+	// What the store keeps is the Version of referenced objects only:
+	// config/later (config/ent was deleted, "unrelated" and "another" are
+	// referenced by nothing).
+	s := w.stores[bundlerefs.Secret]
+	s.lock.Lock()
+	defer s.lock.Unlock()
+	if v := s.held["config/later"]; len(s.held) != 1 || v == nil || v.UID() != "uid-later" || v.ResourceVersion() != "1" {
+		t.Errorf("holds %v", s.held)
 	}
 }
 
-// The informer store of 20,000 stripped objects costs under 180 bytes each
-// with its map and keys (238 when a Version kept four strings; a stripped
+// A store of 20,000 stripped objects costs under 180 bytes each with its map
+// and keys (238 when a Version kept four strings; a stripped
 // PartialObjectMetadata: 464); unstripped, with the labels and annotations
-// they arrive with, several times that.
+// they arrive with, several times that. That is what the watch keeps of each
+// referenced object, and what a list streamed by watch keeps of every object
+// until it is in (Transformer).
 func TestTheCacheHoldsAFewHundredBytesPerObject(t *testing.T) {
 	const n = 20000
 	// decoded is object i as the informer receives it: fresh strings, as
