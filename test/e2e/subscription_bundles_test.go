@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
@@ -208,6 +209,13 @@ func TestClusterBundleSharesRoleAggregationAndGarbageCollection(t *testing.T) {
 		t.Errorf("view aggregated %s meant for edit (%v)", roleName, err)
 	}
 
+	// Someone else annotates the role; the operator's next update keeps it,
+	// and the API server its managedFields entry.
+	if _, err := env.kube.RbacV1().ClusterRoles().Patch(ctx, roleName, types.MergePatchType,
+		[]byte(`{"metadata":{"annotations":{"support.example.com/ticket":"42"}}}`), metav1.PatchOptions{FieldManager: annotator}); err != nil {
+		t.Fatal(err)
+	}
+
 	// Drop a Secret and aggregate into view instead of edit.
 	framework.Eventually(t, 10*time.Second, func(ctx context.Context) error {
 		cb, err := env.operator.SubscriptionV1alpha1().ClusterBundles().Get(ctx, name, metav1.GetOptions{})
@@ -216,7 +224,7 @@ func TestClusterBundleSharesRoleAggregationAndGarbageCollection(t *testing.T) {
 		}
 		cb.Spec.Entitlements = cb.Spec.Entitlements[:1]
 		cb.Spec.AggregateToClusterRoles = []string{"view"}
-		_, err = env.operator.SubscriptionV1alpha1().ClusterBundles().Update(ctx, cb, metav1.UpdateOptions{})
+		_, err = env.operator.SubscriptionV1alpha1().ClusterBundles().Update(ctx, cb, metav1.UpdateOptions{FieldManager: specEditor})
 		return err
 	})
 	cb = settledClusterBundle(t, name, func(cb *subscriptionv1alpha1.ClusterBundle) error {
@@ -248,6 +256,29 @@ func TestClusterBundleSharesRoleAggregationAndGarbageCollection(t *testing.T) {
 		}
 		return nil
 	})
+	// The operator caches bundles and the roles it generates without their
+	// managedFields and writes from those copies: the API server keeps
+	// what other managers own (docs/architecture.md).
+	cb, err = env.operator.SubscriptionV1alpha1().ClusterBundles().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := managesFields(cb.ManagedFields, specEditor, "", "f:aggregateToClusterRoles"); err != nil {
+		t.Errorf("ClusterBundle after the operator's status write: %v", err)
+	}
+	if err := managesFields(cb.ManagedFields, "", "status", "f:shares"); err != nil {
+		t.Errorf("ClusterBundle: %v", err)
+	}
+	if role, err := env.kube.RbacV1().ClusterRoles().Get(ctx, roleName, metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	} else {
+		if err := managesFields(role.ManagedFields, "", "", "f:rules"); err != nil {
+			t.Errorf("ClusterRole after the operator's update: %v", err)
+		}
+		if err := managesFields(role.ManagedFields, annotator, "", "f:support.example.com/ticket"); err != nil || role.Annotations["support.example.com/ticket"] != "42" {
+			t.Errorf("ClusterRole after the operator's update: annotations %v, %v", role.Annotations, err)
+		}
+	}
 	if view, err := env.kube.RbacV1().ClusterRoles().Get(ctx, "view", metav1.GetOptions{}); err != nil || view.Labels["rbac.authorization.k8s.io/aggregate-to-edit"] != "true" {
 		t.Errorf("the built-in view role is expected to aggregate into edit: %v %v", view.GetLabels(), err)
 	}
@@ -294,6 +325,27 @@ func TestClusterBundleSharesRoleAggregationAndGarbageCollection(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// specEditor and annotator are the field managers of edits a test makes.
+const (
+	specEditor = "e2e-spec-editor"
+	annotator  = "e2e-annotator"
+)
+
+// managesFields tells whether entries hold one by manager ("" for any), of
+// subresource ("" for the object itself), whose fields name field.
+func managesFields(entries []metav1.ManagedFieldsEntry, manager, subresource, field string) error {
+	for _, e := range entries {
+		if (manager == "" || e.Manager == manager) && e.Subresource == subresource && e.FieldsV1 != nil && strings.Contains(string(e.FieldsV1.Raw), `"`+field+`"`) {
+			return nil
+		}
+	}
+	owners := make([]string, 0, len(entries))
+	for _, e := range entries {
+		owners = append(owners, e.Manager+"/"+e.Subresource)
+	}
+	return fmt.Errorf("no managedFields entry of %q (subresource %q) names %s; managers: %v", manager, subresource, field, owners)
 }
 
 func TestClusterBundleWithMissingSecretIsInvalidAndCreatesNothing(t *testing.T) {
