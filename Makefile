@@ -49,7 +49,7 @@ promtool:
 # would measure the CPU the e2e package takes from them.
 test: test-unit test-rules test-e2e test-faults test-upgrade
 
-# pkg/operator/podidentity/rolerequest's tests start versitygw (IAM): built
+# pkg/operator/podidentity/iamrolerequest's tests start versitygw (IAM): built
 # first, since a cold build takes minutes on 2 cores while go test compiles.
 test-unit: s3server
 
@@ -114,9 +114,9 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/podidentity:FuzzCachedAnnotations \
 	./pkg/webhook/podidentity:FuzzClusterDefaults \
 	./pkg/operator/rbac/olmscopes:FuzzParseCSV \
-	./pkg/operator/rbac/apiaccess:FuzzSelector \
-	./pkg/operator/rbac/apiaccess:FuzzBindingName \
-	./pkg/operator/rbac/apiaccess/unmanagednotice:FuzzNotice \
+	./pkg/operator/rbac/crdaccess:FuzzSelector \
+	./pkg/operator/rbac/crdaccess:FuzzBindingName \
+	./pkg/operator/rbac/unmanagednotice:FuzzNotice \
 	./pkg/operator/rbac/scopes:FuzzErrorText
 
 fuzz:

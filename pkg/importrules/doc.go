@@ -23,7 +23,7 @@ package importrules
 // users one kind of access, mirroring pkg/webhook's mutators and checks.
 var Capabilities = map[string]string{
 	"subscription": "Bundles and ClusterBundles: entitlements and yum repositories for pods",
-	"podidentity":  "AWS pod identity: whether it runs, and the published service account issuer",
+	"podidentity":  "AWS pod identity: whether it runs, the published service account issuer and IAM roles from IAMRoleRequests",
 	"rbac":         "ScopeTemplates, ScopeInstances and APIAccessPolicies",
 	"admission":    "the admission webhook's Deployment, certificates and configurations",
 }
@@ -38,27 +38,31 @@ const Frame = "frame"
 var Shared = map[string]string{
 	"frame/operatorclient":        "the operator's names and its library-go operator client",
 	"frame/conditions":            "how controllers write their conditions",
-	"frame/managementstate":       "how controllers read and act on spec.managementState",
+	"frame/managementsync":        "how controllers read and act on spec.managementState",
 	"frame/topology":              "the control-plane topology",
 	"frame/reconcileloop":         "the loop the controllers of the operator's own resources run",
 	"frame/relatedobjects":        "what must-gather collects",
 	"frame/objectevents":          "Events recorded on the objects they are about",
 	"frame/controllerref":         "whether an object's controller is a given owner: API group, kind and UID",
-	"frame/verbosity":             "the klog verbosity of a log level, below client-go's body logging (and its controller)",
+	"frame/loglevel":              "the klog verbosity of a log level, below client-go's body logging (and its controller)",
+	"frame/informerkit":           "how a controller builds, starts, filters and keys its informers; the shared Namespace cache's transform",
 	"admission/webhooktrust":      "the caBundle of the webhook configurations, mutating and validating",
 	"subscription/bundlestatus":   "a bundle's Invalid condition, its Events and retries",
 	"subscription/bundlerefs":     "reading the key names a bundle references",
 	"subscription/referencewatch": "waking bundle controllers when what their bundles reference changes",
 	"podidentity/issuer":          "the OIDC discovery document and JWKS",
 	"podidentity/iamrole":         "the IAM role of an IAMRoleRequest: names, documents, drift",
-	"podidentity/awscall":         "why an AWS call failed, without URLs or keys",
+	"podidentity/awscall":         "the AWS credentials with their scrubbing, and why an AWS call failed (error codes, failures), without URLs or keys",
 	"rbac/rbacsubjects":           "binding subjects with the API server's defaults",
+	"rbac/crdaccess":              "the CRD informer, a policy's CRD selection and its bindings' names",
 	"rbac/specwritten":            "whether a namespace existed when an object's spec was written",
 }
 
 // ServerPackages are the webhook's own packages under pkg/webhook, which
-// may hold clients; every other package there is a mutator.
-var ServerPackages = []string{"pkg/webhook", "pkg/webhook/mutation"}
+// may hold clients: the server, the mutators' contract and the cluster
+// reads the server's command hands the mutators and the access grants check
+// (clusterreads); every other package there is a mutator.
+var ServerPackages = []string{"pkg/webhook", "pkg/webhook/mutation", "pkg/webhook/clusterreads"}
 
 // ClientImports are imports a mutator must not make, directly or through a
 // package of this module: API clients and the network.

@@ -175,10 +175,10 @@ func TestViolationsFindsEachBrokenRule(t *testing.T) {
 		"pkg/operator/frame/reconcileloop":         {m("pkg/operator/subscription/referencewatch")},
 		"pkg/operator/subscription/referencewatch": nil,
 		// A capability through another's contract is fine; below it is not.
-		"pkg/operator/admission/webhookdeployment":    {m("pkg/operator/podidentity")},
-		"pkg/operator/podidentity":                    nil,
-		"pkg/operator/admission/webhookconfiguration": {m("pkg/operator/podidentity/issuer")},
-		"pkg/operator/podidentity/issuer":             nil,
+		"pkg/operator/admission/webhookdeployment": {m("pkg/operator/podidentity")},
+		"pkg/operator/podidentity":                 nil,
+		"pkg/operator/admission/webhookcabundle":   {m("pkg/operator/podidentity/issuer")},
+		"pkg/operator/podidentity/issuer":          nil,
 		// A folder outside every area.
 		"pkg/operator/misc": nil,
 		// The webhook reaches the operator and a client.
@@ -188,7 +188,7 @@ func TestViolationsFindsEachBrokenRule(t *testing.T) {
 		"pkg/operator/frame/operatorclient": nil,
 	}
 	want := []string{
-		"pkg/operator/admission/webhookconfiguration imports pkg/operator/podidentity/issuer, below the podidentity contract",
+		"pkg/operator/admission/webhookcabundle imports pkg/operator/podidentity/issuer, below the podidentity contract",
 		"pkg/operator/frame/reconcileloop (frame) imports capability pkg/operator/subscription/referencewatch",
 		"pkg/operator/misc lies in no area of pkg/operator",
 		"pkg/operator/subscription/bundles imports controller pkg/operator/subscription/clusterbundles",

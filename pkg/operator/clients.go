@@ -18,8 +18,9 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
-	subscriptionclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	ownapiclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/olmscopes"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/clusterbundles"
@@ -55,9 +56,11 @@ type clients struct {
 	config            configclient.Interface
 	operator          v1helpers.OperatorClientWithFinalizers
 	operatorInformers dynamicinformer.DynamicSharedInformerFactory
-	subscription      subscriptionclient.Interface
-	share             sharedresourceclient.Interface
-	console           consoleclient.ConsoleV1Interface
+	// ownAPIs serves every API group of the generated clientset:
+	// subscription, operator, podidentity, scopes and apiaccess.
+	ownAPIs ownapiclient.Interface
+	share   sharedresourceclient.Interface
+	console consoleclient.ConsoleV1Interface
 	// apiAccess writes the roles and bindings of APIAccessPolicies.
 	apiAccess     kubernetes.Interface
 	apiExtensions apiextensionsclient.Interface
@@ -90,7 +93,7 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	if c.operator, c.operatorInformers, err = operatorclient.New(cc.Clock, kubeConfig); err != nil {
 		return nil, err
 	}
-	if c.subscription, err = subscriptionclient.NewForConfig(kubeConfig); err != nil {
+	if c.ownAPIs, err = ownapiclient.NewForConfig(kubeConfig); err != nil {
 		return nil, err
 	}
 	if c.share, err = sharedresourceclient.NewForConfig(kubeConfig); err != nil {
@@ -138,7 +141,7 @@ func unthrottled(config *rest.Config) *rest.Config {
 // server authorizes a list or watch by name when the field selector asks
 // for exactly it.
 func ownWebhookConfiguration(kube kubernetes.Interface) informers.SharedInformerFactory {
-	return informers.NewSharedInformerFactoryWithOptions(kube, informerResync,
+	return informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync,
 		informers.WithTweakListOptions(func(options *metav1.ListOptions) {
 			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", operatorclient.WebhookName).String()
 		}))

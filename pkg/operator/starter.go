@@ -15,38 +15,38 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/status"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
-	subscriptioninformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
+	ownapiinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/accessgrantswebhook"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookavailability"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookcerts"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookconfiguration"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookcabundle"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookcertrotation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhookdeployment"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstatecheck"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/loglevel"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/objectevents"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorversion"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/relatedobjects"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/staticresources"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/verbosity"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/versioncontroller"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamroleboundary"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrolerequest"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/rolerequest"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess/unmanagednotice"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/crdaccess"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/olmscopes"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/scopes"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/unmanagednotice"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundlemetrics"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundles"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/clusterbundles"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/consolesamples"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/consoleyamlsamples"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/referencewatch"
 )
-
-// informerResync is the safety-net resync of the shared informers; the
-// controllers react to events, not to this.
-const informerResync = 10 * time.Minute
 
 // degradedInertia is how long a controller must keep failing before the
 // ClusterOperator says Degraded: a blip is not a page.
@@ -76,26 +76,30 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		return err
 	}
 
-	// Shared informers. No core object is cached cluster-wide: only the
-	// operator's two namespaces, its own two webhook configurations, and by
-	// name the issuer publisher's signing keys and S3 credentials and the IAM
-	// role requests' IAM credentials. Secrets
-	// and ConfigMaps are watched cluster-wide as metadata (references), to
-	// wake the bundles that reference them; only the names and versions of
+	// Shared informers: those more than one controller reads (a controller
+	// builds its own in its New and starts them when it runs). No core
+	// object is cached whole cluster-wide: only the operator's two
+	// namespaces and its own two webhook configurations. Namespaces are
+	// cached as name, UID and times (informerkit.SlimNamespace), for the
+	// APIAccessPolicy and IAMRoleRequest controllers; Secrets and
+	// ConfigMaps are watched cluster-wide as metadata (references), to wake
+	// the bundles that reference them, and only the names and versions of
 	// referenced ones are kept.
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(c.kube, operatorclient.OperatorNamespace, operatorclient.OperandNamespace)
-	issuerInputs := issuerpublisher.NewInformers(c.kube, informerResync)
-	roleRequestInputs := rolerequest.NewInformers(c.kube, informerResync)
+	namespaceInformers := informers.NewSharedInformerFactoryWithOptions(c.kube, informerkit.Resync, informers.WithTransform(informerkit.SlimNamespace))
+	namespaces := namespaceInformers.Core().V1().Namespaces()
 	webhookConfigInformers := ownWebhookConfiguration(c.kube)
 	webhookConfigs := webhookConfigInformers.Admissionregistration().V1().MutatingWebhookConfigurations()
-	configInformers := configinformers.NewSharedInformerFactory(c.config, informerResync)
-	subscriptionInformers := subscriptioninformers.NewSharedInformerFactory(c.subscription, informerResync)
-	bundleInformers := subscriptionInformers.Subscription().V1alpha1()
+	configInformers := configinformers.NewSharedInformerFactory(c.config, informerkit.Resync)
+	// One factory for every API group of the generated clientset.
+	ownAPIInformers := ownapiinformers.NewSharedInformerFactory(c.ownAPIs, informerkit.Resync)
+	bundleInformers := ownAPIInformers.Subscription().V1alpha1()
+	workloadAccesses := ownAPIInformers.Operator().V1alpha1().WorkloadAccesses()
 	// The bundles, thousands in a large cluster, are cached without their
 	// managedFields (the ScopeInstances and APIAccessPolicies of the same
 	// factory keep theirs: specwritten reads them).
 	for _, informer := range []cache.SharedIndexInformer{bundleInformers.Bundles().Informer(), bundleInformers.ClusterBundles().Informer()} {
-		if err := informer.SetTransform(clusterbundles.WithoutManagedFields); err != nil {
+		if err := informer.SetTransform(informerkit.WithoutManagedFields); err != nil {
 			return err
 		}
 	}
@@ -110,33 +114,36 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	// Admission: the webhook every capability's mutator or check runs in.
 	webhookOperand := webhookavailability.NewOperand(o.Image, kubeInformers, webhookConfigs,
 		webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(), c.operator)
-	webhookDeployment, err := webhookdeployment.New(o.Image, c.kube, kubeInformers, configInformers.Config().V1(),
-		subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), c.operator, recorder)
+	webhookDeployment, err := webhookdeployment.New(webhookdeployment.Inputs{Image: o.Image, KubeClient: c.kube, KubeInformers: kubeInformers,
+		Config: configInformers.Config().V1(), WorkloadAccesses: workloadAccesses, OperatorClient: c.operator, Recorder: recorder})
 	if err != nil {
 		return err
 	}
 	admission := []factory.Controller{
-		webhookcerts.New(c.kube, kubeInformers, c.operator, recorder),
-		webhookconfiguration.New(c.kube, kubeInformers, webhookConfigs, configInformers.Config().V1().Infrastructures(),
-			subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), bundleInformers.Bundles(), bundleInformers.ClusterBundles(), c.operator, recorder),
-		accessgrantswebhook.New(c.kube, kubeInformers, webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(), c.operator, recorder),
+		webhookcertrotation.New(webhookcertrotation.Inputs{KubeClient: c.kube, KubeInformers: kubeInformers, OperatorClient: c.operator, Recorder: recorder}),
+		webhookcabundle.New(webhookcabundle.Inputs{KubeClient: c.kube, KubeInformers: kubeInformers, WebhookConfigs: webhookConfigs,
+			Infrastructures: configInformers.Config().V1().Infrastructures(), WorkloadAccesses: workloadAccesses,
+			Bundles: bundleInformers.Bundles(), ClusterBundles: bundleInformers.ClusterBundles(), OperatorClient: c.operator, Recorder: recorder}),
+		accessgrantswebhook.New(accessgrantswebhook.Inputs{KubeClient: c.kube, KubeInformers: kubeInformers,
+			WebhookConfigs: webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(), OperatorClient: c.operator, Recorder: recorder}),
 		webhookDeployment,
 		webhookavailability.NewController(webhookOperand, recorder),
 	}
 
 	// Subscription injection.
-	consoleSamples, err := consolesamples.New(c.console, c.operator, recorder)
+	consoleSamples, err := consoleyamlsamples.New(consoleyamlsamples.Inputs{Client: c.console, OperatorClient: c.operator, Recorder: recorder})
 	if err != nil {
 		return err
 	}
 	clusterBundles, err := clusterbundles.New(clusterbundles.Inputs{ClusterBundles: bundleInformers.ClusterBundles(),
-		BundleClient: c.subscription.SubscriptionV1alpha1(), ShareClient: c.share, KubeClient: c.kube,
+		BundleClient: c.ownAPIs.SubscriptionV1alpha1(), ShareClient: c.share, KubeClient: c.kube,
 		OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectEvents, Restart: restart, Driver: o.SharedResourceDriver, References: references,
-		WorkloadAccesses: subscriptionInformers.Operator().V1alpha1().WorkloadAccesses()})
+		WorkloadAccesses: workloadAccesses})
 	if err != nil {
 		return err
 	}
-	bundleController, err := bundles.New(bundleInformers.Bundles(), c.subscription.SubscriptionV1alpha1(), c.kube, references, c.operator, recorder, objectEvents)
+	bundleController, err := bundles.New(bundles.Inputs{Bundles: bundleInformers.Bundles(), BundleClient: c.ownAPIs.SubscriptionV1alpha1(), KubeClient: c.kube,
+		References: references, OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectEvents})
 	if err != nil {
 		return err
 	}
@@ -145,43 +152,44 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		return err
 	}
 	// Whether STS can accept the cluster's tokens, for the info alert.
-	if err := issuerpublisher.RegisterMetrics(subscriptionInformers.Operator().V1alpha1().WorkloadAccesses().Lister()); err != nil {
+	if err := issuerpublisher.RegisterMetrics(workloadAccesses.Lister()); err != nil {
 		return err
 	}
 	subscription := append([]factory.Controller{bundleController, consoleSamples}, clusterBundles...)
 
 	// AWS pod identity.
 	podIdentity := []factory.Controller{
-		issuerpublisher.New(issuerInputs, configInformers.Config().V1(), subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
-			c.subscription.OperatorV1alpha1(), c.operator, recorder),
+		issuerpublisher.New(issuerpublisher.Inputs{Kube: c.kube, Config: configInformers.Config().V1(),
+			WorkloadAccesses: workloadAccesses, StatusClient: c.ownAPIs.OperatorV1alpha1(),
+			OperatorClient: c.operator, Recorder: recorder}),
 		// Phase 2: IAM roles from IAMRoleRequests, and their ServiceAccounts.
-		rolerequest.New(rolerequest.Inputs{Requests: subscriptionInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
-			RequestClient: c.subscription.PodIdentityV1alpha1(), WorkloadAccesses: subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
-			Config: configInformers.Config().V1(), Own: roleRequestInputs, ServiceAccounts: c.kube.CoreV1(), Namespaces: c.kube.CoreV1(),
+		iamrolerequest.New(iamrolerequest.Inputs{Requests: ownAPIInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
+			RequestClient: c.ownAPIs.PodIdentityV1alpha1(), WorkloadAccesses: workloadAccesses,
+			Config: configInformers.Config().V1(), Kube: c.kube, NamespaceEvents: namespaces, ServiceAccounts: c.kube.CoreV1(), Namespaces: c.kube.CoreV1(),
 			OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectevents.NewForAdmins(ctx, c.kube)}),
 		// Requests waiting for a usable permissions boundary, on the ClusterOperator.
-		rolerequest.NewBoundaryStatus(subscriptionInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
-			subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(), configInformers.Config().V1(), c.operator, recorder),
+		iamroleboundary.New(iamroleboundary.Inputs{Requests: ownAPIInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
+			WorkloadAccesses: workloadAccesses, Config: configInformers.Config().V1(), OperatorClient: c.operator, Recorder: recorder}),
 	}
 
 	// RBAC for operator APIs.
-	scopeControllers, err := scopes.New(scopes.Inputs{Templates: subscriptionInformers.Scopes().V1alpha1().ScopeTemplates(),
-		Instances: subscriptionInformers.Scopes().V1alpha1().ScopeInstances(), ScopeClient: c.subscription.ScopesV1alpha1(),
+	scopeControllers, err := scopes.New(scopes.Inputs{Templates: ownAPIInformers.Scopes().V1alpha1().ScopeTemplates(),
+		Instances: ownAPIInformers.Scopes().V1alpha1().ScopeInstances(), ScopeClient: c.ownAPIs.ScopesV1alpha1(),
 		KubeClient: c.scopeKube, OperatorClient: c.operator, Recorder: recorder})
 	if err != nil {
 		return err
 	}
-	crds := apiaccess.NewCRDInformer(c.apiExtensions)
+	crds := crdaccess.NewCRDInformer(c.apiExtensions, informerkit.Resync)
 	rbac := append([]factory.Controller{
-		apiaccess.New(apiaccess.Inputs{Policies: subscriptionInformers.APIAccess().V1alpha1().APIAccessPolicies(),
-			PolicyClient: c.subscription.APIAccessV1alpha1(), Kube: c.apiAccess, Metadata: c.metadata, CRDs: crds,
+		apiaccess.New(apiaccess.Inputs{Policies: ownAPIInformers.APIAccess().V1alpha1().APIAccessPolicies(),
+			PolicyClient: c.ownAPIs.APIAccessV1alpha1(), Kube: c.apiAccess, Metadata: c.metadata, CRDs: crds, Namespaces: namespaces,
 			OperatorClient: c.operator, Recorder: recorder}),
 		// Events on OLM v1 ClusterExtensions whose APIs no policy manages.
-		unmanagednotice.New(unmanagednotice.Inputs{CRDs: crds, Policies: subscriptionInformers.APIAccess().V1alpha1().APIAccessPolicies(),
+		unmanagednotice.New(unmanagednotice.Inputs{CRDs: crds, Policies: ownAPIInformers.APIAccess().V1alpha1().APIAccessPolicies(),
 			Metadata: c.metadata, Kube: c.kube, Events: objectEvents, OperatorClient: c.operator, Recorder: recorder}),
 		// Opt-in: a ScopeTemplate and ScopeInstance from each OLM v0 ClusterServiceVersion.
-		olmscopes.New(olmscopes.Inputs{CRDs: crds, WorkloadAccesses: subscriptionInformers.Operator().V1alpha1().WorkloadAccesses(),
-			Templates: subscriptionInformers.Scopes().V1alpha1().ScopeTemplates(), Instances: subscriptionInformers.Scopes().V1alpha1().ScopeInstances(),
+		olmscopes.New(olmscopes.Inputs{CRDs: crds, WorkloadAccesses: workloadAccesses,
+			Templates: ownAPIInformers.Scopes().V1alpha1().ScopeTemplates(), Instances: ownAPIInformers.Scopes().V1alpha1().ScopeInstances(),
 			Dynamic: c.dynamic, Generator: c.olmScopeGenerator, Reviews: c.kube.AuthorizationV1(), Events: objectEvents,
 			OperatorClient: c.operator, Recorder: recorder}),
 	}, scopeControllers...)
@@ -189,12 +197,14 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	// The frame's status controllers, last: they report on everything above.
 	versions := status.NewVersionGetter()
 	frame := []factory.Controller{
-		staticresources.NewController(c.kube, kubeInformers, configInformers.Config().V1().Infrastructures(), c.operator, recorder),
+		staticresources.NewController(staticresources.Inputs{KubeClient: c.kube, KubeInformers: kubeInformers,
+			Infrastructures: configInformers.Config().V1().Infrastructures(), OperatorClient: c.operator, Recorder: recorder}),
 		staticresources.NewAvailabilityController(staticOperand, recorder),
-		managementstatecheck.New(c.operator, recorder),
-		versioncontroller.New(c.operator, versions, o.ReleaseVersion, []versioncontroller.Operand{staticOperand, webhookOperand},
-			append(staticresources.Informers(kubeInformers), webhookOperand.Informers()...), recorder),
-		verbosity.New(c.operator, recorder),
+		managementstate.New(c.operator, recorder),
+		operatorversion.New(operatorversion.Inputs{OperatorClient: c.operator, Versions: versions, DesiredVersion: o.ReleaseVersion,
+			Operands:  []operatorversion.Operand{staticOperand, webhookOperand},
+			Informers: append(staticresources.Informers(kubeInformers), webhookOperand.Informers()...), Recorder: recorder}),
+		loglevel.New(c.operator, recorder),
 		status.NewClusterOperatorStatusController(operatorclient.ClusterOperatorName, relatedobjects.List(), c.config.ConfigV1(),
 			configInformers.Config().V1().ClusterOperators(), c.operator, versions, recorder, cc.Clock,
 		).WithDegradedInertia(status.MustNewInertia(degradedInertia).Inertia),
@@ -205,9 +215,10 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	// its first sync. There is no global wait: the operand namespace's
 	// objects are readable only once the CVO has created the namespace and
 	// the operator's RoleBinding in it, and the rest must not wait for that.
-	for _, informers := range []interface{ Start(<-chan struct{}) }{kubeInformers, webhookConfigInformers, issuerInputs, roleRequestInputs, configInformers, c.operatorInformers, subscriptionInformers, references} {
-		informers.Start(ctx.Done())
+	for _, shared := range []interface{ Start(<-chan struct{}) }{kubeInformers, namespaceInformers, webhookConfigInformers, configInformers, c.operatorInformers, ownAPIInformers, references} {
+		shared.Start(ctx.Done())
 	}
+	go crds.Run(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), c.operator.Informer().HasSynced, configInformers.Config().V1().ClusterOperators().Informer().HasSynced) {
 		return fmt.Errorf("informer caches did not sync: %w", ctx.Err())
 	}

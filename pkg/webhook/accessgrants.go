@@ -2,20 +2,14 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"runtime/debug"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/klog/v2"
 
-	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
-	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/grants"
 )
 
@@ -33,8 +27,8 @@ const accessGrantsTimeout = 12 * time.Second
 // a request (its body's read included) that does not say its timeout.
 const grantsWebhookTimeout = 15 * time.Second
 
-// grantsSource names the check in metrics.
-const grantsSource = "access-grants"
+// grantsCheckLabel names the check in metrics, where mutators give their names.
+const grantsCheckLabel = "access-grants"
 
 // grantsHandler answers AdmissionReviews of the four kinds with the
 // attenuation check. It never admits what it could not check: every
@@ -46,32 +40,12 @@ type grantsHandler struct {
 	intake  intake
 }
 
-func (h *grantsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	a, ok := h.intake.admit(w, r, grantsWebhookTimeout)
-	if !ok {
-		return
-	}
-	defer h.intake.done(a)
-	var review admissionv1.AdmissionReview
-	if err := json.Unmarshal(a.body.Bytes(), &review); err != nil || review.Request == nil {
-		writeStatus(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, "not an admission review with a request")
-		return
-	}
-	out, failure := encodeResponse(review.TypeMeta, review.Request.UID, h.decide(a.ctx, review.Request))
-	if failure != nil {
-		writeStatus(w, int(failure.Code), failure.Reason, failure.Message)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(out)
-}
-
 // decide runs the check; a panic in it refuses the request.
 func (h *grantsHandler) decide(ctx context.Context, req *admissionv1.AdmissionRequest) (response *admissionv1.AdmissionResponse) {
 	start := time.Now()
 	defer func() {
 		if v := recover(); v != nil {
-			h.metrics.panics.WithLabelValues(grantsSource).Inc()
+			h.metrics.panics.WithLabelValues(grantsCheckLabel).Inc()
 			klog.ErrorS(nil, "Recovered from a panic in the access grants check", "panic", v, "stack", string(debug.Stack()))
 			response = refusal(http.StatusInternalServerError, metav1.StatusReasonInternalError,
 				"the access grants check failed internally; it is refused rather than admitted unchecked; retry, and report it with the webhook's log if it persists")
@@ -101,10 +75,10 @@ func (h *grantsHandler) observe(d grants.Decision, took time.Duration) {
 	outcome := "unchanged"
 	if !d.Allowed {
 		outcome = "denied"
-		h.metrics.denials.WithLabelValues(grantsSource, string(d.Reason)).Inc()
+		h.metrics.denials.WithLabelValues(grantsCheckLabel, string(d.Reason)).Inc()
 	}
-	h.metrics.admissions.WithLabelValues(grantsSource, outcome).Inc()
-	h.metrics.mutatorDuration.WithLabelValues(grantsSource).Observe(took.Seconds())
+	h.metrics.admissions.WithLabelValues(grantsCheckLabel, outcome).Inc()
+	h.metrics.mutatorDuration.WithLabelValues(grantsCheckLabel).Observe(took.Seconds())
 }
 
 func refusal(code int32, reason metav1.StatusReason, message string) *admissionv1.AdmissionResponse {
@@ -120,49 +94,4 @@ func extra[V ~[]string](in map[string]V) map[string][]string {
 		out[k] = v
 	}
 	return out
-}
-
-// GrantsAuthorizer asks the API server, with a SubjectAccessReview as the
-// requester, whether they hold one permission. Answers are not cached:
-// these objects are written rarely, and a grant just revoked must count.
-type GrantsAuthorizer struct {
-	Client authorizationclient.SubjectAccessReviewInterface
-}
-
-// Allowed implements grants.Authorizer.
-func (a GrantsAuthorizer) Allowed(ctx context.Context, r grants.Requester, namespace string, p grants.Permission) (bool, error) {
-	spec := authorizationv1.SubjectAccessReviewSpec{User: r.Name, UID: r.UID, Groups: r.Groups}
-	if len(r.Extra) > 0 {
-		spec.Extra = map[string]authorizationv1.ExtraValue{}
-		for k, v := range r.Extra {
-			spec.Extra[k] = v
-		}
-	}
-	if p.NonResourceURL != "" {
-		spec.NonResourceAttributes = &authorizationv1.NonResourceAttributes{Path: p.NonResourceURL, Verb: p.Verb}
-	} else {
-		spec.ResourceAttributes = &authorizationv1.ResourceAttributes{
-			Namespace: namespace, Verb: p.Verb, Group: p.Group, Resource: p.Resource, Subresource: p.Subresource, Name: p.Name,
-		}
-	}
-	review, err := a.Client.Create(ctx, &authorizationv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
-	if err != nil {
-		return false, err
-	}
-	return review.Status.Allowed, nil
-}
-
-// LiveScopeTemplates reads a ScopeTemplate from the API server when a
-// ScopeInstance is checked, so a template just widened counts.
-type LiveScopeTemplates struct {
-	Client scopesclient.ScopeTemplatesGetter
-}
-
-// GetScopeTemplate implements grants.Templates.
-func (t LiveScopeTemplates) GetScopeTemplate(ctx context.Context, name string) (*scopesv1alpha1.ScopeTemplate, error) {
-	template, err := t.Client.ScopeTemplates().Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return template, err
 }

@@ -21,6 +21,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/clusterreads"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/grants"
 )
 
@@ -66,7 +67,7 @@ func grantsReview(t *testing.T) []byte {
 func grantsServer(t *testing.T, client *fake.Clientset) http.Handler {
 	t.Helper()
 	s, err := New(Config{CertFile: "c", KeyFile: "k", CertReloadInterval: time.Second, MetricsGuard: func(h http.Handler) http.Handler { return h },
-		AccessGrants: &grants.Checker{Authorizer: GrantsAuthorizer{Client: client.AuthorizationV1().SubjectAccessReviews()}}})
+		AccessGrants: &grants.Checker{Authorizer: clusterreads.GrantsAuthorizer{Client: client.AuthorizationV1().SubjectAccessReviews()}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,7 @@ package webhook
 import (
 	"crypto/x509"
 	"fmt"
-	"net/http"
 	"os"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The API server can present a client certificate to webhooks (a
@@ -28,18 +25,4 @@ func loadClientCAs(path string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("the client CA bundle %s holds no PEM certificate", path)
 	}
 	return pool, nil
-}
-
-// requireClientCertificate answers 401, before reading the body, a request
-// that did not present a certificate that TLS verified against the client
-// CAs.
-func requireClientCertificate(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
-			writeStatus(w, http.StatusUnauthorized, metav1.StatusReasonUnauthorized,
-				"admission reviews are accepted only from a client presenting a certificate signed by the webhook's client CA")
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }

@@ -14,6 +14,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/clusterreads"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/grants"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
@@ -42,7 +43,7 @@ func TestAdmissionRequiresTheAPIServersClientCertificate(t *testing.T) {
 		CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour,
 		ClientCAFile: caFile,
 		Mutators:     []mutation.Mutator{labelMutator{annotation: annotation}},
-		AccessGrants: &grants.Checker{Authorizer: GrantsAuthorizer{Client: sars.AuthorizationV1().SubjectAccessReviews()}},
+		AccessGrants: &grants.Checker{Authorizer: clusterreads.GrantsAuthorizer{Client: sars.AuthorizationV1().SubjectAccessReviews()}},
 	})
 
 	apiServer := withClientCertificate(t, serving.client(), apiServerCA)

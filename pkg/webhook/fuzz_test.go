@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
@@ -32,10 +34,14 @@ func (fuzzAccess) MayGetClusterBundle(_ context.Context, _, serviceAccount, bund
 	case "flaky":
 		return false, errors.New("the server is currently unable to handle the request")
 	case "slow":
-		return false, accessReviewTimedOut{after: accessReviewTimeout}
+		return false, fuzzReviewTimedOut
 	}
 	return serviceAccount == "builder" && bundle != "secret-only", nil
 }
+
+// fuzzReviewTimedOut is how a review that got no answer in time fails: it
+// wraps context.DeadlineExceeded, as clusterreads' reviewer's does.
+var fuzzReviewTimedOut = fmt.Errorf("the API server did not answer the SubjectAccessReview within 2s: %w", context.DeadlineExceeded)
 
 // fuzzWorld is the subscription mutator over bundles in namespace shop
 // (valid, overlapping, invalid, always-inject) and cluster bundles.
@@ -96,7 +102,7 @@ func FuzzPodHandler(f *testing.F) {
 	// pod as the subscription mutator left it.
 	config := podidentity.DefaultConfig()
 	config.Region = "eu-west-3"
-	role := staticServiceAccounts{"shop/frontend": podidentity.CachedAnnotations(map[string]string{podidentity.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"})}
+	role := staticServiceAccounts{"shop/frontend": podidentity.CachedAnnotations(map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"})}
 	h := newPodHandler([]mutation.Mutator{fuzzWorld(f), podidentity.New(config, role)}, m)
 	f.Add([]byte(`{}`))
 	f.Add(reviewBody(f, realisticPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}), podResource, ""))
@@ -106,7 +112,7 @@ func FuzzPodHandler(f *testing.F) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 
-		for _, source := range []string{"subscription", "pod-identity", handlerSource} {
+		for _, source := range []string{"subscription", "pod-identity", handlerSite} {
 			if n := testutil.ToFloat64(m.panics.WithLabelValues(source)); n > 0 {
 				t.Fatalf("a panic in %s was recovered; input %q", source, body)
 			}

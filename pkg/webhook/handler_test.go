@@ -18,9 +18,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/clusterreads"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
@@ -405,7 +409,7 @@ func TestMutatorsWorkWithinTheAPIServersTimeout(t *testing.T) {
 func TestProductionMutatorsComposeThroughTheOutline(t *testing.T) {
 	config := podidentity.DefaultConfig()
 	config.Region = "eu-west-3"
-	role := staticServiceAccounts{"shop/frontend": podidentity.CachedAnnotations(map[string]string{podidentity.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"})}
+	role := staticServiceAccounts{"shop/frontend": podidentity.CachedAnnotations(map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/frontend"})}
 	m := newMetrics()
 	h := newPodHandler([]mutation.Mutator{fuzzWorld(t), podidentity.New(config, role)}, m)
 	pod := realisticPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"})
@@ -479,5 +483,36 @@ func TestPodHandlerPatchesTheWholePodWhereTheOutlineCannotFollow(t *testing.T) {
 	}
 	if n := testutil.ToFloat64(m.outlineFallbacks); n != 1 {
 		t.Errorf("%v whole-pod patches, want 1", n)
+	}
+}
+
+// A pod of a ServiceAccount whose role ARN is past IAM's limit is refused,
+// the message naming the ServiceAccount, the annotation and the limit,
+// whether the ServiceAccount is cached or looked up live.
+func TestOversizeRoleARNRefusesThePod(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		s := clusterreads.NewServiceAccountAnnotations(fake.NewClientset(&corev1.ServiceAccount{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "frontend", Annotations: map[string]string{
+				podidentityv1alpha1.RoleARNAnnotation:  "arn:aws:iam::123456789012:role/" + strings.Repeat("a", 3000-31),
+				podidentityv1alpha1.AudienceAnnotation: "sts.amazonaws.com",
+			}},
+		}), podidentity.CachedAnnotations)
+		if !live { // else the cache is not started: every lookup is a miss
+			ctx, cancel := context.WithCancel(context.Background())
+			t.Cleanup(cancel)
+			go s.Run(ctx)
+			if !cache.WaitForCacheSync(ctx.Done(), s.HasSynced) {
+				t.Fatal("cache did not sync")
+			}
+		}
+		h := newPodHandler([]mutation.Mutator{podidentity.New(podidentity.DefaultConfig(), s)}, newMetrics())
+		_, review := post(t, h, reviewBody(t, realisticPod(nil), podResource, ""))
+		if review == nil || review.Response == nil {
+			t.Fatal("no admission response")
+		}
+		want := "annotation eks.amazonaws.com/role-arn on ServiceAccount shop/frontend is longer than 2048 bytes"
+		if r := review.Response; r.Allowed || r.Result == nil || !strings.HasPrefix(r.Result.Message, want) {
+			t.Errorf("live lookup %v: allowed=%v result=%+v, want a refusal starting %q", live, r.Allowed, r.Result, want)
+		}
 	}
 }

@@ -3,8 +3,6 @@ package webhook
 import (
 	"crypto/x509"
 	"net/http"
-	"strconv"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -93,10 +91,10 @@ func newMetrics() *metrics {
 	return m
 }
 
-// initPanicSources creates every panic series at zero: a series that first
+// initPanicSites creates every panic series at zero: a series that first
 // appears at 1 shows Prometheus no increase, and the first panic would not
 // alert.
-func (m *metrics) initPanicSources(mutators []mutation.Mutator) {
+func (m *metrics) initPanicSites(mutators []mutation.Mutator) {
 	for _, mutator := range mutators {
 		m.panics.WithLabelValues(mutator.Name())
 	}
@@ -108,56 +106,7 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
-// instrument counts and times every request to path.
-func (m *metrics) instrument(path string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
-		next.ServeHTTP(rec, r)
-		verb := verbLabel(r.Method)
-		m.httpRequests.WithLabelValues(verb, path, strconv.Itoa(rec.code)).Inc()
-		m.httpDuration.WithLabelValues(verb, path).Observe(time.Since(start).Seconds())
-	})
-}
-
-// verbLabel keeps the verb label to a fixed set: the method is whatever a
-// caller sends, and every new value would be a new series.
-func verbLabel(method string) string {
-	switch method {
-	case http.MethodGet, http.MethodPost:
-		return method
-	}
-	return "other"
-}
-
-func (m *metrics) observeMutator(name string, result mutation.Result, took time.Duration) {
-	outcome := "unchanged"
-	switch {
-	case result.Denied != nil:
-		outcome = "denied"
-		m.denials.WithLabelValues(name, result.Denied.Reason).Inc()
-	case len(result.Patch) > 0:
-		outcome = "patched"
-	}
-	m.admissions.WithLabelValues(name, outcome).Inc()
-	m.mutatorDuration.WithLabelValues(name).Observe(took.Seconds())
-}
-
 func (m *metrics) observeCertificate(leaf *x509.Certificate) {
 	m.certificateReloads.Inc()
 	m.certificateExpiry.Set(float64(leaf.NotAfter.Unix()))
 }
-
-type statusRecorder struct {
-	http.ResponseWriter
-	code int
-}
-
-func (r *statusRecorder) WriteHeader(code int) {
-	r.code = code
-	r.ResponseWriter.WriteHeader(code)
-}
-
-// Unwrap lets http.ResponseController reach the connection (the admission
-// handlers set its read deadline).
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/clusterreads"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -138,7 +139,7 @@ func TestMetricsFloodCannotDelayClusterBundleChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reviewer := NewSubjectAccessReviewer(podKube.AuthorizationV1().SubjectAccessReviews())
+	reviewer := clusterreads.NewSubjectAccessReviewer(podKube.AuthorizationV1().SubjectAccessReviews())
 	guard, err := DelegatedMetricsGuard(config)
 	if err != nil {
 		t.Fatal(err)

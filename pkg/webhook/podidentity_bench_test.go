@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
@@ -37,8 +38,8 @@ func benchMutators(b testing.TB, serviceAccounts podidentity.ServiceAccounts) []
 // checkoutRole is the ServiceAccount of checkoutPod with an IAM role, as
 // annotated by the usual charts.
 var checkoutRole = staticServiceAccounts{"shop/checkout": podidentity.CachedAnnotations(map[string]string{
-	podidentity.RoleARNAnnotation:  "arn:aws:iam::111122223333:role/shop-checkout",
-	podidentity.AudienceAnnotation: "sts.amazonaws.com",
+	podidentityv1alpha1.RoleARNAnnotation:  "arn:aws:iam::111122223333:role/shop-checkout",
+	podidentityv1alpha1.AudienceAnnotation: "sts.amazonaws.com",
 })}
 
 // checkoutNoRole is the same ServiceAccount without a role: the common case

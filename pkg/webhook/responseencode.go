@@ -3,6 +3,8 @@ package webhook
 import (
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
+	"sync"
 	"unicode/utf8"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -17,6 +19,36 @@ import (
 // as encoding/json writes them (TestEncodingMatchesEncodingJSON): each
 // admission sends them, and most of a patch's values are encoded once by
 // the mutators (mutation.Encoded). Other values go through encoding/json.
+
+// Patches are encoded into pooled buffers too: the answer carries them
+// base64-encoded, a copy, so the buffer is free once the answer is.
+var patchBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+
+func releasePatchBuffer(buf *[]byte) {
+	if cap(*buf) <= pooledBodyBytes {
+		*buf = (*buf)[:0]
+		patchBuffers.Put(buf)
+	}
+}
+
+// So are answers, once written: one carries its patch in base64.
+var answers sync.Pool
+
+// answerBuffer is an empty buffer of at least size bytes.
+func answerBuffer(size int) []byte {
+	if b, ok := answers.Get().(*[]byte); ok && cap(*b) >= size {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, size)
+}
+
+func denied(message string) *admissionv1.AdmissionResponse {
+	return &admissionv1.AdmissionResponse{Result: &metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: message,
+	}}
+}
+
+func ptrTo[T any](v T) *T { return &v }
 
 // appendPatch appends the JSON of a patch.
 func appendPatch(dst []byte, patch []mutation.PatchOperation) ([]byte, error) {
@@ -122,6 +154,24 @@ func appendMount(dst []byte, m *corev1.VolumeMount) []byte {
 		dst = appendString(dst, m.SubPathExpr)
 	}
 	return append(dst, '}')
+}
+
+// encodeAdmitted encodes the answer admitting a pod with the mutators'
+// patch and warnings, the patch composed into a pooled buffer.
+func encodeAdmitted(typeMeta metav1.TypeMeta, uid types.UID, patch []mutation.PatchOperation, warnings []string) ([]byte, *metav1.Status) {
+	patchBuf := patchBuffers.Get().(*[]byte)
+	defer releasePatchBuffer(patchBuf)
+	response := &admissionv1.AdmissionResponse{Allowed: true, Warnings: warnings}
+	if len(patch) > 0 {
+		raw, err := appendPatch((*patchBuf)[:0], patch)
+		if err != nil {
+			return encodeResponse(typeMeta, uid, denied("encoding the patch: "+err.Error()))
+		}
+		*patchBuf = raw
+		response.Patch = raw
+		response.PatchType = ptrTo(admissionv1.PatchTypeJSONPatch)
+	}
+	return encodeResponse(typeMeta, uid, response)
 }
 
 // encodeResponse encodes the answer to a review.

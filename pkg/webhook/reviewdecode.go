@@ -11,7 +11,10 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
@@ -577,4 +580,21 @@ func (r *reviewReader) volumeMount(m *corev1.VolumeMount) error {
 		return r.skip()
 	})
 	return err
+}
+
+// reviewHeader is the one pass over an AdmissionReview every request costs:
+// what routes it and the pod's outline. The whole pod is decoded from the
+// same body only if a mutator asks for it.
+type reviewHeader struct {
+	metav1.TypeMeta `json:",inline"`
+	Request         *requestHeader `json:"request"`
+}
+
+type requestHeader struct {
+	UID         types.UID                   `json:"uid"`
+	Resource    metav1.GroupVersionResource `json:"resource"`
+	SubResource string                      `json:"subResource"`
+	Namespace   string                      `json:"namespace"`
+	Operation   admissionv1.Operation       `json:"operation"`
+	Object      *mutation.PodOutline        `json:"object"`
 }

@@ -1,7 +1,11 @@
 // Package webhook is the admission server: TLS with a hot-reloaded serving
 // certificate, AdmissionReview decoding, the mutators in order, health,
 // readiness and metrics. What to inject is the mutators' business
-// (pkg/webhook/<mutator>); this package knows none of it.
+// (pkg/webhook/<mutator>), and what they read from the cluster is
+// pkg/webhook/clusterreads; this package knows none of it. One admission
+// passes through middleware.go, intake.go, handler.go, reviewdecode.go,
+// mutatorchain.go, responseencode.go and response.go, in that order, each
+// once (docs/admission.md, "One admission's walk").
 package webhook
 
 import (
@@ -143,7 +147,7 @@ func New(config Config) (*Server, error) {
 	config.WriteTimeout = cmp.Or(config.WriteTimeout, defaultWriteTimeout)
 	config.IdleTimeout = cmp.Or(config.IdleTimeout, defaultIdleTimeout)
 	m := newMetrics()
-	m.initPanicSources(config.Mutators)
+	m.initPanicSites(config.Mutators)
 	for _, c := range config.Collectors {
 		if err := m.registry.Register(c); err != nil {
 			return nil, fmt.Errorf("registering a mutator's metrics: %w", err)
@@ -172,11 +176,11 @@ func New(config Config) (*Server, error) {
 // the body before it takes one of its path's slots (see intake).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(MutatePodsPath, s.metrics.instrument(MutatePodsPath, s.admission(s.pods)))
+	mux.Handle(MutatePodsPath, s.metrics.instrument(MutatePodsPath, s.withClientCertificateCheck(s.pods)))
 	if s.config.AccessGrants != nil {
 		grantsHandler := &grantsHandler{checker: s.config.AccessGrants, metrics: s.metrics, timeout: accessGrantsTimeout,
 			intake: newIntake(maxInFlightGrants, s.config.ReadTimeout, s.metrics)}
-		mux.Handle(ValidateAccessGrantsPath, s.metrics.instrument(ValidateAccessGrantsPath, s.admission(grantsHandler)))
+		mux.Handle(ValidateAccessGrantsPath, s.metrics.instrument(ValidateAccessGrantsPath, s.withClientCertificateCheck(grantsHandler)))
 	}
 	mux.HandleFunc(HealthzPath, func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok"))
@@ -192,30 +196,6 @@ func (s *Server) Handler() http.Handler {
 		mux.Handle(MetricsPath, s.config.MetricsGuard(s.metrics.handler()))
 	}
 	return recoverPanics(s.metrics, s.closeWhileDraining(mux))
-}
-
-// closeWhileDraining answers with Connection: close once shutdown starts:
-// the API server then dials again for its next call, through endpoints that
-// no longer list this pod, so its pooled connections leave a draining
-// replica one answer at a time rather than being closed under it when the
-// listener closes (a request written on a connection as the server closes
-// it idle fails, and a POST is not retried).
-func (s *Server) closeWhileDraining(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.draining.Load() {
-			w.Header().Set("Connection", "close")
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-// admission is an admission path's handler: behind a client certificate
-// check when the server has client CAs.
-func (s *Server) admission(h http.Handler) http.Handler {
-	if s.clientCAs == nil {
-		return h
-	}
-	return requireClientCertificate(h)
 }
 
 // MetricsHandler serves /metrics alone, for the metrics listener.

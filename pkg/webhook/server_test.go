@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/clusterreads"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/grants"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
@@ -478,7 +479,7 @@ func TestSlowBodiesCannotCrowdOutReviews(t *testing.T) {
 		CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour,
 		MaxInFlight:  2,
 		Mutators:     []mutation.Mutator{labelMutator{annotation: annotation}},
-		AccessGrants: &grants.Checker{Authorizer: GrantsAuthorizer{Client: sars.AuthorizationV1().SubjectAccessReviews()}},
+		AccessGrants: &grants.Checker{Authorizer: clusterreads.GrantsAuthorizer{Client: sars.AuthorizationV1().SubjectAccessReviews()}},
 	})
 	pool := x509.NewCertPool()
 	pool.AddCert(ca.ca.Config.Certs[0])

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
@@ -47,8 +48,8 @@ func TestPodIdentityDefaultsFollowTheWorkloadAccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := testNamespace(t, "pod-identity-defaults-")
-	createServiceAccount(t, ns, "reader", map[string]string{podidentity.RoleARNAnnotation: e2eRoleARN})
-	createServiceAccount(t, ns, "own-audience", map[string]string{podidentity.RoleARNAnnotation: e2eRoleARN, podidentity.AudienceAnnotation: "own.example"})
+	createServiceAccount(t, ns, "reader", map[string]string{podidentityv1alpha1.RoleARNAnnotation: e2eRoleARN})
+	createServiceAccount(t, ns, "own-audience", map[string]string{podidentityv1alpha1.RoleARNAnnotation: e2eRoleARN, podidentityv1alpha1.AudienceAnnotation: "own.example"})
 	newPod := func(serviceAccount string, dryRun bool) (*corev1.Pod, error) {
 		pod := testPod(nil)
 		pod.Spec.ServiceAccountName = serviceAccount
@@ -137,7 +138,7 @@ func TestPodIdentityWindowsPod(t *testing.T) {
 	ensureWebhook(t)
 	ctx := context.Background()
 	ns := testNamespace(t, "pod-identity-windows-")
-	createServiceAccount(t, ns, "reader", map[string]string{podidentity.RoleARNAnnotation: e2eRoleARN})
+	createServiceAccount(t, ns, "reader", map[string]string{podidentityv1alpha1.RoleARNAnnotation: e2eRoleARN})
 	const windowsToken = `C:\var\run\secrets\eks.amazonaws.com\serviceaccount\token`
 
 	// spec.os.name windows: the API server refuses Linux-only security

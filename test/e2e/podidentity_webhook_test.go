@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 )
 
@@ -86,15 +87,15 @@ func TestPodIdentityIsInjected(t *testing.T) {
 	ensureWebhook(t)
 	ns := testNamespace(t, "pod-identity-")
 	createServiceAccount(t, ns, "reader", map[string]string{
-		podidentity.RoleARNAnnotation:         e2eRoleARN,
-		podidentity.AudienceAnnotation:        "sts.example.com",
-		podidentity.RegionalSTSAnnotation:     "true",
-		podidentity.TokenExpirationAnnotation: "3600",
+		podidentityv1alpha1.RoleARNAnnotation:         e2eRoleARN,
+		podidentityv1alpha1.AudienceAnnotation:        "sts.example.com",
+		podidentityv1alpha1.RegionalSTSAnnotation:     "true",
+		podidentityv1alpha1.TokenExpirationAnnotation: "3600",
 	})
 
 	pod := testPod(map[string]string{
-		podidentity.SkipContainersAnnotation:  "sidecar",
-		podidentity.TokenExpirationAnnotation: "7200",
+		podidentityv1alpha1.SkipContainersAnnotation:  "sidecar",
+		podidentityv1alpha1.TokenExpirationAnnotation: "7200",
 	})
 	pod.Spec.ServiceAccountName = "reader"
 	app := pod.Spec.Containers[0]
@@ -169,13 +170,13 @@ func TestPodIdentityIsInjected(t *testing.T) {
 	// from a pod whose ServiceAccount has a role.
 	skipped := testPod(nil)
 	skipped.Spec.ServiceAccountName = "reader"
-	skipped.Labels = map[string]string{podidentity.SkipLabel: ""}
+	skipped.Labels = map[string]string{podidentityv1alpha1.SkipLabel: ""}
 	skipped, err = env.kube.CoreV1().Pods(ns).Create(context.Background(), skipped, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if podVolume(skipped, podidentity.VolumeName) != nil {
-		t.Errorf("a pod labelled %s got a token volume", podidentity.SkipLabel)
+		t.Errorf("a pod labelled %s got a token volume", podidentityv1alpha1.SkipLabel)
 	}
 	withoutCredentials(t, skipped.Spec.Containers[0])
 }
@@ -186,23 +187,23 @@ func TestPodIdentityRefusesMalformedAnnotations(t *testing.T) {
 	dumpOnFailure(t)
 	ensureWebhook(t)
 	ns := testNamespace(t, "pod-identity-bad-")
-	createServiceAccount(t, ns, "typo", map[string]string{podidentity.RoleARNAnnotation: "arn:aws:iam::12345:role/short-account"})
+	createServiceAccount(t, ns, "typo", map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::12345:role/short-account"})
 
 	pod := testPod(nil)
 	pod.Spec.ServiceAccountName = "typo"
 	_, err := env.kube.CoreV1().Pods(ns).Create(context.Background(), pod, metav1.CreateOptions{})
-	want := fmt.Sprintf(`annotation %s on ServiceAccount %s/typo: "arn:aws:iam::12345:role/short-account" is malformed`, podidentity.RoleARNAnnotation, ns)
+	want := fmt.Sprintf(`annotation %s on ServiceAccount %s/typo: "arn:aws:iam::12345:role/short-account" is malformed`, podidentityv1alpha1.RoleARNAnnotation, ns)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v, want a refusal containing %q", err, want)
 	}
 
-	bad := testPod(map[string]string{podidentity.TokenExpirationAnnotation: "one hour"})
+	bad := testPod(map[string]string{podidentityv1alpha1.TokenExpirationAnnotation: "one hour"})
 	bad.Spec.ServiceAccountName = "typo"
-	createServiceAccount(t, ns, "fine", map[string]string{podidentity.RoleARNAnnotation: e2eRoleARN})
+	createServiceAccount(t, ns, "fine", map[string]string{podidentityv1alpha1.RoleARNAnnotation: e2eRoleARN})
 	bad.Spec.ServiceAccountName = "fine"
 	_, err = env.kube.CoreV1().Pods(ns).Create(context.Background(), bad, metav1.CreateOptions{})
-	if err == nil || !strings.Contains(err.Error(), podidentity.TokenExpirationAnnotation) || !strings.Contains(err.Error(), `"one hour"`) {
-		t.Fatalf("got %v, want a refusal naming %s and the value", err, podidentity.TokenExpirationAnnotation)
+	if err == nil || !strings.Contains(err.Error(), podidentityv1alpha1.TokenExpirationAnnotation) || !strings.Contains(err.Error(), `"one hour"`) {
+		t.Fatalf("got %v, want a refusal naming %s and the value", err, podidentityv1alpha1.TokenExpirationAnnotation)
 	}
 }
 
@@ -223,7 +224,7 @@ func TestPodIdentityServiceAccountCreatedJustBeforeThePod(t *testing.T) {
 			name := fmt.Sprintf("fresh-%d", i)
 			ctx := context.Background()
 			_, err := env.kube.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
-				Name: name, Annotations: map[string]string{podidentity.RoleARNAnnotation: e2eRoleARN},
+				Name: name, Annotations: map[string]string{podidentityv1alpha1.RoleARNAnnotation: e2eRoleARN},
 			}}, metav1.CreateOptions{})
 			if err != nil {
 				errs <- err

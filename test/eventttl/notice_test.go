@@ -15,7 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess/unmanagednotice"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/unmanagednotice"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 

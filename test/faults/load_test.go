@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
@@ -60,7 +61,7 @@ func createLoadFixtures(ctx context.Context) (*loadFixtures, error) {
 		return nil, err
 	}
 	if _, err := env.kube.CoreV1().ServiceAccounts(l.namespace).Create(ctx, &corev1.ServiceAccount{
-		ObjectMeta: metav1.ObjectMeta{Name: roleAccount, Annotations: map[string]string{podidentity.RoleARNAnnotation: roleARN}},
+		ObjectMeta: metav1.ObjectMeta{Name: roleAccount, Annotations: map[string]string{podidentityv1alpha1.RoleARNAnnotation: roleARN}},
 	}, metav1.CreateOptions{}); err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess/unmanagednotice"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/unmanagednotice"
 )
 
 // ClusterExtensions is OLM v1's ClusterExtension API, as the operator reads it.

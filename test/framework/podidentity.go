@@ -14,6 +14,7 @@ import (
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
 	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
 )
@@ -41,8 +42,8 @@ func (c *Cluster) EnablePodIdentityThrough(ctx context.Context, s3 *s3server.Ser
 	_, err = kube.CoreV1().Secrets(OperatorNamespace).Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: issuerpublisher.CredentialsSecret},
 		Data: map[string][]byte{
-			issuerpublisher.AccessKeyIDKey:     []byte(s3.AccessKeyID),
-			issuerpublisher.SecretAccessKeyKey: []byte(s3.SecretAccessKey),
+			awscall.AccessKeyIDKey:     []byte(s3.AccessKeyID),
+			awscall.SecretAccessKeyKey: []byte(s3.SecretAccessKey),
 		},
 	}, metav1.CreateOptions{})
 	if err != nil {

@@ -33,8 +33,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook"
-	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/test/controlplane"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
@@ -250,8 +250,8 @@ func realisticServiceAccount(i, namespaces int) *corev1.ServiceAccount {
 			release, namespace, release, name, name, namespace)
 	}
 	if i%withRoleEvery == 0 {
-		sa.Annotations[podidentity.RoleARNAnnotation] = fmt.Sprintf("arn:aws:iam::111122223333:role/%s-%s", namespace, name)
-		sa.Annotations[podidentity.AudienceAnnotation] = "sts.amazonaws.com"
+		sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] = fmt.Sprintf("arn:aws:iam::111122223333:role/%s-%s", namespace, name)
+		sa.Annotations[podidentityv1alpha1.AudienceAnnotation] = "sts.amazonaws.com"
 	}
 	return sa
 }

@@ -14,9 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/clusterbundles"
-	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
 
@@ -108,7 +108,7 @@ func startLoad(t *testing.T, prefix string) (string, *framework.PodLoad) {
 		t.Fatal(err)
 	}
 	if _, err := env.kube.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{
-		ObjectMeta: metav1.ObjectMeta{Name: "reader", Annotations: map[string]string{podidentity.RoleARNAnnotation: loadRoleARN}},
+		ObjectMeta: metav1.ObjectMeta{Name: "reader", Annotations: map[string]string{podidentityv1alpha1.RoleARNAnnotation: loadRoleARN}},
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

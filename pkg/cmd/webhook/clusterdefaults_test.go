@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
 	"github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
@@ -22,7 +23,7 @@ import (
 type oneRole struct{}
 
 func (oneRole) Annotations(context.Context, string, string) (*podidentity.RoleAnnotations, bool, error) {
-	return podidentity.CachedAnnotations(map[string]string{podidentity.RoleARNAnnotation: "arn:aws:iam::111122223333:role/reader"}), true, nil
+	return podidentity.CachedAnnotations(map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/reader"}), true, nil
 }
 
 // tokenOf is the audience and lifetime of the token a new pod gets.

@@ -25,9 +25,11 @@ import (
 	"k8s.io/utils/ptr"
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/clusterreads"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/grants"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
@@ -102,10 +104,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second to the API server (SubjectAccessReviews, informers).")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests to the API server above --kube-api-qps.")
 	fs.IntVar(&o.MaxInFlight, "max-in-flight-admissions", o.MaxInFlight, "Admissions answered at once; more are refused with 429 (a pod that asked for an injection is then refused, others are admitted without automatic injections).")
-	fs.BoolVar(&o.PodIdentity, "pod-identity", o.PodIdentity, "Inject AWS IAM role credentials into pods whose ServiceAccount is annotated "+podidentity.RoleARNAnnotation+" (watches every ServiceAccount's "+podidentity.AnnotationPrefix+" annotations).")
+	fs.BoolVar(&o.PodIdentity, "pod-identity", o.PodIdentity, "Inject AWS IAM role credentials into pods whose ServiceAccount is annotated "+podidentityv1alpha1.RoleARNAnnotation+" (watches every ServiceAccount's "+podidentityv1alpha1.AnnotationPrefix+" annotations).")
 	fs.StringVar(&o.PodIdentityConfig.Region, "aws-default-region", o.PodIdentityConfig.Region, "AWS_REGION and AWS_DEFAULT_REGION given to pods with pod identity; empty gives none.")
-	fs.StringVar(&o.PodIdentityConfig.DefaultAudience, "token-audience", o.PodIdentityConfig.DefaultAudience, "Audience of the injected token unless WorkloadAccess cluster spec.podIdentity.defaultAudience or the ServiceAccount's "+podidentity.AudienceAnnotation+" sets one.")
-	fs.BoolVar(&o.PodIdentityConfig.DefaultRegionalSTS, "sts-regional-endpoint", o.PodIdentityConfig.DefaultRegionalSTS, "Set AWS_STS_REGIONAL_ENDPOINTS=regional unless WorkloadAccess cluster spec.podIdentity.defaultSTSEndpoints or the ServiceAccount's "+podidentity.RegionalSTSAnnotation+" says otherwise.")
+	fs.StringVar(&o.PodIdentityConfig.DefaultAudience, "token-audience", o.PodIdentityConfig.DefaultAudience, "Audience of the injected token unless WorkloadAccess cluster spec.podIdentity.defaultAudience or the ServiceAccount's "+podidentityv1alpha1.AudienceAnnotation+" sets one.")
+	fs.BoolVar(&o.PodIdentityConfig.DefaultRegionalSTS, "sts-regional-endpoint", o.PodIdentityConfig.DefaultRegionalSTS, "Set AWS_STS_REGIONAL_ENDPOINTS=regional unless WorkloadAccess cluster spec.podIdentity.defaultSTSEndpoints or the ServiceAccount's "+podidentityv1alpha1.RegionalSTSAnnotation+" says otherwise.")
 	fs.Int64Var(&o.PodIdentityConfig.DefaultTokenExpiration, "token-expiration", o.PodIdentityConfig.DefaultTokenExpiration, "Lifetime in seconds of the injected token unless WorkloadAccess cluster spec.podIdentity.defaultTokenExpirationSeconds or an annotation sets one (at least 600).")
 }
 
@@ -202,9 +204,9 @@ func accessGrantsChecker(config *rest.Config) (*grants.Checker, error) {
 		return nil, err
 	}
 	return &grants.Checker{
-		Authorizer: webhook.GrantsAuthorizer{Client: kube.AuthorizationV1().SubjectAccessReviews()},
-		Templates:  webhook.LiveScopeTemplates{Client: client.ScopesV1alpha1()},
-		Namespaces: webhook.LiveNamespaces{Client: kube.CoreV1()},
+		Authorizer: clusterreads.GrantsAuthorizer{Client: kube.AuthorizationV1().SubjectAccessReviews()},
+		Templates:  clusterreads.LiveScopeTemplates{Client: client.ScopesV1alpha1()},
+		Namespaces: clusterreads.LiveNamespaces{Client: kube.CoreV1()},
 	}, nil
 }
 
@@ -248,7 +250,7 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 	operatorConfig.Informer() // registered before Start, or it never starts
 	mutators := []mutation.Mutator{
 		subscription.New(bundles.Lister(), clusterBundles.Lister(),
-			webhook.NewSubjectAccessReviewer(kube.AuthorizationV1().SubjectAccessReviews())).
+			clusterreads.NewSubjectAccessReviewer(kube.AuthorizationV1().SubjectAccessReviews())).
 			WithOperatorState(func() (operatorv1.ManagementState, bool) {
 				wa, err := operatorConfig.Lister().Get(operatorv1alpha1.WorkloadAccessName)
 				if err != nil {
@@ -268,7 +270,7 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		serviceAccounts := webhook.NewServiceAccountAnnotations(protoKube, podidentity.CachedAnnotations)
+		serviceAccounts := clusterreads.NewServiceAccountAnnotations(protoKube, podidentity.CachedAnnotations)
 		go serviceAccounts.Run(ctx)
 		podIdentity := podidentity.New(o.PodIdentityConfig, serviceAccounts)
 		// Readiness waits for the defaults, or the first pods would get the

@@ -6,10 +6,10 @@
 // Controllers, one package each:
 //   - webhookdeployment: WebhookDeployment, the webhook's Deployment (replicas
 //     from the topology, TLS profile, pod identity's flags);
-//   - webhookcerts: WebhookCertRotation, the signer, serving-CA ConfigMap and
-//     serving certificate;
-//   - webhookconfiguration: WebhookCABundle, the MutatingWebhookConfiguration
-//     for pods;
+//   - webhookcertrotation: WebhookCertRotation, the signer, serving-CA
+//     ConfigMap and serving certificate;
+//   - webhookcabundle: WebhookCABundle, the MutatingWebhookConfiguration for
+//     pods with the serving CA in it;
 //   - accessgrantswebhook: AccessGrantsWebhook, the ValidatingWebhookConfiguration
 //     of the access-grants check;
 //   - webhookavailability: WebhookAvailability, WebhookAvailable and whether

@@ -5,16 +5,19 @@
 // Controllers, one package each:
 //   - staticresources: StaticResources, the operand's fixed manifests, and
 //     their availability;
-//   - versioncontroller: OperatorVersion, the version reported once at level;
-//   - managementstatecheck: ManagementState, refusing what it cannot do;
-//   - verbosity: LogLevel, spec.operatorLogLevel applied to the process
+//   - operatorversion: OperatorVersion, the version reported once at level;
+//   - managementstate: ManagementState, refusing what it cannot do;
+//   - loglevel: LogLevel, spec.operatorLogLevel applied to the process
 //     (its mapping, capped below client-go's body logging, is shared with
 //     the webhook's Deployment).
 //
 // What every controller shares:
 //   - operatorclient: the operator's names and its library-go operator client;
-//   - managementstate: what Managed, Unmanaged and Removed mean for a controller;
+//   - managementsync: what Managed, Unmanaged and Removed mean for a controller;
 //   - conditions: how controllers write their conditions;
+//   - informerkit: how a controller builds, starts and filters its
+//     informers and maps their events to queue keys, and the transform of
+//     the Namespace cache the starter shares;
 //   - reconcileloop: the loop the controllers of this operator's own
 //     resources run (Bundle, ClusterBundle, ScopeTemplate, ScopeInstance,
 //     APIAccessPolicy);

@@ -251,3 +251,12 @@ func Read(infrastructures configv1listers.InfrastructureLister, workloadAccesses
 	}
 	return Decide(infra, wa.Spec.PodIdentity), nil
 }
+
+// RoleRegion is the region IAM roles are made in: the published one, else
+// the platform's.
+func (d Decision) RoleRegion(wa *operatorv1alpha1.WorkloadAccess) string {
+	if wa.Status.PodIdentity.Region != "" {
+		return wa.Status.PodIdentity.Region
+	}
+	return d.Region
+}

@@ -1,16 +1,27 @@
 // Package podidentity is AWS pod identity, the operator's half: whether it
 // runs (Read, and the Decision the admission deployment and the status ask
-// for), and below it the controller and documents that publish the cluster's
-// service account issuer to S3. The webhook's half, the mutator that injects
-// IAM role credentials into pods, is pkg/webhook/podidentity.
+// for), and below it the controllers that publish the cluster's service
+// account issuer to S3 and make the IAM roles IAMRoleRequests ask for. The
+// webhook's half, the mutator that injects IAM role credentials into pods,
+// is pkg/webhook/podidentity.
 //
-// What lives where:
-//   - this package: the Decision (Read), and WebhookArgs, the flags that turn
-//     the injection on in the webhook Deployment;
+// This package: the Decision (Read), and WebhookArgs, the flags that turn
+// the injection on in the webhook Deployment.
+//
+// Controllers, one package each:
+//   - issuerpublisher: IssuerPublisher, which keeps the issuer documents and
+//     the bucket policy current in the S3 bucket;
+//   - iamrolerequest: IAMRoleRequest, the IAM role (and the ServiceAccount
+//     annotation) each request asks for;
+//   - iamroleboundary: IAMRoleBoundary, whether requests wait for a
+//     permissions boundary the operator may use.
+//
+// What they share:
 //   - issuer: the OIDC discovery document and JWKS built from the service
 //     account signing keys;
-//   - issuerpublisher: the IssuerPublisher controller, which keeps both
-//     documents and the bucket policy current in the S3 bucket.
+//   - iamrole: an IAMRoleRequest's IAM role: names, documents, drift;
+//   - awscall: the AWS credentials with their scrubbing, and why an AWS
+//     call failed (error codes, failures), without URLs or keys.
 //
-// Other capabilities import this package only, never the two below it.
+// Other capabilities import this package only, never what lies below it.
 package podidentity

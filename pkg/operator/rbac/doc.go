@@ -9,12 +9,18 @@
 // Controllers, one package each:
 //   - scopes: the ScopeTemplate and ScopeInstance controllers;
 //   - apiaccess: the APIAccessPolicy controller;
+//   - unmanagednotice: APIAccessUnmanagedNotice, an Event on each OLM v1
+//     ClusterExtension whose APIs no APIAccessPolicy manages;
 //   - olmscopes: the opt-in generator of ScopeTemplates and ScopeInstances
 //     from OLM v0 ClusterServiceVersions and their OperatorGroups.
 //
 // What they share:
 //   - rbacsubjects: binding subjects with the API server's defaults, so a
-//     resync compares equal and writes nothing.
+//     resync compares equal and writes nothing;
+//   - crdaccess: the CRD informer, the CRDs a policy selects, what a role
+//     needs of a CRD and the names of a policy's bindings;
+//   - specwritten: whether a namespace existed when an object's spec was
+//     written.
 //
 // This package holds no code: nothing outside rbac imports below it.
 package rbac

@@ -8,15 +8,17 @@
 // Controllers, one package each:
 //   - bundles: the Bundle controller;
 //   - clusterbundles: the ClusterBundle controller or, while the Shared
-//     Resource API is not served, SharedResourceAPIWatch, which marks every
-//     ClusterBundle Invalid and restarts the operator once the API appears;
-//   - consolesamples: ConsoleYAMLSamples, the console's example bundles.
+//     Resource API is not served, a stand-in that marks every ClusterBundle
+//     Invalid and ClusterBundleAPIWatch, which restarts the operator once
+//     the API appears;
+//   - consoleyamlsamples: ConsoleYAMLSamples, the console's example bundles;
+//   - bundlemetrics: Invalid bundles on the operator's /metrics (a collector,
+//     no controller).
 //
 // What they share:
 //   - bundlestatus: the Invalid condition, its Events and retries;
 //   - bundlerefs: the key names of what a bundle references;
-//   - referencewatch: wakes bundles when what they reference changes;
-//   - bundlemetrics: Invalid bundles on the operator's /metrics (no controller).
+//   - referencewatch: wakes bundles when what they reference changes.
 //
 // This package holds no code: nothing outside subscription imports below it.
 package subscription

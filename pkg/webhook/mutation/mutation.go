@@ -34,7 +34,7 @@ type Request struct {
 	// mutator of the request: read it, never modify it.
 	Outline *PodOutline
 
-	source Source
+	oldPod OldPodDecoder
 }
 
 // PodOutline is a pod's metadata and the part of its spec injections
@@ -83,24 +83,24 @@ func (o *PodOutline) DisplayName() string {
 	return o.Metadata.GenerateName
 }
 
-// Source decodes the pod before an UPDATE into any shape: a *corev1.Pod, or
+// OldPodDecoder decodes the pod before an UPDATE into any shape: a *corev1.Pod, or
 // a struct holding the few fields a mutator reads (a PodOutline). It leaves
 // into untouched when there is no old pod.
-type Source interface {
+type OldPodDecoder interface {
 	DecodeOldPod(into any) error
 }
 
-// NewRequest returns a request whose old pod is decoded from source on
+// NewRequest returns a request whose old pod is decoded by oldPod on
 // demand.
-func NewRequest(operation admissionv1.Operation, namespace, subResource string, outline *PodOutline, source Source) *Request {
-	return &Request{Operation: operation, Namespace: namespace, SubResource: subResource, Outline: outline, source: source}
+func NewRequest(operation admissionv1.Operation, namespace, subResource string, outline *PodOutline, oldPod OldPodDecoder) *Request {
+	return &Request{Operation: operation, Namespace: namespace, SubResource: subResource, Outline: outline, oldPod: oldPod}
 }
 
 // RequestFor returns a request for typed pods, as tests and benchmarks build
 // them: the pods are encoded to JSON, and the outline and pods decoded from
 // it the way the server decodes the API server's.
 func RequestFor(operation admissionv1.Operation, namespace, subResource string, pod, oldPod *corev1.Pod) *Request {
-	source := jsonSource{}
+	old := encodedOldPod{}
 	outline := &PodOutline{}
 	if pod != nil {
 		if err := json.Unmarshal(mustEncode(pod), outline); err != nil {
@@ -108,9 +108,9 @@ func RequestFor(operation admissionv1.Operation, namespace, subResource string, 
 		}
 	}
 	if oldPod != nil {
-		source.oldPod = mustEncode(oldPod)
+		old.oldPod = mustEncode(oldPod)
 	}
-	return NewRequest(operation, namespace, subResource, outline, source)
+	return NewRequest(operation, namespace, subResource, outline, old)
 }
 
 func mustEncode(pod *corev1.Pod) []byte {
@@ -124,10 +124,10 @@ func mustEncode(pod *corev1.Pod) []byte {
 // DecodeOldPod decodes the pod before an UPDATE into a mutator's own view of
 // it, leaving into untouched for a CREATE.
 func (r *Request) DecodeOldPod(into any) error {
-	if r.source == nil || r.Operation != admissionv1.Update {
+	if r.oldPod == nil || r.Operation != admissionv1.Update {
 		return nil
 	}
-	if err := r.source.DecodeOldPod(into); err != nil {
+	if err := r.oldPod.DecodeOldPod(into); err != nil {
 		return fmt.Errorf("decoding the old pod: %w", err)
 	}
 	return nil
@@ -140,10 +140,10 @@ func Undecodable(err error) Result {
 	return Deny("MalformedPod", err.Error())
 }
 
-// jsonSource decodes the old pod, when not nil, from its JSON.
-type jsonSource struct{ oldPod []byte }
+// encodedOldPod decodes the old pod, when not nil, from its JSON.
+type encodedOldPod struct{ oldPod []byte }
 
-func (s jsonSource) DecodeOldPod(into any) error {
+func (s encodedOldPod) DecodeOldPod(into any) error {
 	if s.oldPod == nil {
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
 
@@ -98,11 +99,11 @@ func FuzzPodIdentityAnnotations(f *testing.F) {
 
 		// Every annotation at once, on a pod and its ServiceAccount: the
 		// first malformed one is refused, naming it and its object.
-		for _, key := range []string{RoleARNAnnotation, AudienceAnnotation, RegionalSTSAnnotation, TokenExpirationAnnotation, SkipContainersAnnotation} {
+		for _, key := range []string{podidentityv1alpha1.RoleARNAnnotation, podidentityv1alpha1.AudienceAnnotation, podidentityv1alpha1.RegionalSTSAnnotation, podidentityv1alpha1.TokenExpirationAnnotation, podidentityv1alpha1.SkipContainersAnnotation} {
 			sa := withRole()
 			p := pod(nil)
 			object := "ServiceAccount shop/frontend"
-			if key == SkipContainersAnnotation {
+			if key == podidentityv1alpha1.SkipContainersAnnotation {
 				p.Annotations = map[string]string{key: value}
 				object = "pod shop/frontend-7d9f8b6c5d-"
 			} else {
@@ -113,7 +114,7 @@ func FuzzPodIdentityAnnotations(f *testing.F) {
 			// A pod's annotation reaches the mutator through JSON, as the API
 			// server sends it, with invalid UTF-8 replaced by U+FFFD.
 			seen := value
-			if key == SkipContainersAnnotation {
+			if key == podidentityv1alpha1.SkipContainersAnnotation {
 				seen = throughJSON(t, value)
 			}
 			if limit := serviceAccountLimit(key); limit > 0 && len(value) > limit {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 )
@@ -115,7 +116,7 @@ func realisticPod() *corev1.Pod {
 func BenchmarkPodIdentityMutate(b *testing.B) {
 	config := DefaultConfig()
 	config.Region = "eu-west-3"
-	m := New(config, keptServiceAccounts{ns + "/orders": CachedAnnotations(withRole(RegionalSTSAnnotation, "true", TokenExpirationAnnotation, "3600"))})
+	m := New(config, keptServiceAccounts{ns + "/orders": CachedAnnotations(withRole(podidentityv1alpha1.RegionalSTSAnnotation, "true", podidentityv1alpha1.TokenExpirationAnnotation, "3600"))})
 	p := realisticPod()
 	raw, err := json.Marshal(p)
 	if err != nil {

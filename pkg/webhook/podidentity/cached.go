@@ -1,6 +1,10 @@
 package podidentity
 
-import "strings"
+import (
+	"strings"
+
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+)
 
 // serviceAccountLimits is every ServiceAccount annotation the mutator
 // reads, with the longest value it accepts in bytes, in the order of
@@ -13,15 +17,15 @@ var serviceAccountLimits = [...]struct {
 }{
 	// IAM's own limit on an ARN; a valid role ARN is under 700 (partition,
 	// 12-digit account, a 512-character path and a 64-character name).
-	roleARNIndex: {RoleARNAnnotation, 2048},
+	roleARNIndex: {podidentityv1alpha1.RoleARNAnnotation, 2048},
 	// A token audience is a name such as sts.amazonaws.com; 256 leaves room
 	// for any URL-like one STS could be configured with.
-	audienceIndex: {AudienceAnnotation, 256},
+	audienceIndex: {podidentityv1alpha1.AudienceAnnotation, 256},
 	// strconv.ParseBool's longest word is "false".
-	regionalSTSIndex: {RegionalSTSAnnotation, 16},
+	regionalSTSIndex: {podidentityv1alpha1.RegionalSTSAnnotation, 16},
 	// The longest accepted number, 4294967296, is 10 digits; 64 leaves room
 	// for a sign and leading zeros.
-	tokenExpirationIndex: {TokenExpirationAnnotation, 64},
+	tokenExpirationIndex: {podidentityv1alpha1.TokenExpirationAnnotation, 64},
 }
 
 // The place of each annotation in serviceAccountLimits and
@@ -54,7 +58,7 @@ type RoleAnnotations struct {
 // empty one, how charts leave it unset): the mutator reads nothing else of
 // such a ServiceAccount, and most in a cluster are such.
 func CachedAnnotations(annotations map[string]string) *RoleAnnotations {
-	if annotations[RoleARNAnnotation] == "" {
+	if annotations[podidentityv1alpha1.RoleARNAnnotation] == "" {
 		return nil
 	}
 	out := &RoleAnnotations{}

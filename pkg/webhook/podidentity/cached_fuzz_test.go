@@ -7,6 +7,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
 
@@ -16,16 +17,16 @@ import (
 // its limit and whole when within it; a pod of that ServiceAccount is
 // refused as oversize exactly when it grants a role and a value is too long.
 func FuzzCachedAnnotations(f *testing.F) {
-	f.Add(RoleARNAnnotation, role, AudienceAnnotation, "sts.amazonaws.com")
-	f.Add(RoleARNAnnotation, strings.Repeat("a", 3000), AnnotationPrefix+"pad", strings.Repeat("x", 5000))
-	f.Add(TokenExpirationAnnotation, strings.Repeat("0", 65), RoleARNAnnotation, role)
-	f.Add(AudienceAnnotation, strings.Repeat("a", 300), RoleARNAnnotation, "")
-	f.Add(AudienceAnnotation, "", RoleARNAnnotation, role)
+	f.Add(podidentityv1alpha1.RoleARNAnnotation, role, podidentityv1alpha1.AudienceAnnotation, "sts.amazonaws.com")
+	f.Add(podidentityv1alpha1.RoleARNAnnotation, strings.Repeat("a", 3000), podidentityv1alpha1.AnnotationPrefix+"pad", strings.Repeat("x", 5000))
+	f.Add(podidentityv1alpha1.TokenExpirationAnnotation, strings.Repeat("0", 65), podidentityv1alpha1.RoleARNAnnotation, role)
+	f.Add(podidentityv1alpha1.AudienceAnnotation, strings.Repeat("a", 300), podidentityv1alpha1.RoleARNAnnotation, "")
+	f.Add(podidentityv1alpha1.AudienceAnnotation, "", podidentityv1alpha1.RoleARNAnnotation, role)
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		in := map[string]string{k1: v1, k2: v2, "other": "x"}
 		cached := CachedAnnotations(in)
-		if (cached == nil) != (in[RoleARNAnnotation] == "") {
-			t.Fatalf("kept %+v of a role ARN %q", cached, in[RoleARNAnnotation])
+		if (cached == nil) != (in[podidentityv1alpha1.RoleARNAnnotation] == "") {
+			t.Fatalf("kept %+v of a role ARN %q", cached, in[podidentityv1alpha1.RoleARNAnnotation])
 		}
 		kept := cached.Map()
 		tooLong := false

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unsafe"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 )
 
@@ -20,27 +21,27 @@ func TestCachedAnnotationsKeepOnlyWhatIsReadAndBoundIt(t *testing.T) {
 		want map[string]string
 	}{
 		{"none", nil, nil},
-		{"nothing read", map[string]string{"helm.sh/chart": "x", AnnotationPrefix + "pad": pad}, nil},
+		{"nothing read", map[string]string{"helm.sh/chart": "x", podidentityv1alpha1.AnnotationPrefix + "pad": pad}, nil},
 		{"the four, unchanged", map[string]string{
-			RoleARNAnnotation: role, AudienceAnnotation: "sts.amazonaws.com", RegionalSTSAnnotation: "true", TokenExpirationAnnotation: "3600",
-			AnnotationPrefix + "pad": pad, SkipContainersAnnotation: "web", "other": "x",
-		}, map[string]string{RoleARNAnnotation: role, AudienceAnnotation: "sts.amazonaws.com", RegionalSTSAnnotation: "true", TokenExpirationAnnotation: "3600"}},
-		{"an empty role: nothing", map[string]string{RoleARNAnnotation: "", AudienceAnnotation: "sts.amazonaws.com"}, nil},
-		{"no role: nothing", map[string]string{AudienceAnnotation: "sts.amazonaws.com", TokenExpirationAnnotation: "3600"}, nil},
-		{"a role alone", map[string]string{RoleARNAnnotation: role, "other": "x"}, map[string]string{RoleARNAnnotation: role}},
-		{"an empty audience, kept as present", map[string]string{RoleARNAnnotation: role, AudienceAnnotation: ""},
-			map[string]string{RoleARNAnnotation: role, AudienceAnnotation: ""}},
+			podidentityv1alpha1.RoleARNAnnotation: role, podidentityv1alpha1.AudienceAnnotation: "sts.amazonaws.com", podidentityv1alpha1.RegionalSTSAnnotation: "true", podidentityv1alpha1.TokenExpirationAnnotation: "3600",
+			podidentityv1alpha1.AnnotationPrefix + "pad": pad, podidentityv1alpha1.SkipContainersAnnotation: "web", "other": "x",
+		}, map[string]string{podidentityv1alpha1.RoleARNAnnotation: role, podidentityv1alpha1.AudienceAnnotation: "sts.amazonaws.com", podidentityv1alpha1.RegionalSTSAnnotation: "true", podidentityv1alpha1.TokenExpirationAnnotation: "3600"}},
+		{"an empty role: nothing", map[string]string{podidentityv1alpha1.RoleARNAnnotation: "", podidentityv1alpha1.AudienceAnnotation: "sts.amazonaws.com"}, nil},
+		{"no role: nothing", map[string]string{podidentityv1alpha1.AudienceAnnotation: "sts.amazonaws.com", podidentityv1alpha1.TokenExpirationAnnotation: "3600"}, nil},
+		{"a role alone", map[string]string{podidentityv1alpha1.RoleARNAnnotation: role, "other": "x"}, map[string]string{podidentityv1alpha1.RoleARNAnnotation: role}},
+		{"an empty audience, kept as present", map[string]string{podidentityv1alpha1.RoleARNAnnotation: role, podidentityv1alpha1.AudienceAnnotation: ""},
+			map[string]string{podidentityv1alpha1.RoleARNAnnotation: role, podidentityv1alpha1.AudienceAnnotation: ""}},
 		{"every value at its limit", map[string]string{
-			RoleARNAnnotation: strings.Repeat("a", 2048), AudienceAnnotation: strings.Repeat("a", 256),
-			RegionalSTSAnnotation: strings.Repeat("a", 16), TokenExpirationAnnotation: strings.Repeat("a", 64),
+			podidentityv1alpha1.RoleARNAnnotation: strings.Repeat("a", 2048), podidentityv1alpha1.AudienceAnnotation: strings.Repeat("a", 256),
+			podidentityv1alpha1.RegionalSTSAnnotation: strings.Repeat("a", 16), podidentityv1alpha1.TokenExpirationAnnotation: strings.Repeat("a", 64),
 		}, map[string]string{
-			RoleARNAnnotation: strings.Repeat("a", 2048), AudienceAnnotation: strings.Repeat("a", 256),
-			RegionalSTSAnnotation: strings.Repeat("a", 16), TokenExpirationAnnotation: strings.Repeat("a", 64),
+			podidentityv1alpha1.RoleARNAnnotation: strings.Repeat("a", 2048), podidentityv1alpha1.AudienceAnnotation: strings.Repeat("a", 256),
+			podidentityv1alpha1.RegionalSTSAnnotation: strings.Repeat("a", 16), podidentityv1alpha1.TokenExpirationAnnotation: strings.Repeat("a", 64),
 		}},
 		{"every value past its limit, cut one byte past it", map[string]string{
-			RoleARNAnnotation: pad, AudienceAnnotation: pad, RegionalSTSAnnotation: pad, TokenExpirationAnnotation: pad,
+			podidentityv1alpha1.RoleARNAnnotation: pad, podidentityv1alpha1.AudienceAnnotation: pad, podidentityv1alpha1.RegionalSTSAnnotation: pad, podidentityv1alpha1.TokenExpirationAnnotation: pad,
 		}, map[string]string{
-			RoleARNAnnotation: pad[:2049], AudienceAnnotation: pad[:257], RegionalSTSAnnotation: pad[:17], TokenExpirationAnnotation: pad[:65],
+			podidentityv1alpha1.RoleARNAnnotation: pad[:2049], podidentityv1alpha1.AudienceAnnotation: pad[:257], podidentityv1alpha1.RegionalSTSAnnotation: pad[:17], podidentityv1alpha1.TokenExpirationAnnotation: pad[:65],
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,7 +65,7 @@ func TestRoleAnnotationsLookup(t *testing.T) {
 			t.Errorf("nil has annotation %d: %q", i, v)
 		}
 	}
-	kept := CachedAnnotations(map[string]string{RoleARNAnnotation: role, AudienceAnnotation: "", TokenExpirationAnnotation: "3600"})
+	kept := CachedAnnotations(map[string]string{podidentityv1alpha1.RoleARNAnnotation: role, podidentityv1alpha1.AudienceAnnotation: "", podidentityv1alpha1.TokenExpirationAnnotation: "3600"})
 	if kept.RoleARN() != role {
 		t.Errorf("role %q", kept.RoleARN())
 	}
@@ -80,7 +81,7 @@ func TestRoleAnnotationsLookup(t *testing.T) {
 	// The cached values are copies: the decoded object they came from is
 	// not kept alive by the cache.
 	arn := strings.Clone(role)
-	if got := CachedAnnotations(map[string]string{RoleARNAnnotation: arn}).RoleARN(); unsafe.StringData(got) == unsafe.StringData(arn) {
+	if got := CachedAnnotations(map[string]string{podidentityv1alpha1.RoleARNAnnotation: arn}).RoleARN(); unsafe.StringData(got) == unsafe.StringData(arn) {
 		t.Error("the role ARN shares the decoded object's memory")
 	}
 }
@@ -88,7 +89,7 @@ func TestRoleAnnotationsLookup(t *testing.T) {
 // A ServiceAccount that grants no role is not read any further: an oversize
 // annotation beside no role ARN leaves its pods alone.
 func TestOversizeAnnotationsWithoutARoleLeaveThePodAlone(t *testing.T) {
-	sa := map[string]string{AudienceAnnotation: strings.Repeat("a", 10_000), RoleARNAnnotation: ""}
+	sa := map[string]string{podidentityv1alpha1.AudienceAnnotation: strings.Repeat("a", 10_000), podidentityv1alpha1.RoleARNAnnotation: ""}
 	_, result := mutationtest.Admit(t, New(DefaultConfig(), serviceAccounts{ns + "/frontend": sa}), ns, pod(nil))
 	if result.Denied != nil || len(result.Patch) != 0 {
 		t.Errorf("denied %+v, patch %+v", result.Denied, result.Patch)

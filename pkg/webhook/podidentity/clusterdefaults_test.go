@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 )
 
@@ -27,7 +28,7 @@ func TestClusterDefaultsAreFollowedWithoutARebuild(t *testing.T) {
 	flags := Config{DefaultAudience: "flag.example", DefaultTokenExpiration: 7200}
 	m := New(flags, serviceAccounts{
 		ns + "/frontend": withRole(),
-		ns + "/own":      withRole(AudienceAnnotation, "own.example", RegionalSTSAnnotation, "false", TokenExpirationAnnotation, "1800"),
+		ns + "/own":      withRole(podidentityv1alpha1.AudienceAnnotation, "own.example", podidentityv1alpha1.RegionalSTSAnnotation, "false", podidentityv1alpha1.TokenExpirationAnnotation, "1800"),
 	})
 	const regional = "AWS_STS_REGIONAL_ENDPOINTS=regional "
 
@@ -64,7 +65,7 @@ func TestClusterDefaultsAreFollowedWithoutARebuild(t *testing.T) {
 
 	// The ServiceAccount's annotations and the pod's expiration win.
 	m.SetClusterDefaults(ClusterDefaults{Audience: "cluster.example", TokenExpiration: 3600, RegionalSTS: ptr.To(true)})
-	p := pod(map[string]string{TokenExpirationAnnotation: "900"})
+	p := pod(map[string]string{podidentityv1alpha1.TokenExpirationAnnotation: "900"})
 	p.Spec.ServiceAccountName = "own"
 	got, result := mutationtest.Admit(t, m, ns, p)
 	if result.Denied != nil {

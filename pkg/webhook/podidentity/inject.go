@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
 
@@ -146,7 +147,7 @@ func (m *Mutator) inject(ops []mutation.PatchOperation, at, kind string, c *muta
 		for _, mount := range mounts {
 			if path.Clean(mount.MountPath) == path.Clean(m.config.MountPath) {
 				return ops, deny(reasonConflict, "%s %q already mounts volume %q at %s, where pod identity mounts the web identity token for the IAM role of ServiceAccount %s; "+
-					"mount that volume elsewhere, or name the container in annotation %s", kind, name, mount.Name, mount.MountPath, s.serviceAccount, SkipContainersAnnotation)
+					"mount that volume elsewhere, or name the container in annotation %s", kind, name, mount.Name, mount.MountPath, s.serviceAccount, podidentityv1alpha1.SkipContainersAnnotation)
 			}
 		}
 	}

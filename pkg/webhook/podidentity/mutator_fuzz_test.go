@@ -12,6 +12,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 )
@@ -51,11 +52,11 @@ func FuzzPodIdentityMutator(f *testing.F) {
 		if sa == "" {
 			sa = "default"
 		}
-		annotations := map[string]string{RoleARNAnnotation: roleARN}
+		annotations := map[string]string{podidentityv1alpha1.RoleARNAnnotation: roleARN}
 		for bit, annotation := range map[uint8]struct{ key, value string }{
-			fuzzAudience:     {AudienceAnnotation, audience},
-			fuzzRegionalSTS:  {RegionalSTSAnnotation, regionalSTS},
-			fuzzSAExpiration: {TokenExpirationAnnotation, saExpiration},
+			fuzzAudience:     {podidentityv1alpha1.AudienceAnnotation, audience},
+			fuzzRegionalSTS:  {podidentityv1alpha1.RegionalSTSAnnotation, regionalSTS},
+			fuzzSAExpiration: {podidentityv1alpha1.TokenExpirationAnnotation, saExpiration},
 		} {
 			if flags&bit != 0 {
 				annotations[annotation.key] = annotation.value
@@ -66,8 +67,8 @@ func FuzzPodIdentityMutator(f *testing.F) {
 			sas[ns+"/"+sa] = annotations
 		}
 		for bit, annotation := range map[uint8]struct{ key, value string }{
-			fuzzPodExpiration: {TokenExpirationAnnotation, podExpiration},
-			fuzzSkip:          {SkipContainersAnnotation, skip},
+			fuzzPodExpiration: {podidentityv1alpha1.TokenExpirationAnnotation, podExpiration},
+			fuzzSkip:          {podidentityv1alpha1.SkipContainersAnnotation, skip},
 		} {
 			if flags&bit != 0 {
 				if decoded.Annotations == nil {
@@ -120,7 +121,7 @@ func FuzzPodIdentityMutator(f *testing.F) {
 			}
 		}
 		patchedPod := mutationtest.ApplyJSONPatch(t, encoded, ops)
-		skipped, _ := parseSkipContainers(pod.Annotations[SkipContainersAnnotation])
+		skipped, _ := parseSkipContainers(pod.Annotations[podidentityv1alpha1.SkipContainersAnnotation])
 		keepsTheUsersOwn(t, pod, patchedPod, skipped)
 
 		mutationtest.Readmit(t, m, req, patchedPod, ops)

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 )
@@ -52,7 +53,7 @@ func (s keptServiceAccounts) Annotations(_ context.Context, namespace, name stri
 }
 
 func withRole(extra ...string) map[string]string {
-	a := map[string]string{RoleARNAnnotation: role}
+	a := map[string]string{podidentityv1alpha1.RoleARNAnnotation: role}
 	for i := 0; i+1 < len(extra); i += 2 {
 		a[extra[i]] = extra[i+1]
 	}
@@ -161,26 +162,28 @@ func TestInjection(t *testing.T) {
 	}, {
 		name:    "the ServiceAccount turns regional STS off",
 		config:  func(c *Config) { c.DefaultRegionalSTS = true },
-		sa:      withRole(RegionalSTSAnnotation, "false"),
+		sa:      withRole(podidentityv1alpha1.RegionalSTSAnnotation, "false"),
 		migrate: identity, web: "LOG_LEVEL=info " + identity, proxy: identity,
 	}, {
 		name:    "the ServiceAccount turns regional STS on",
-		sa:      withRole(RegionalSTSAnnotation, "True"),
+		sa:      withRole(podidentityv1alpha1.RegionalSTSAnnotation, "True"),
 		migrate: "AWS_STS_REGIONAL_ENDPOINTS=regional " + identity, web: "LOG_LEVEL=info AWS_STS_REGIONAL_ENDPOINTS=regional " + identity,
 		proxy: "AWS_STS_REGIONAL_ENDPOINTS=regional " + identity,
 	}, {
 		name:    "region and regional STS, in upstream's order",
 		config:  func(c *Config) { c.Region = "us-east-1" },
-		sa:      withRole(RegionalSTSAnnotation, "true"),
+		sa:      withRole(podidentityv1alpha1.RegionalSTSAnnotation, "true"),
 		migrate: "AWS_STS_REGIONAL_ENDPOINTS=regional AWS_DEFAULT_REGION=us-east-1 AWS_REGION=us-east-1 " + identity,
 	}, {
 		name:    "the ServiceAccount's audience and expiration",
-		sa:      withRole(AudienceAnnotation, "sts.amazonaws.com.cn", TokenExpirationAnnotation, "3600"),
+		sa:      withRole(podidentityv1alpha1.AudienceAnnotation, "sts.amazonaws.com.cn", podidentityv1alpha1.TokenExpirationAnnotation, "3600"),
 		volumes: "aws-iam-token{aud=sts.amazonaws.com.cn exp=3600 path=token} " + kubeAPIAccess,
 	}, {
-		name:    "the pod's expiration wins over the ServiceAccount's",
-		sa:      withRole(TokenExpirationAnnotation, "3600"),
-		pod:     func(p *corev1.Pod) { p.Annotations = map[string]string{TokenExpirationAnnotation: "7200"} },
+		name: "the pod's expiration wins over the ServiceAccount's",
+		sa:   withRole(podidentityv1alpha1.TokenExpirationAnnotation, "3600"),
+		pod: func(p *corev1.Pod) {
+			p.Annotations = map[string]string{podidentityv1alpha1.TokenExpirationAnnotation: "7200"}
+		},
 		volumes: "aws-iam-token{aud=sts.amazonaws.com exp=7200 path=token} " + kubeAPIAccess,
 	}, {
 		name:    "the configured expiration",
@@ -188,27 +191,33 @@ func TestInjection(t *testing.T) {
 		sa:      withRole(),
 		volumes: "aws-iam-token{aud=example exp=43200 path=token} " + kubeAPIAccess,
 	}, {
-		name:     "a short expiration on the pod is raised to 600 s",
-		sa:       withRole(TokenExpirationAnnotation, "3600"),
-		pod:      func(p *corev1.Pod) { p.Annotations = map[string]string{TokenExpirationAnnotation: "300"} },
+		name: "a short expiration on the pod is raised to 600 s",
+		sa:   withRole(podidentityv1alpha1.TokenExpirationAnnotation, "3600"),
+		pod: func(p *corev1.Pod) {
+			p.Annotations = map[string]string{podidentityv1alpha1.TokenExpirationAnnotation: "300"}
+		},
 		volumes:  "aws-iam-token{aud=sts.amazonaws.com exp=600 path=token} " + kubeAPIAccess,
 		warnings: []string{"annotation eks.amazonaws.com/token-expiration on pod shop/frontend-7d9f8b6c5d- asks for a 300 s token; Kubernetes issues tokens for at least 600 s, so the token lasts 600 s"},
 	}, {
 		name:     "a zero expiration on the ServiceAccount is raised to 600 s",
-		sa:       withRole(TokenExpirationAnnotation, "0"),
+		sa:       withRole(podidentityv1alpha1.TokenExpirationAnnotation, "0"),
 		volumes:  "aws-iam-token{aud=sts.amazonaws.com exp=600 path=token} " + kubeAPIAccess,
 		warnings: []string{"annotation eks.amazonaws.com/token-expiration on ServiceAccount shop/frontend asks for a 0 s token; Kubernetes issues tokens for at least 600 s, so the token lasts 600 s"},
 	}, {
-		name:    "skipped containers, init containers included",
-		sa:      withRole(),
-		pod:     func(p *corev1.Pod) { p.Annotations = map[string]string{SkipContainersAnnotation: " proxy , migrate"} },
+		name: "skipped containers, init containers included",
+		sa:   withRole(),
+		pod: func(p *corev1.Pod) {
+			p.Annotations = map[string]string{podidentityv1alpha1.SkipContainersAnnotation: " proxy , migrate"}
+		},
 		migrate: "-", web: "LOG_LEVEL=info " + identity, proxy: "-",
 		migrateMounts: "-", proxyMounts: "-",
 	}, {
 		name: "an empty skip list skips nothing",
 		sa:   withRole(),
-		pod:  func(p *corev1.Pod) { p.Annotations = map[string]string{SkipContainersAnnotation: " "} },
-		web:  "LOG_LEVEL=info " + identity, proxy: identity,
+		pod: func(p *corev1.Pod) {
+			p.Annotations = map[string]string{podidentityv1alpha1.SkipContainersAnnotation: " "}
+		},
+		web: "LOG_LEVEL=info " + identity, proxy: identity,
 	}, {
 		name:   "a container's own region is kept, both variables",
 		config: func(c *Config) { c.Region = "eu-west-3"; c.DefaultRegionalSTS = true },
@@ -262,7 +271,7 @@ func TestInjection(t *testing.T) {
 		proxy: identity, proxyMounts: "aws-iam-token@/tokens",
 	}, {
 		name: "a token volume already there is kept",
-		sa:   withRole(AudienceAnnotation, "other"),
+		sa:   withRole(podidentityv1alpha1.AudienceAnnotation, "other"),
 		pod: func(p *corev1.Pod) {
 			p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: VolumeName, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
 				Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Audience: "sts.amazonaws.com", ExpirationSeconds: ptr.To(int64(3600)), Path: "token"}}},
@@ -307,15 +316,15 @@ func TestInjection(t *testing.T) {
 		sa:     withRole(),
 		proxy:  "AWS_ROLE_ARN=" + role + " AWS_WEB_IDENTITY_TOKEN_FILE=/run/aws/token", proxyMounts: "aws-iam-token@/run/aws:ro",
 	}, {
-		name: "a ServiceAccount without a role", sa: map[string]string{AudienceAnnotation: "x"}, ignoredEntirely: true,
+		name: "a ServiceAccount without a role", sa: map[string]string{podidentityv1alpha1.AudienceAnnotation: "x"}, ignoredEntirely: true,
 	}, {
-		name: "an empty role, as charts leave it", sa: map[string]string{RoleARNAnnotation: ""}, ignoredEntirely: true,
+		name: "an empty role, as charts leave it", sa: map[string]string{podidentityv1alpha1.RoleARNAnnotation: ""}, ignoredEntirely: true,
 	}, {
 		name: "no ServiceAccount", ignoredEntirely: true,
 	}, {
-		name: "a pod without a role is not read", sa: map[string]string{AudienceAnnotation: ""},
+		name: "a pod without a role is not read", sa: map[string]string{podidentityv1alpha1.AudienceAnnotation: ""},
 		pod: func(p *corev1.Pod) {
-			p.Annotations = map[string]string{TokenExpirationAnnotation: "soon", SkipContainersAnnotation: ",,"}
+			p.Annotations = map[string]string{podidentityv1alpha1.TokenExpirationAnnotation: "soon", podidentityv1alpha1.SkipContainersAnnotation: ",,"}
 		},
 		ignoredEntirely: true,
 	}} {
@@ -468,59 +477,65 @@ func TestRefusals(t *testing.T) {
 		pod                   func(*corev1.Pod)
 	}{
 		{"not an ARN", "MalformedAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + `: "s3-reader" is malformed: it does not start with arn:; ` + expected,
-			map[string]string{RoleARNAnnotation: "s3-reader"}, nil},
+			map[string]string{podidentityv1alpha1.RoleARNAnnotation: "s3-reader"}, nil},
 		{"a leading space", "MalformedAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + `: " ` + role + `" is malformed: it does not start with arn:; ` + expected,
-			map[string]string{RoleARNAnnotation: " " + role}, nil},
+			map[string]string{podidentityv1alpha1.RoleARNAnnotation: " " + role}, nil},
 		{"another cloud", "MalformedAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + `: "arn:gcp:iam::111122223333:role/x" is malformed: partition "gcp" is not an AWS partition (aws, aws-cn, aws-us-gov, ...); ` + expected,
-			map[string]string{RoleARNAnnotation: "arn:gcp:iam::111122223333:role/x"}, nil},
+			map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:gcp:iam::111122223333:role/x"}, nil},
 		{"not IAM", "MalformedAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + `: "arn:aws:s3:::bucket" is malformed: it is not an IAM ARN (the service must be iam and the region empty: arn:<partition>:iam::...); ` + expected,
-			map[string]string{RoleARNAnnotation: "arn:aws:s3:::bucket"}, nil},
+			map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:s3:::bucket"}, nil},
 		{"a short account", "MalformedAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + `: "arn:aws:iam::1234:role/x" is malformed: account ID "1234" is not 12 digits; ` + expected,
-			map[string]string{RoleARNAnnotation: "arn:aws:iam::1234:role/x"}, nil},
+			map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::1234:role/x"}, nil},
 		{"a user", "MalformedAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + `: "arn:aws:iam::111122223333:user/bob" is malformed: it does not name a role (the resource must start with role/); ` + expected,
-			map[string]string{RoleARNAnnotation: "arn:aws:iam::111122223333:user/bob"}, nil},
+			map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:user/bob"}, nil},
 		{"no role name", "MalformedAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + `: "arn:aws:iam::111122223333:role/team/" is malformed: the role name is empty; ` + expected,
-			map[string]string{RoleARNAnnotation: "arn:aws:iam::111122223333:role/team/"}, nil},
+			map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/team/"}, nil},
 		{"a space in the name", "MalformedAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + `: "arn:aws:iam::111122223333:role/s3 reader" is malformed: the role "s3 reader" contains ' ', which IAM does not allow; ` + expected,
-			map[string]string{RoleARNAnnotation: "arn:aws:iam::111122223333:role/s3 reader"}, nil},
+			map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/s3 reader"}, nil},
 		{"an empty path segment", "MalformedAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + `: "arn:aws:iam::111122223333:role//x" is malformed: the role path starts with an empty segment (role//...); ` + expected,
-			map[string]string{RoleARNAnnotation: "arn:aws:iam::111122223333:role//x"}, nil},
+			map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role//x"}, nil},
 		{"a long value is cut short", "MalformedAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + `: "` + long[:128] + `"... (231 bytes in all) is malformed: the role name is 200 characters long, more than IAM's 64; ` + expected,
-			map[string]string{RoleARNAnnotation: long}, nil},
+			map[string]string{podidentityv1alpha1.RoleARNAnnotation: long}, nil},
 		{"a role ARN past IAM's 2,048 characters", "OversizeAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + ` is longer than 2048 bytes, the most the webhook reads of it; ` + oversize,
-			map[string]string{RoleARNAnnotation: "arn:aws:iam::111122223333:role/" + strings.Repeat("a", 3000-31)}, nil},
+			map[string]string{podidentityv1alpha1.RoleARNAnnotation: "arn:aws:iam::111122223333:role/" + strings.Repeat("a", 3000-31)}, nil},
 		{"a role ARN cut to one byte past the limit by the cache", "OversizeAnnotation", `annotation eks.amazonaws.com/role-arn on ` + sa + ` is longer than 2048 bytes, the most the webhook reads of it; ` + oversize,
-			map[string]string{RoleARNAnnotation: strings.Repeat("a", 200_000)}, nil},
+			map[string]string{podidentityv1alpha1.RoleARNAnnotation: strings.Repeat("a", 200_000)}, nil},
 		{"an oversize audience", "OversizeAnnotation", `annotation eks.amazonaws.com/audience on ` + sa + ` is longer than 256 bytes, the most the webhook reads of it; ` + oversize,
-			withRole(AudienceAnnotation, strings.Repeat("a", 257)), nil},
+			withRole(podidentityv1alpha1.AudienceAnnotation, strings.Repeat("a", 257)), nil},
 		{"an oversize expiration", "OversizeAnnotation", `annotation eks.amazonaws.com/token-expiration on ` + sa + ` is longer than 64 bytes, the most the webhook reads of it; ` + oversize,
-			withRole(TokenExpirationAnnotation, strings.Repeat("0", 65)), nil},
+			withRole(podidentityv1alpha1.TokenExpirationAnnotation, strings.Repeat("0", 65)), nil},
 		{"an empty audience", "MalformedAnnotation", `annotation eks.amazonaws.com/audience on ` + sa + `: "" is malformed: it is empty; expected the audience STS expects, such as sts.amazonaws.com (an empty audience would give the pod a token for the Kubernetes API server)`,
-			withRole(AudienceAnnotation, ""), nil},
+			withRole(podidentityv1alpha1.AudienceAnnotation, ""), nil},
 		{"a padded audience", "MalformedAnnotation", `annotation eks.amazonaws.com/audience on ` + sa + `: "sts.amazonaws.com " is malformed: it has leading or trailing spaces; expected the audience STS expects, such as sts.amazonaws.com`,
-			withRole(AudienceAnnotation, "sts.amazonaws.com "), nil},
+			withRole(podidentityv1alpha1.AudienceAnnotation, "sts.amazonaws.com "), nil},
 		{"not a boolean", "MalformedAnnotation", `annotation eks.amazonaws.com/sts-regional-endpoints on ` + sa + `: "regional" is malformed: it is not a boolean; expected "true" or "false"`,
-			withRole(RegionalSTSAnnotation, "regional"), nil},
+			withRole(podidentityv1alpha1.RegionalSTSAnnotation, "regional"), nil},
 		{"an expiration with a unit", "MalformedAnnotation", `annotation eks.amazonaws.com/token-expiration on ` + sa + `: "1h" is malformed: it is not a whole number of seconds; ` + expirationExpected,
-			withRole(TokenExpirationAnnotation, "1h"), nil},
+			withRole(podidentityv1alpha1.TokenExpirationAnnotation, "1h"), nil},
 		{"a negative expiration", "MalformedAnnotation", `annotation eks.amazonaws.com/token-expiration on ` + sa + `: "-600" is malformed: it is negative; ` + expirationExpected,
-			withRole(TokenExpirationAnnotation, "-600"), nil},
+			withRole(podidentityv1alpha1.TokenExpirationAnnotation, "-600"), nil},
 		{"a very negative expiration", "MalformedAnnotation", `annotation eks.amazonaws.com/token-expiration on ` + sa + `: "-99999999999999999999" is malformed: it is negative; ` + expirationExpected,
-			withRole(TokenExpirationAnnotation, "-99999999999999999999"), nil},
+			withRole(podidentityv1alpha1.TokenExpirationAnnotation, "-99999999999999999999"), nil},
 		{"an expiration Kubernetes refuses", "MalformedAnnotation", `annotation eks.amazonaws.com/token-expiration on ` + sa + `: "4294967297" is malformed: it is longer than the 2^32 seconds Kubernetes allows for a token; ` + expirationExpected,
-			withRole(TokenExpirationAnnotation, "4294967297"), nil},
+			withRole(podidentityv1alpha1.TokenExpirationAnnotation, "4294967297"), nil},
 		{"an expiration beyond int64", "MalformedAnnotation", `annotation eks.amazonaws.com/token-expiration on ` + sa + `: "99999999999999999999" is malformed: it is longer than the 2^32 seconds Kubernetes allows for a token; ` + expirationExpected,
-			withRole(TokenExpirationAnnotation, "99999999999999999999"), nil},
+			withRole(podidentityv1alpha1.TokenExpirationAnnotation, "99999999999999999999"), nil},
 		{"the pod's expiration", "MalformedAnnotation", `annotation eks.amazonaws.com/token-expiration on pod shop/frontend-7d9f8b6c5d-: "3600.5" is malformed: it is not a whole number of seconds; ` + expirationExpected,
-			withRole(), func(p *corev1.Pod) { p.Annotations = map[string]string{TokenExpirationAnnotation: "3600.5"} }},
+			withRole(), func(p *corev1.Pod) {
+				p.Annotations = map[string]string{podidentityv1alpha1.TokenExpirationAnnotation: "3600.5"}
+			}},
 		{"an empty skip entry", "MalformedAnnotation", `annotation eks.amazonaws.com/skip-containers on pod shop/frontend-7d9f8b6c5d-: "proxy,,web" is malformed: entry 2 is empty; ` + skipExpected,
-			withRole(), func(p *corev1.Pod) { p.Annotations = map[string]string{SkipContainersAnnotation: "proxy,,web"} }},
+			withRole(), func(p *corev1.Pod) {
+				p.Annotations = map[string]string{podidentityv1alpha1.SkipContainersAnnotation: "proxy,,web"}
+			}},
 		{"a trailing comma", "MalformedAnnotation", `annotation eks.amazonaws.com/skip-containers on pod shop/frontend-7d9f8b6c5d-: "proxy," is malformed: entry 2 is empty; ` + skipExpected,
-			withRole(), func(p *corev1.Pod) { p.Annotations = map[string]string{SkipContainersAnnotation: "proxy,"} }},
+			withRole(), func(p *corev1.Pod) {
+				p.Annotations = map[string]string{podidentityv1alpha1.SkipContainersAnnotation: "proxy,"}
+			}},
 		{"not a container name", "MalformedAnnotation", `annotation eks.amazonaws.com/skip-containers on pod shop/web-1: "proxy; web" is malformed: entry 1, "proxy; web", is not a container name (a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')); ` + skipExpected,
 			withRole(), func(p *corev1.Pod) {
 				p.Name = "web-1"
-				p.Annotations = map[string]string{SkipContainersAnnotation: "proxy; web"}
+				p.Annotations = map[string]string{podidentityv1alpha1.SkipContainersAnnotation: "proxy; web"}
 			}},
 		{"the ServiceAccount cannot be read", "ServiceAccountLookupFailed", `could not read ServiceAccount shop/flaky to learn whether it grants an AWS IAM role (annotation eks.amazonaws.com/role-arn): ` +
 			`the ServiceAccount is not in the cache and the API server did not answer within 1s; the pod is refused rather than started without the credentials its ServiceAccount may grant; retry`,
@@ -631,7 +646,7 @@ func TestDebugContainers(t *testing.T) {
 		env: `TERM=xterm AWS_ROLE_ARN=` + role + ` AWS_WEB_IDENTITY_TOKEN_FILE=C:\var\run\secrets\eks.amazonaws.com\serviceaccount\token`,
 	}, {
 		name: "a skipped debug container", sa: withRole(),
-		pod: pod(map[string]string{SkipContainersAnnotation: "debugger-2"}),
+		pod: pod(map[string]string{podidentityv1alpha1.SkipContainersAnnotation: "debugger-2"}),
 	}, {
 		name: "a pod injected before the role was removed", sa: withRole(),
 		edit: func(updated *corev1.Pod) { updated.Spec.ServiceAccountName = "other" },
@@ -658,7 +673,7 @@ func TestDebugContainers(t *testing.T) {
 		denial: `annotation eks.amazonaws.com/sts-regional-endpoints on ServiceAccount shop/broken: "yes" is malformed: it is not a boolean; expected "true" or "false"`,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := New(DefaultConfig(), serviceAccounts{ns + "/frontend": tc.sa, ns + "/broken": withRole(RegionalSTSAnnotation, "yes")})
+			m := New(DefaultConfig(), serviceAccounts{ns + "/frontend": tc.sa, ns + "/broken": withRole(podidentityv1alpha1.RegionalSTSAnnotation, "yes")})
 			p := tc.pod
 			if p == nil {
 				p = pod(nil)
@@ -703,12 +718,12 @@ func TestTheSkipLabelKeepsPodIdentityAway(t *testing.T) {
 	m := New(DefaultConfig(), serviceAccounts{ns + "/frontend": withRole()})
 	for _, value := range []string{"", "true", "false"} {
 		p := pod(nil)
-		p.Labels = map[string]string{SkipLabel: value}
+		p.Labels = map[string]string{podidentityv1alpha1.SkipLabel: value}
 		if r := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Create, ns, "", p, nil)); r.Denied != nil || len(r.Patch) != 0 || len(r.Warnings) != 0 {
 			t.Errorf("label value %q: %+v", value, r)
 		}
 		updated, old := debugPods(t, New(DefaultConfig(), serviceAccounts{ns + "/frontend": withRole()}), pod(nil))
-		updated.Labels = map[string]string{SkipLabel: value}
+		updated.Labels = map[string]string{podidentityv1alpha1.SkipLabel: value}
 		if r := m.Mutate(context.Background(), mutation.RequestFor(admissionv1.Update, ns, "ephemeralcontainers", updated, old)); len(r.Patch) != 0 {
 			t.Errorf("debug container, label value %q: %+v", value, r)
 		}

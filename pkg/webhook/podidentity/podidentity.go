@@ -4,7 +4,9 @@
 // read to assume that role, as amazon-eks-pod-identity-webhook gives it in
 // IRSA mode and under the same annotations. Unlike upstream it refuses
 // malformed annotations rather than ignoring them, and it also gives the
-// credentials to debug containers added to an injected pod.
+// credentials to debug containers added to an injected pod. The annotation
+// names are pkg/apis/podidentity/v1alpha1's, which the IAMRoleRequest
+// controller writes too.
 package podidentity
 
 import (
@@ -19,27 +21,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
-)
-
-// Annotations, under upstream's names so existing manifests keep working.
-const (
-	AnnotationPrefix = "eks.amazonaws.com/"
-
-	// On the ServiceAccount.
-	RoleARNAnnotation     = AnnotationPrefix + "role-arn"
-	AudienceAnnotation    = AnnotationPrefix + "audience"
-	RegionalSTSAnnotation = AnnotationPrefix + "sts-regional-endpoints"
-	// TokenExpirationAnnotation is read on the ServiceAccount and on the
-	// pod; the pod's wins.
-	TokenExpirationAnnotation = AnnotationPrefix + "token-expiration"
-
-	// On the pod.
-	SkipContainersAnnotation = AnnotationPrefix + "skip-containers"
-
-	// SkipLabel on a pod, with any value, keeps pod identity away from it,
-	// as the objectSelector of upstream's webhook configuration does.
-	SkipLabel = AnnotationPrefix + "skip-pod-identity-webhook"
 )
 
 const (
@@ -245,7 +228,7 @@ func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 	case req.Operation != admissionv1.Create || req.SubResource != "":
 		return mutation.Result{}
 	}
-	if _, skip := pod.Metadata.Labels[SkipLabel]; skip {
+	if _, skip := pod.Metadata.Labels[podidentityv1alpha1.SkipLabel]; skip {
 		return mutation.Result{}
 	}
 	// A static pod's mirror gets no token: the kubelet runs the pod from its
@@ -311,12 +294,12 @@ func (m *Mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 	if errors.Is(err, ErrLookupBudgetSpent) {
 		return &settings{unchecked: fmt.Sprintf("pod identity did not check whether ServiceAccount %s grants an AWS IAM role (annotation %s): %v; "+
 			"the pod was admitted without AWS credentials: if the ServiceAccount grants a role, delete the pod so that it is created again with them",
-			serviceAccount, RoleARNAnnotation, err)}, nil
+			serviceAccount, podidentityv1alpha1.RoleARNAnnotation, err)}, nil
 	}
 	if err != nil {
 		return nil, deny(reasonLookupFailed, "could not read ServiceAccount %s to learn whether it grants an AWS IAM role (annotation %s): %v; "+
 			"the pod is refused rather than started without the credentials its ServiceAccount may grant; retry",
-			serviceAccount, RoleARNAnnotation, err)
+			serviceAccount, podidentityv1alpha1.RoleARNAnnotation, err)
 	}
 	// An empty role-arn is how charts leave the role unset: upstream
 	// injects nothing for it either.
@@ -344,18 +327,18 @@ func (m *Mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 		expiration:     d.expiration,
 	}
 	if err := parseRoleARN(roleARN); err != nil {
-		return nil, onSA(RoleARNAnnotation, roleARN, err)
+		return nil, onSA(podidentityv1alpha1.RoleARNAnnotation, roleARN, err)
 	}
 	if v, ok := annotations.lookup(audienceIndex); ok {
 		if err := parseAudience(v); err != nil {
-			return nil, onSA(AudienceAnnotation, v, err)
+			return nil, onSA(podidentityv1alpha1.AudienceAnnotation, v, err)
 		}
 		s.audience = v
 	}
 	if v, ok := annotations.lookup(regionalSTSIndex); ok {
 		regional, err := parseRegionalSTS(v)
 		if err != nil {
-			return nil, onSA(RegionalSTSAnnotation, v, err)
+			return nil, onSA(podidentityv1alpha1.RegionalSTSAnnotation, v, err)
 		}
 		s.regionalSTS = regional
 	}
@@ -363,26 +346,26 @@ func (m *Mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 	if v, ok := annotations.lookup(tokenExpirationIndex); ok {
 		seconds, err := parseExpiration(v)
 		if err != nil {
-			return nil, onSA(TokenExpirationAnnotation, v, err)
+			return nil, onSA(podidentityv1alpha1.TokenExpirationAnnotation, v, err)
 		}
 		s.expiration, expirationFrom = seconds, "ServiceAccount "+serviceAccount
 	}
-	if v, ok := pod.Metadata.Annotations[TokenExpirationAnnotation]; ok {
+	if v, ok := pod.Metadata.Annotations[podidentityv1alpha1.TokenExpirationAnnotation]; ok {
 		seconds, err := parseExpiration(v)
 		if err != nil {
-			return nil, onPod(TokenExpirationAnnotation, v, err)
+			return nil, onPod(podidentityv1alpha1.TokenExpirationAnnotation, v, err)
 		}
 		s.expiration, expirationFrom = seconds, podRef()
 	}
 	if s.expiration < MinTokenExpiration {
 		s.expirationWarning = fmt.Sprintf("annotation %s on %s asks for a %d s token; Kubernetes issues tokens for at least %d s, so the token lasts %d s",
-			TokenExpirationAnnotation, expirationFrom, s.expiration, MinTokenExpiration, MinTokenExpiration)
+			podidentityv1alpha1.TokenExpirationAnnotation, expirationFrom, s.expiration, MinTokenExpiration, MinTokenExpiration)
 		s.expiration = MinTokenExpiration
 	}
-	if v, ok := pod.Metadata.Annotations[SkipContainersAnnotation]; ok {
+	if v, ok := pod.Metadata.Annotations[podidentityv1alpha1.SkipContainersAnnotation]; ok {
 		skip, err := parseSkipContainers(v)
 		if err != nil {
-			return nil, onPod(SkipContainersAnnotation, v, err)
+			return nil, onPod(podidentityv1alpha1.SkipContainersAnnotation, v, err)
 		}
 		s.skip = skip
 	}

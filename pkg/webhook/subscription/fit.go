@@ -12,11 +12,11 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
 
-// settle decides what the pod gets. The bundles it asked for come first and
+// fitToPod decides what the pod gets. The bundles it asked for come first and
 // must fit: a clash with the pod's own volumes or mounts refuses it. Then
 // each always-inject bundle is added if it still fits, and left out with a
 // warning if not: it is never the reason a pod is refused.
-func (p *plan) settle(pod *mutation.PodOutline, own ownership) (*fitted, *denial) {
+func (p *plan) fitToPod(pod *mutation.PodOutline, own ownership) (*fitted, *denial) {
 	// Most often everything fits at once: one layout, one merge.
 	if f := p.fitAll(pod, own); f != nil {
 		return f, nil

@@ -51,14 +51,14 @@ type injectedMount struct {
 	what string
 }
 
-// buildLayout turns sources into volumes and mounts. Namespaced bundles
+// buildLayout turns mounted objects into volumes and mounts. Namespaced bundles
 // share one projected volume per kind; each ClusterBundle share is its own
 // CSI volume (the driver mounts one share per volume). Entitlement keys
 // must still be one directory: a single volume is mounted there whole, so
 // the kubelet or driver refreshes rotated keys; several volumes are mounted
 // key by key (subPath). Yum repository files go key by key into
 // /run/secrets so nothing else the runtime puts there is hidden.
-func buildLayout(entitlements, repos []source, encoded *volumeCache) layout {
+func buildLayout(entitlements, repos []mountedObject, encoded *volumeCache) layout {
 	var l layout
 	entVolumes, entMounts := volumesFor(entitlements, entitlementsVolume, entitlementSharePfx, EntitlementDir, "an entitlement key", encoded)
 	l.volumes = append(l.volumes, entVolumes...)
@@ -76,14 +76,14 @@ func buildLayout(entitlements, repos []source, encoded *volumeCache) layout {
 	return l
 }
 
-// volumesFor builds the volumes of one kind of source and the key-by-key
+// volumesFor builds the volumes of one kind of mounted object and the key-by-key
 // mounts into dir, each volume encoded once per content (what its key
 // names) in the cache.
-func volumesFor(sources []source, projectedName, sharePrefix, dir, what string, cache *volumeCache) ([]injectedVolume, []injectedMount) {
+func volumesFor(objects []mountedObject, projectedName, sharePrefix, dir, what string, cache *volumeCache) ([]injectedVolume, []injectedMount) {
 	var volumes []injectedVolume
 	var mounts []injectedMount
 	projected := -1
-	for _, s := range sources {
+	for _, s := range objects {
 		var volume string
 		if s.share == "" {
 			if projected < 0 {
@@ -124,7 +124,7 @@ func volumesFor(sources []source, projectedName, sharePrefix, dir, what string, 
 }
 
 // volumeCache holds the injected volumes encoded, by what volumesFor
-// builds each from: its name and, for a projected volume, each source's
+// builds each from: its name and, for a projected volume, each mounted object's
 // kind and name; for a CSI volume, its share. A bundle generation's
 // volumes are encoded once, not on every admission.
 type volumeCache struct {
@@ -177,7 +177,7 @@ func joinOrigin(origins, origin string) string {
 	return origins + " and " + origin
 }
 
-func projection(s source) corev1.VolumeProjection {
+func projection(s mountedObject) corev1.VolumeProjection {
 	if s.kind == "configmap" {
 		return corev1.VolumeProjection{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: s.name}}}
 	}

@@ -11,14 +11,14 @@
 //   - parse.go: the pod's annotations: the bundles it names, its allow and
 //     deny filters, and which volumes its record says an earlier injection
 //     added;
-//   - plan.go: the named Bundles and ClusterBundles resolved into sources,
+//   - plan.go: the named Bundles and ClusterBundles resolved into mounted objects,
 //     with their readiness (pending.go explains one the operator has not
 //     validated yet), access reviews and key checks, then the always-inject
 //     candidates;
-//   - layout.go: the volumes and mounts that carry a set of sources, and
+//   - layout.go: the volumes and mounts that carry a set of mounted objects, and
 //     the names they take;
 //   - fit.go: a layout merged into the pod's own volumes and mounts, every
-//     clash that refuses it, and settle, which adds the candidates that fit;
+//     clash that refuses it, and fitToPod, which adds the candidates that fit;
 //   - patch.go: the JSON patch of what changed, and the record annotation.
 package subscription
 
@@ -49,7 +49,7 @@ type Mutator struct {
 	// before the fail-open webhook's timeout.
 	alwaysInjectBudget time.Duration
 	// encodedVolumes are the injected volumes encoded once per content
-	// (a bundle generation's sources), for the patch.
+	// (a bundle generation's mounted objects), for the patch.
 	encodedVolumes volumeCache
 }
 
@@ -78,8 +78,8 @@ func (m *Mutator) RequestAnnotations() []string {
 	return []string{subscriptionv1alpha1.InjectBundleAnnotation, subscriptionv1alpha1.InjectClusterBundleAnnotation}
 }
 
-// Mutate implements mutation.Mutator: parse, plan, lay out and fit
-// (settle), patch.
+// Mutate implements mutation.Mutator: parse, plan, fit to the pod
+// (fitToPod, which lays out each try), patch.
 func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Result {
 	switch {
 	case req.SubResource == "ephemeralcontainers":
@@ -104,7 +104,7 @@ func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 	if p.generations.empty() && len(p.candidates) == 0 && !r.recorded {
 		return mutation.Result{Warnings: p.warnings}
 	}
-	f, d := p.settle(pod, r.own) // lays out and fits
+	f, d := p.fitToPod(pod, r.own)
 	if d != nil {
 		return d.result()
 	}

@@ -166,7 +166,7 @@ func set(names []string) map[string]bool {
 // injection never reaches: static (mirror) pods, and pods in openshift,
 // openshift-* and kube-* namespaces. Such a pod still gets what it asks
 // for. The fail-open webhook's matchConditions skip the same pods while
-// nothing else needs them (pkg/operator/admission/webhookconfiguration).
+// nothing else needs them (pkg/operator/admission/webhookcabundle).
 func platformPod(namespace string, annotations map[string]string) bool {
 	if _, mirror := annotations[mutation.MirrorPodAnnotation]; mirror {
 		return true

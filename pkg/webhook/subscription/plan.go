@@ -17,12 +17,12 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
 
-// plan is what one pod gets: the sources to mount and the generations to record.
+// plan is what one pod gets: the Secrets and ConfigMaps to mount and the generations to record.
 type plan struct {
-	// entitlements and repos are the sources of the bundles the pod asked
-	// for; settle adds the always-inject candidates that fit.
-	entitlements []source
-	repos        []source
+	// entitlements and repos are the mounted objects of the bundles the pod asked
+	// for; fitToPod adds the always-inject candidates that fit.
+	entitlements []mountedObject
+	repos        []mountedObject
 	generations  generations
 	warnings     []string
 	// candidates are the always-inject bundles the pod may get, in order.
@@ -31,8 +31,8 @@ type plan struct {
 	encoded *volumeCache
 }
 
-// source is one Secret or ConfigMap to mount, and where it came from.
-type source struct {
+// mountedObject is one Secret or ConfigMap to mount, and where it came from.
+type mountedObject struct {
 	// origin names the bundle in messages: `bundle "b"` or `cluster bundle "c"`.
 	origin    string
 	kind      string // "secret" or "configmap"
@@ -44,14 +44,14 @@ type source struct {
 	share string
 }
 
-func (s source) object() string { return s.kind + " " + s.namespace + "/" + s.name }
+func (s mountedObject) object() string { return s.kind + " " + s.namespace + "/" + s.name }
 
-// sources is what one bundle contributes.
-type sources struct{ entitlements, repos []source }
+// mountedObjects is what one bundle contributes.
+type mountedObjects struct{ entitlements, repos []mountedObject }
 
 // candidate is an always-inject bundle the pod may get if it fits.
 type candidate struct {
-	sources
+	mountedObjects
 	what   string
 	record func(*generations)
 }
@@ -81,7 +81,7 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodO
 		return nil, d
 	}
 	// What the pod asked for must fit together before anything is added
-	// to it; settle checks each candidate it adds the same way.
+	// to it; fitToPod checks each candidate it adds the same way.
 	if d := checkKeys(p.entitlements, p.repos); d != nil {
 		return nil, d
 	}
@@ -90,7 +90,7 @@ func (m *Mutator) plan(ctx context.Context, namespace string, pod *mutation.PodO
 	}
 	// Always-inject bundles: the pod did not ask, so it is never refused
 	// for one; a bundle it cannot get is left out with a warning, and
-	// settle leaves out one that does not fit.
+	// fitToPod leaves out one that does not fit.
 	m.offerBundles(p, namespace, r)
 	m.offerClusterBundles(ctx, p, namespace, serviceAccount, r)
 	return p, nil
@@ -119,7 +119,7 @@ func (m *Mutator) addBundles(p *plan, namespace string, names []string) *denial 
 		if why := m.notReady(b, b.Status.ObservedGeneration, b.Status.Conditions); why != "" {
 			return deny(reasonBundleNotReady, "bundle %q in namespace %q %s", name, namespace, why)
 		}
-		p.add(bundleSources(b))
+		p.add(bundleObjects(b))
 		p.generations.addBundle(b.Name, b.Generation)
 	}
 	return nil
@@ -143,7 +143,7 @@ func (m *Mutator) addClusterBundles(ctx context.Context, p *plan, namespace, ser
 		if d := m.checkAccess(ctx, namespace, serviceAccount, cb); d != nil {
 			return d
 		}
-		p.add(clusterBundleSources(cb))
+		p.add(clusterBundleObjects(cb))
 		p.generations.addClusterBundle(cb.Name, cb.Generation)
 	}
 	return nil
@@ -193,7 +193,7 @@ func (m *Mutator) offerBundles(p *plan, namespace string, r *request) {
 			continue
 		}
 		name, generation := b.Name, b.Generation
-		p.candidates = append(p.candidates, candidate{sources: bundleSources(b), what: what,
+		p.candidates = append(p.candidates, candidate{mountedObjects: bundleObjects(b), what: what,
 			record: func(g *generations) { g.addBundle(name, generation) }})
 	}
 }
@@ -228,7 +228,7 @@ func (m *Mutator) offerClusterBundles(ctx context.Context, p *plan, namespace, s
 			continue
 		}
 		name, generation := cb.Name, cb.Generation
-		p.candidates = append(p.candidates, candidate{sources: clusterBundleSources(cb), what: what,
+		p.candidates = append(p.candidates, candidate{mountedObjects: clusterBundleObjects(cb), what: what,
 			record: func(g *generations) { g.addClusterBundle(name, generation) }})
 	}
 }
@@ -284,7 +284,7 @@ func (m *Mutator) notReady(bundle metav1.Object, observed int64, conditions []me
 	return ""
 }
 
-func (p *plan) add(s sources) {
+func (p *plan) add(s mountedObjects) {
 	p.entitlements = dedupe(append(p.entitlements, s.entitlements...))
 	p.repos = dedupe(append(p.repos, s.repos...))
 }
@@ -293,26 +293,26 @@ func (p *plan) skip(what, why string) {
 	p.warnings = append(p.warnings, fmt.Sprintf("%s was not injected: %s", what, why))
 }
 
-func bundleSources(b *subscriptionv1alpha1.Bundle) sources {
+func bundleObjects(b *subscriptionv1alpha1.Bundle) mountedObjects {
 	origin := fmt.Sprintf("bundle %q", b.Name)
-	var s sources
+	var s mountedObjects
 	for _, r := range b.Status.Entitlements {
-		s.entitlements = append(s.entitlements, source{origin: origin, kind: "secret", namespace: r.Namespace, name: r.Name, keys: r.Keys})
+		s.entitlements = append(s.entitlements, mountedObject{origin: origin, kind: "secret", namespace: r.Namespace, name: r.Name, keys: r.Keys})
 	}
 	for _, r := range b.Status.YumRepositories {
-		s.repos = append(s.repos, source{origin: origin, kind: "configmap", namespace: r.Namespace, name: r.Name, keys: r.Keys})
+		s.repos = append(s.repos, mountedObject{origin: origin, kind: "configmap", namespace: r.Namespace, name: r.Name, keys: r.Keys})
 	}
 	return s
 }
 
-func clusterBundleSources(cb *subscriptionv1alpha1.ClusterBundle) sources {
+func clusterBundleObjects(cb *subscriptionv1alpha1.ClusterBundle) mountedObjects {
 	origin := fmt.Sprintf("cluster bundle %q", cb.Name)
-	var s sources
+	var s mountedObjects
 	for _, r := range cb.Status.Entitlements {
-		s.entitlements = append(s.entitlements, source{origin: origin, kind: "secret", namespace: r.Namespace, name: r.Name, keys: r.Keys, share: r.Share})
+		s.entitlements = append(s.entitlements, mountedObject{origin: origin, kind: "secret", namespace: r.Namespace, name: r.Name, keys: r.Keys, share: r.Share})
 	}
 	for _, r := range cb.Status.YumRepositories {
-		s.repos = append(s.repos, source{origin: origin, kind: "configmap", namespace: r.Namespace, name: r.Name, keys: r.Keys, share: r.Share})
+		s.repos = append(s.repos, mountedObject{origin: origin, kind: "configmap", namespace: r.Namespace, name: r.Name, keys: r.Keys, share: r.Share})
 	}
 	return s
 }
@@ -338,12 +338,12 @@ func clusterRoleName(cb *subscriptionv1alpha1.ClusterBundle) string {
 	return cb.Name + "-subscription-bundle"
 }
 
-// dedupe keeps the first source of each object: two bundles naming the same
+// dedupe keeps the first of each Secret or ConfigMap: two bundles naming the same
 // Secret mount it once rather than conflicting with themselves. A namespaced
 // bundle comes first, so its projected volume wins over a share.
-func dedupe(list []source) []source {
+func dedupe(list []mountedObject) []mountedObject {
 	seen := map[string]bool{}
-	out := make([]source, 0, len(list))
+	out := make([]mountedObject, 0, len(list))
 	for _, s := range list {
 		if seen[s.object()] {
 			continue
@@ -356,7 +356,7 @@ func dedupe(list []source) []source {
 
 // checkKeys refuses keys that would land on the same file, or on a path
 // the injection or the container runtime needs.
-func checkKeys(entitlements, repos []source) *denial {
+func checkKeys(entitlements, repos []mountedObject) *denial {
 	if d := overlap(entitlements, "entitlement"); d != nil {
 		return d
 	}
@@ -386,9 +386,9 @@ var reservedRepoKeys = map[string]bool{
 
 // overlap refuses two objects with the same key: both would be the same
 // file in one directory.
-func overlap(sources []source, what string) *denial {
-	owner := map[string]source{}
-	for _, s := range sources {
+func overlap(objects []mountedObject, what string) *denial {
+	owner := map[string]mountedObject{}
+	for _, s := range objects {
 		for _, k := range s.keys {
 			if first, ok := owner[k]; ok {
 				return deny(reasonOverlappingKeys, "%s key %q is in both %s (%s) and %s (%s); keys must be unique across the injected bundles",

@@ -4,6 +4,34 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// Annotations and label of the pod identity injection contract, under
+// amazon-eks-pod-identity-webhook's names so existing manifests keep
+// working. The webhook reads them; the IAMRoleRequest controller writes
+// RoleARNAnnotation and reads AudienceAnnotation for the trust policy.
+const (
+	// AnnotationPrefix begins each of them.
+	AnnotationPrefix = "eks.amazonaws.com/"
+
+	// RoleARNAnnotation, on a ServiceAccount, names the IAM role its pods
+	// assume.
+	RoleARNAnnotation = AnnotationPrefix + "role-arn"
+	// AudienceAnnotation, on a ServiceAccount, is the audience of the
+	// injected token, and so the trust policy's :aud.
+	AudienceAnnotation = AnnotationPrefix + "audience"
+	// RegionalSTSAnnotation, on a ServiceAccount, a boolean, says whether
+	// the SDKs call STS's regional endpoint (AWS_STS_REGIONAL_ENDPOINTS).
+	RegionalSTSAnnotation = AnnotationPrefix + "sts-regional-endpoints"
+	// TokenExpirationAnnotation, on a ServiceAccount or a pod (the pod's
+	// wins), is the token's lifetime in seconds.
+	TokenExpirationAnnotation = AnnotationPrefix + "token-expiration"
+	// SkipContainersAnnotation, on a pod, lists, comma-separated, the
+	// containers that get no credentials.
+	SkipContainersAnnotation = AnnotationPrefix + "skip-containers"
+	// SkipLabel on a pod, with any value, keeps pod identity away from it,
+	// as the objectSelector of upstream's webhook configuration does.
+	SkipLabel = AnnotationPrefix + "skip-pod-identity-webhook"
+)
+
 // IAMRoleRequest asks the operator for an IAM role that exactly one
 // ServiceAccount's pods may assume through AWS pod identity. The operator
 // creates the role "<infrastructureName>-<metadata.name>" (cut to IAM's 64

@@ -3,7 +3,7 @@
 // ScopeTemplates, ScopeInstances, APIAccessPolicies and IAMRoleRequests,
 // with every webhook's caBundle set to the serving-CA ConfigMap's bundle;
 // restores it when it drifts or is deleted, and deletes it under Removed,
-// as the webhookconfiguration controller does for the
+// as the webhookcabundle controller does for the
 // MutatingWebhookConfiguration.
 // While it does not exist, the CVO-shipped ValidatingAdmissionPolicy
 // workload-access-access-grants-checked refuses those objects.
@@ -26,7 +26,7 @@ import (
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/admission/webhooktrust"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 )
 
@@ -51,30 +51,38 @@ type controller struct {
 	cache          resourceapply.ResourceCache
 }
 
-// New returns the controller. webhookConfigs must watch only the operator's
-// own configuration (RBAC names that one object).
-func New(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces,
-	webhookConfigs admissionregistrationinformers.ValidatingWebhookConfigurationInformer,
-	operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
-	configMaps := kubeInformers.InformersFor(operatorclient.OperandNamespace).Core().V1().ConfigMaps()
+// Inputs are what the controller needs.
+type Inputs struct {
+	KubeClient    kubernetes.Interface
+	KubeInformers v1helpers.KubeInformersForNamespaces
+	// WebhookConfigs must watch only the operator's own configuration (RBAC
+	// names that one object).
+	WebhookConfigs admissionregistrationinformers.ValidatingWebhookConfigurationInformer
+	OperatorClient v1helpers.OperatorClient
+	Recorder       events.Recorder
+}
+
+// New returns the controller.
+func New(in Inputs) factory.Controller {
+	configMaps := in.KubeInformers.InformersFor(operatorclient.OperandNamespace).Core().V1().ConfigMaps()
 	c := &controller{
-		kubeClient:     kubeClient,
-		operatorClient: operatorClient,
+		kubeClient:     in.KubeClient,
+		operatorClient: in.OperatorClient,
 		configMaps:     configMaps.Lister(),
-		webhookConfigs: webhookConfigs.Lister(),
+		webhookConfigs: in.WebhookConfigs.Lister(),
 		cache:          resourceapply.NewResourceCache(),
 	}
 	return factory.New().
 		WithFilteredEventsInformers(factory.NamesFilter(operatorclient.WebhookServingCAConfigMap), configMaps.Informer()).
-		WithInformers(webhookConfigs.Informer(), operatorClient.Informer()).
+		WithInformers(in.WebhookConfigs.Informer(), in.OperatorClient.Informer()).
 		WithSync(c.sync).
-		WithSyncDegradedOnError(operatorClient).
+		WithSyncDegradedOnError(in.OperatorClient).
 		ResyncEvery(10*time.Minute).
-		ToController(ControllerName, recorder.WithComponentSuffix("access-grants-webhook"))
+		ToController(ControllerName, in.Recorder.WithComponentSuffix("access-grants-webhook"))
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	return managementstate.Syncs{Managed: c.apply, Removed: c.remove}.Sync(c.operatorClient)(ctx, syncCtx)
+	return managementsync.Syncs{Managed: c.apply, Removed: c.remove}.Sync(c.operatorClient)(ctx, syncCtx)
 }
 
 func (c *controller) apply(ctx context.Context, syncCtx factory.SyncContext) error {

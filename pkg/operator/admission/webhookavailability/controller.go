@@ -143,7 +143,7 @@ func (o *Operand) deployment() (*appsv1.Deployment, error) {
 	return deployment, err
 }
 
-// AtLevel implements versioncontroller.Operand: under Managed every replica
+// AtLevel implements operatorversion.Operand: under Managed every replica
 // runs this operator's image and is available, and the CA bundle is synced;
 // under Removed the Deployment and the configuration are gone.
 func (o *Operand) AtLevel(spec *operatorv1.OperatorSpec) (bool, string, error) {

@@ -29,9 +29,9 @@ import (
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
 	operatorv1alpha1informers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/loglevel"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/topology"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/verbosity"
 )
 
 // ControllerName owns WebhookDeploymentProgressing and WebhookDeploymentDegraded.
@@ -47,33 +47,43 @@ const ManifestFile = "operand/webhook-deployment.yaml"
 // refreshes the mounted Secret.
 const ServingCertHashAnnotation = "workload-access.openshift.io/serving-cert-hash"
 
-// New returns the controller. image is the operator's own image: the webhook
-// is a subcommand of the same binary.
-func New(image string, kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces,
-	config configv1informers.Interface, workloadAccesses operatorv1alpha1informers.WorkloadAccessInformer,
-	operatorClient v1helpers.OperatorClientWithFinalizers, recorder events.Recorder) (factory.Controller, error) {
-	operand := kubeInformers.InformersFor(operatorclient.OperandNamespace)
+// Inputs are what the controller needs.
+type Inputs struct {
+	// Image is the operator's own image: the webhook is a subcommand of the
+	// same binary.
+	Image            string
+	KubeClient       kubernetes.Interface
+	KubeInformers    v1helpers.KubeInformersForNamespaces
+	Config           configv1informers.Interface
+	WorkloadAccesses operatorv1alpha1informers.WorkloadAccessInformer
+	OperatorClient   v1helpers.OperatorClientWithFinalizers
+	Recorder         events.Recorder
+}
+
+// New returns the controller.
+func New(in Inputs) (factory.Controller, error) {
+	operand := in.KubeInformers.InformersFor(operatorclient.OperandNamespace)
 	secrets := operand.Core().V1().Secrets()
-	infrastructures, apiservers := config.Infrastructures(), config.APIServers()
+	infrastructures, apiservers := in.Config.Infrastructures(), in.Config.APIServers()
 	return deploymentcontroller.NewDeploymentControllerBuilder(
 		ControllerName,
 		bindata.MustAsset(ManifestFile),
-		recorder,
-		operatorClient,
-		kubeClient,
+		in.Recorder,
+		in.OperatorClient,
+		in.KubeClient,
 		operand.Apps().V1().Deployments(),
 	).WithConditions(
 		operatorv1.OperatorStatusTypeProgressing,
 		operatorv1.OperatorStatusTypeDegraded,
 	).WithExtraInformers(
-		secrets.Informer(), infrastructures.Informer(), apiservers.Informer(), workloadAccesses.Informer(),
+		secrets.Informer(), infrastructures.Informer(), apiservers.Informer(), in.WorkloadAccesses.Informer(),
 	).WithManifestHooks(
-		ReplacePlaceholders(image),
+		ReplacePlaceholders(in.Image),
 	).WithDeploymentHooks(
 		TopologyHook(infrastructures.Lister()),
 		TLSProfileHook(apiservers.Lister()),
 		ServingCertHashHook(secrets.Lister()),
-		PodIdentityHook(infrastructures.Lister(), workloadAccesses.Lister()),
+		PodIdentityHook(infrastructures.Lister(), in.WorkloadAccesses.Lister()),
 	).ToController()
 }
 
@@ -85,7 +95,7 @@ func ReplacePlaceholders(image string) deploymentcontroller.ManifestHookFunc {
 		if image == "" {
 			return nil, fmt.Errorf("the webhook image is unknown: set OPERATOR_IMAGE")
 		}
-		replacer := strings.NewReplacer("${IMAGE}", image, "${LOG_LEVEL}", fmt.Sprint(verbosity.Of(spec.LogLevel)))
+		replacer := strings.NewReplacer("${IMAGE}", image, "${LOG_LEVEL}", fmt.Sprint(loglevel.Of(spec.LogLevel)))
 		return []byte(replacer.Replace(string(manifest))), nil
 	}
 }

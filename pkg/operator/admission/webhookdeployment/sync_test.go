@@ -74,7 +74,8 @@ func TestSyncWritesTheDeploymentThroughEveryHook(t *testing.T) {
 			operatorInformers := operatorinformers.NewSharedInformerFactory(operatorfake.NewSimpleClientset(
 				&operatorv1alpha1.WorkloadAccess{ObjectMeta: metav1.ObjectMeta{Name: operatorv1alpha1.WorkloadAccessName}}), 0)
 			workloadAccesses := operatorInformers.Operator().V1alpha1().WorkloadAccesses()
-			controller, err := New("quay.io/example/operator:v1", kube, kubeInformers, configInformers.Config().V1(), workloadAccesses, operatorClient, recorder)
+			controller, err := New(Inputs{Image: "quay.io/example/operator:v1", KubeClient: kube, KubeInformers: kubeInformers,
+				Config: configInformers.Config().V1(), WorkloadAccesses: workloadAccesses, OperatorClient: operatorClient, Recorder: recorder})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,7 @@
 // Package webhooktrust is how the operator puts the webhook's serving CA
 // into its webhook configurations (the MutatingWebhookConfiguration and the
 // access-grants ValidatingWebhookConfiguration) and tells whether one
-// trusts it: the webhookconfiguration and accessgrantswebhook controllers
+// trusts it: the webhookcabundle and accessgrantswebhook controllers
 // write them, the availability and version checks read them.
 package webhooktrust
 

@@ -7,7 +7,7 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 )
 
 // Unavailable is why an operand cannot serve; a zero Unavailable means it can.
@@ -25,7 +25,7 @@ type AvailabilityCheck func() (unavailable Unavailable, message string, err erro
 // (the admin asked for it, nothing is wrong); under Unmanaged the last
 // report stands, since nobody acts on the operand.
 func AvailabilitySync(client v1helpers.OperatorClient, controller, conditionType, removedMessage string, check AvailabilityCheck) factory.SyncFunc {
-	return managementstate.Syncs{
+	return managementsync.Syncs{
 		Managed: func(ctx context.Context, _ factory.SyncContext) error {
 			unavailable, message, err := check()
 			if err != nil {

@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 )
 
 // resync revisits every object (through the default key and Sweeps).
@@ -108,7 +108,7 @@ func (l *Loop[T]) Sync(ctx context.Context, syncCtx factory.SyncContext) error {
 }
 
 func (l *Loop[T]) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	state, err := managementstate.Get(l.operatorClient)
+	state, err := managementsync.Get(l.operatorClient)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift/cluster-workload-access-operator/bindata"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/topology"
 )
 
@@ -54,28 +54,39 @@ var NetworkPolicyFiles = []string{
 // one replica; on a single-replica control plane it would block every drain.
 const PodDisruptionBudgetFile = "operand/webhook-pdb.yaml"
 
+// Inputs are what the static resource controller needs.
+type Inputs struct {
+	KubeClient    kubernetes.Interface
+	KubeInformers v1helpers.KubeInformersForNamespaces
+	// Infrastructures say whether the control plane runs a single replica
+	// (no PodDisruptionBudget then).
+	Infrastructures configv1informers.InfrastructureInformer
+	OperatorClient  v1helpers.OperatorClient
+	Recorder        events.Recorder
+}
+
 // NewController returns library-go's static resource controller: it applies
 // Files while managementState is Managed, leaves them alone when it is
 // Unmanaged and deletes them under Removed.
-func NewController(kubeClient kubernetes.Interface, kubeInformers v1helpers.KubeInformersForNamespaces, infrastructures configv1informers.InfrastructureInformer, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
+func NewController(in Inputs) factory.Controller {
 	// An unknown state (an error) neither creates nor deletes.
-	state := func() operatorv1.ManagementState { s, _ := managementstate.Get(operatorClient); return s }
+	state := func() operatorv1.ManagementState { s, _ := managementsync.Get(in.OperatorClient); return s }
 	managed := func() bool { return state() == operatorv1.Managed }
 	removed := func() bool { return state() == operatorv1.Removed }
 	// Unknown topology counts as highly available: a PDB that should not be
 	// there only slows a drain, a missing one lets it take both replicas.
-	singleReplica := func() bool { single, _ := topology.SingleReplica(infrastructures.Lister()); return single }
+	singleReplica := func() bool { single, _ := topology.SingleReplica(in.Infrastructures.Lister()); return single }
 	return staticresourcecontroller.NewStaticResourceController(
 		ControllerName,
 		bindata.Asset,
 		nil,
-		resourceapply.NewKubeClientHolder(kubeClient),
-		operatorClient,
-		recorder,
+		resourceapply.NewKubeClientHolder(in.KubeClient),
+		in.OperatorClient,
+		in.Recorder,
 	).WithConditionalResources(bindata.Asset, Files, managed, removed).WithConditionalResources(bindata.Asset, []string{PodDisruptionBudgetFile},
 		func() bool { return managed() && !singleReplica() },
 		func() bool { return removed() || (managed() && singleReplica()) },
-	).AddKubeInformers(kubeInformers).AddInformer(infrastructures.Informer())
+	).AddKubeInformers(in.KubeInformers).AddInformer(in.Infrastructures.Informer())
 }
 
 // Operand tells the version controller whether the static resources are what
@@ -100,7 +111,7 @@ func NewOperand(kubeInformers v1helpers.KubeInformersForNamespaces, operatorClie
 	return o
 }
 
-// AtLevel implements versioncontroller.Operand.
+// AtLevel implements operatorversion.Operand.
 func (o *Operand) AtLevel(spec *operatorv1.OperatorSpec) (bool, string, error) {
 	wantPresent := spec.ManagementState != operatorv1.Removed
 	mismatched, err := o.mismatched(wantPresent)

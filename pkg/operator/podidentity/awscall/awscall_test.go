@@ -32,16 +32,37 @@ func TestUnansweredLeavesOutTheURL(t *testing.T) {
 	}
 }
 
-func TestScrubRedactsEverySecret(t *testing.T) {
-	got := Scrub("key AKIA1 with secret s3cr3t refused (AKIA1)", "AKIA1", "s3cr3t", "")
+func TestScrubRedactsBothKeys(t *testing.T) {
+	creds := Credentials{AccessKeyID: "AKIA1", SecretAccessKey: "s3cr3t"}
+	got := creds.Scrub("key AKIA1 with secret s3cr3t refused (AKIA1)")
 	if got != "key [redacted] with secret [redacted] refused ([redacted])" {
+		t.Errorf("%q", got)
+	}
+	// An empty key redacts nothing (strings.ReplaceAll would put the mark
+	// between every character).
+	if got := (Credentials{AccessKeyID: "AKIA1"}).Scrub("AKIA1 refused"); got != "[redacted] refused" {
 		t.Errorf("%q", got)
 	}
 }
 
 func TestKeysNamesWhatIsMissing(t *testing.T) {
-	id, secret, missing := Keys(&corev1.Secret{Data: map[string][]byte{AccessKeyIDKey: []byte(" AKIA1\n"), SecretAccessKeyKey: []byte("  ")}})
-	if id != "AKIA1" || secret != "" || len(missing) != 1 || missing[0] != SecretAccessKeyKey {
-		t.Errorf("Keys = %q, %q, %v", id, secret, missing)
+	creds, missing := Keys(&corev1.Secret{Data: map[string][]byte{AccessKeyIDKey: []byte(" AKIA1\n"), SecretAccessKeyKey: []byte("  ")}})
+	if creds != (Credentials{AccessKeyID: "AKIA1"}) || len(missing) != 1 || missing[0] != SecretAccessKeyKey {
+		t.Errorf("Keys = %+v, %v", creds, missing)
+	}
+}
+
+func TestErrorCodes(t *testing.T) {
+	refused := &smithy.GenericAPIError{Code: "InvalidClientTokenId", Message: "The security token included in the request is invalid"}
+	if got := ErrorCode(&smithy.OperationError{ServiceID: "STS", OperationName: "GetCallerIdentity", Err: refused}); got != "InvalidClientTokenId" {
+		t.Errorf("ErrorCode = %q", got)
+	}
+	if got := ErrorCode(errors.New("connection refused")); got != "" {
+		t.Errorf("ErrorCode of an unanswered call = %q", got)
+	}
+	for code, want := range map[string]bool{"InvalidClientTokenId": true, "SignatureDoesNotMatch": true, "ExpiredToken": true, "AccessDenied": false, "": false} {
+		if CredentialsRefused(code) != want {
+			t.Errorf("CredentialsRefused(%q) = %v", code, !want)
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // grantedBoundary is the shipped grant's iam:PermissionsBoundary pattern;
-// rolerequest's TestCredentialsRequestGrantsExactlyTheCallsMade pins the
+// iamrolerequest's TestCredentialsRequestGrantsExactlyTheCallsMade pins the
 // manifest to it.
 var grantedBoundary = "arn:*:iam::*:policy" + BoundaryPathPrefix + "*"
 

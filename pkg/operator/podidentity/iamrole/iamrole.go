@@ -1,6 +1,6 @@
 // Package iamrole decides, without calling anything, what the IAM role of an
 // IAMRoleRequest is: its name, path, tags, trust policy and inline policy,
-// and whether what IAM holds is that. The rolerequest controller does the
+// and whether what IAM holds is that. The iamrolerequest controller does the
 // calls; this package is what its tests and fuzz targets pin down.
 package iamrole
 

@@ -53,20 +53,19 @@ func callerAccount(ctx context.Context, conn connection, stsEndpoint string) (st
 
 // describeCallerAccountError is why the account is unknown, without a
 // credential.
-func describeCallerAccountError(err error, creds credentials) *failure {
+func describeCallerAccountError(err error, creds awscall.Credentials) *awscall.Failure {
 	const where = "STS GetCallerIdentity (which names the account the issuer bucket must belong to)"
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
 		var op *smithy.OperationError
 		if errors.As(err, &op) {
-			return &failure{ReasonS3Unreachable, scrub(fmt.Sprintf("%s: STS did not answer: %s", where, awscall.Unanswered(err)), creds)}
+			return &awscall.Failure{Reason: ReasonS3Unreachable, Message: creds.Scrub(fmt.Sprintf("%s: STS did not answer: %s", where, awscall.Unanswered(err)))}
 		}
-		return &failure{ReasonCallerIdentityUnknown, scrub(fmt.Sprintf("%s: %v", where, err), creds)}
+		return &awscall.Failure{Reason: ReasonCallerIdentityUnknown, Message: creds.Scrub(fmt.Sprintf("%s: %v", where, err))}
 	}
 	reason := ReasonCallerIdentityUnknown
-	switch apiErr.ErrorCode() {
-	case "InvalidClientTokenId", "SignatureDoesNotMatch", "ExpiredToken":
+	if awscall.CredentialsRefused(apiErr.ErrorCode()) {
 		reason = ReasonInvalidCredentials
 	}
-	return &failure{reason, scrub(fmt.Sprintf("%s: %s: %s", where, apiErr.ErrorCode(), apiErr.ErrorMessage()), creds)}
+	return &awscall.Failure{Reason: reason, Message: creds.Scrub(fmt.Sprintf("%s: %s: %s", where, apiErr.ErrorCode(), apiErr.ErrorMessage()))}
 }

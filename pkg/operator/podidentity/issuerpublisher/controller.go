@@ -37,7 +37,6 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
-	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -49,12 +48,12 @@ import (
 	operatorv1alpha1informers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
 	operatorv1alpha1listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/conditions"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuer"
-
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuer"
 )
 
 // ControllerName owns IssuerPublisherDegraded and IssuerPublisherProgressing,
@@ -76,10 +75,6 @@ const (
 	// CredentialsSecret, in the operator's namespace, holds the S3
 	// credentials the CredentialsRequest of the same name asks for.
 	CredentialsSecret = "workload-access-issuer-s3"
-	// AccessKeyIDKey and SecretAccessKeyKey are the keys the cloud
-	// credential operator writes into AWS credentials Secrets.
-	AccessKeyIDKey     = awscall.AccessKeyIDKey
-	SecretAccessKeyKey = awscall.SecretAccessKeyKey
 )
 
 // Conditions this controller reports besides its Degraded and Progressing.
@@ -133,38 +128,23 @@ const recheckAfter = 5 * time.Second
 // controller's only worker.
 const syncTimeout = 2 * time.Minute
 
-// Informers watch the two core objects the publisher reads, each by name:
-// RBAC grants list and watch on those names only, and nothing else in
-// openshift-kube-apiserver (dozens of large revisioned ConfigMaps) is cached.
-type Informers struct {
-	signingCerts informers.SharedInformerFactory
-	credentials  informers.SharedInformerFactory
+// Inputs are what the publisher needs.
+type Inputs struct {
+	// Kube watches the two core objects the publisher reads, each by name:
+	// RBAC grants list and watch on those names only, and nothing else in
+	// openshift-kube-apiserver (dozens of large revisioned ConfigMaps) is
+	// cached. The controller starts these informers when it runs.
+	Kube             kubernetes.Interface
+	Config           configv1informers.Interface
+	WorkloadAccesses operatorv1alpha1informers.WorkloadAccessInformer
+	// StatusClient writes status.podIdentity (issuer URL, region, key IDs).
+	StatusClient   operatorv1alpha1client.WorkloadAccessesGetter
+	OperatorClient v1helpers.OperatorClient
+	Recorder       events.Recorder
 }
 
-// NewInformers returns the publisher's informers; start them with the others.
-func NewInformers(kube kubernetes.Interface, resync time.Duration) *Informers {
-	return &Informers{
-		signingCerts: oneObject(kube, resync, SigningCertsNamespace, SigningCertsConfigMap),
-		credentials:  oneObject(kube, resync, operatorclient.OperatorNamespace, CredentialsSecret),
-	}
-}
-
-// Start starts both.
-func (i *Informers) Start(stopCh <-chan struct{}) {
-	i.signingCerts.Start(stopCh)
-	i.credentials.Start(stopCh)
-}
-
-func (i *Informers) configMaps() corev1informers.ConfigMapInformer {
-	return i.signingCerts.Core().V1().ConfigMaps()
-}
-
-func (i *Informers) secrets() corev1informers.SecretInformer {
-	return i.credentials.Core().V1().Secrets()
-}
-
-func oneObject(kube kubernetes.Interface, resync time.Duration, namespace, name string) informers.SharedInformerFactory {
-	return informers.NewSharedInformerFactoryWithOptions(kube, resync, informers.WithNamespace(namespace),
+func oneObject(kube kubernetes.Interface, namespace, name string) informers.SharedInformerFactory {
+	return informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync, informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(options *metav1.ListOptions) {
 			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
 		}))
@@ -203,16 +183,18 @@ type controller struct {
 }
 
 // New returns the controller.
-func New(inputs *Informers, config configv1informers.Interface, workloadAccesses operatorv1alpha1informers.WorkloadAccessInformer,
-	statusClient operatorv1alpha1client.WorkloadAccessesGetter, operatorClient v1helpers.OperatorClient, recorder events.Recorder) factory.Controller {
+func New(in Inputs) factory.Controller {
+	signingCerts := oneObject(in.Kube, SigningCertsNamespace, SigningCertsConfigMap)
+	credentials := oneObject(in.Kube, operatorclient.OperatorNamespace, CredentialsSecret)
+	configMaps, secrets := signingCerts.Core().V1().ConfigMaps(), credentials.Core().V1().Secrets()
 	c := &controller{
-		operatorClient:   operatorClient,
-		workloadAccesses: workloadAccesses.Lister(),
-		statusClient:     statusClient,
-		infrastructures:  config.Infrastructures().Lister(),
-		authentications:  config.Authentications().Lister(),
-		configMaps:       inputs.configMaps().Lister(),
-		secrets:          inputs.secrets().Lister(),
+		operatorClient:   in.OperatorClient,
+		workloadAccesses: in.WorkloadAccesses.Lister(),
+		statusClient:     in.StatusClient,
+		infrastructures:  in.Config.Infrastructures().Lister(),
+		authentications:  in.Config.Authentications().Lister(),
+		configMaps:       configMaps.Lister(),
+		secrets:          secrets.Lister(),
 		clock:            clock.RealClock{},
 		newStore:         newS3Store,
 		lookupAccount: func(ctx context.Context, conn connection) (string, error) {
@@ -221,14 +203,15 @@ func New(inputs *Informers, config configv1informers.Interface, workloadAccesses
 		unsupported: map[string]bool{},
 	}
 	sources := eventSources{
-		operator:         operatorClient.Informer(),
-		workloadAccesses: workloadAccesses.Informer(),
-		infrastructures:  config.Infrastructures().Informer(),
-		authentications:  config.Authentications().Informer(),
-		signingCerts:     inputs.configMaps().Informer(),
-		credentials:      inputs.secrets().Informer(),
+		operator:         in.OperatorClient.Informer(),
+		workloadAccesses: in.WorkloadAccesses.Informer(),
+		infrastructures:  in.Config.Infrastructures().Informer(),
+		authentications:  in.Config.Authentications().Informer(),
+		signingCerts:     configMaps.Informer(),
+		credentials:      secrets.Informer(),
 	}
-	return c.wire(factory.New(), sources).ToController(ControllerName, recorder.WithComponentSuffix("issuer-publisher"))
+	controller := c.wire(factory.New(), sources).ToController(ControllerName, in.Recorder.WithComponentSuffix("issuer-publisher"))
+	return informerkit.StartOnRun(controller, signingCerts.Start, credentials.Start)
 }
 
 // eventSources are the informers whose events may change what is published.
@@ -248,7 +231,7 @@ type eventSources struct {
 func (c *controller) wire(f *factory.Factory, sources eventSources) *factory.Factory {
 	return f.
 		WithFilteredEventsInformers(named("", operatorclient.ConfigName),
-			&specUpdatesOnly{sources.operator}, &specUpdatesOnly{sources.workloadAccesses}).
+			informerkit.UpdatesWhen(sources.operator, specChanged), informerkit.UpdatesWhen(sources.workloadAccesses, specChanged)).
 		WithFilteredEventsInformers(named("", "cluster"), sources.infrastructures, sources.authentications).
 		WithFilteredEventsInformers(named(SigningCertsNamespace, SigningCertsConfigMap), sources.signingCerts).
 		WithFilteredEventsInformers(named(operatorclient.OperatorNamespace, CredentialsSecret), sources.credentials).
@@ -269,26 +252,8 @@ func named(namespace, name string) factory.EventFilterFunc {
 	}
 }
 
-// specUpdatesOnly is an informer that hands the factory's handler every add
-// and delete, but only the updates that change metadata.generation, which
-// the API server bumps for spec changes and never for status writes.
-type specUpdatesOnly struct {
-	factory.Informer
-}
-
-func (i *specUpdatesOnly) AddEventHandler(handler cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
-	return i.Informer.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc: handler.OnAdd,
-		UpdateFunc: func(oldObj, newObj any) {
-			if specChanged(oldObj, newObj) {
-				handler.OnUpdate(oldObj, newObj)
-			}
-		},
-		DeleteFunc: handler.OnDelete,
-	})
-}
-
-// specChanged says whether an update changed the generation, or is a
+// specChanged says whether an update changed metadata.generation, which the
+// API server bumps for spec changes and never for status writes, or is a
 // recreated object (a relist can fold a delete and a create into an
 // update); an object without metadata counts as changed.
 func specChanged(oldObj, newObj any) bool {
@@ -304,7 +269,7 @@ func specChanged(oldObj, newObj any) bool {
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	return managementstate.Syncs{Managed: c.publish, Removed: c.removed}.Sync(c.operatorClient)(ctx, syncCtx)
+	return managementsync.Syncs{Managed: c.publish, Removed: c.removed}.Sync(c.operatorClient)(ctx, syncCtx)
 }
 
 // removed deletes nothing: a deleted issuer would make AWS refuse every
@@ -386,35 +351,27 @@ const (
 	progressingType = ControllerName + "Progressing"
 )
 
-// failure is why a publication failed: a condition reason and a message
-// that names the operation, bucket and key but never a credential.
-type failure struct {
-	Reason, Message string
-}
-
-func (f *failure) Error() string { return f.Message }
-
 // publishDocuments builds the documents and publishes them. docs is nil
 // when the keys cannot be read.
-func (c *controller) publishDocuments(ctx context.Context, recorder events.Recorder, d podidentity.Decision) (*issuer.Documents, *failure) {
+func (c *controller) publishDocuments(ctx context.Context, recorder events.Recorder, d podidentity.Decision) (*issuer.Documents, *awscall.Failure) {
 	cm, err := c.configMaps.ConfigMaps(SigningCertsNamespace).Get(SigningCertsConfigMap)
 	if apierrors.IsNotFound(err) {
-		return nil, &failure{ReasonSigningKeysMissing, fmt.Sprintf("ConfigMap %s/%s with the service account signing keys does not exist", SigningCertsNamespace, SigningCertsConfigMap)}
+		return nil, &awscall.Failure{Reason: ReasonSigningKeysMissing, Message: fmt.Sprintf("ConfigMap %s/%s with the service account signing keys does not exist", SigningCertsNamespace, SigningCertsConfigMap)}
 	}
 	if err != nil {
-		return nil, &failure{ReasonSigningKeysMissing, err.Error()}
+		return nil, &awscall.Failure{Reason: ReasonSigningKeysMissing, Message: err.Error()}
 	}
 	docs, err := issuer.BuildFromConfigMap(d.IssuerURL, cm.Data)
 	if err != nil {
-		return nil, &failure{ReasonInvalidSigningKeys, fmt.Sprintf("ConfigMap %s/%s: %v", SigningCertsNamespace, SigningCertsConfigMap, err)}
+		return nil, &awscall.Failure{Reason: ReasonInvalidSigningKeys, Message: fmt.Sprintf("ConfigMap %s/%s: %v", SigningCertsNamespace, SigningCertsConfigMap, err)}
 	}
 	creds, f := c.credentials()
 	if f != nil {
 		return docs, f
 	}
-	conn := connection{region: d.Region, endpoint: d.Endpoint, accessKeyID: creds.accessKeyID, secretSum: sha256.Sum256([]byte(creds.secretAccessKey))}
+	conn := connection{region: d.Region, endpoint: d.Endpoint, accessKeyID: creds.AccessKeyID, secretSum: sha256.Sum256([]byte(creds.SecretAccessKey))}
 	if c.store == nil || c.storeFor != conn {
-		c.store, c.storeFor = c.newStore(conn.withSecret(creds.secretAccessKey)), conn
+		c.store, c.storeFor = c.newStore(conn.withSecret(creds.SecretAccessKey)), conn
 	}
 
 	fingerprint := publicationFingerprint(d, conn, docs)
@@ -425,7 +382,7 @@ func (c *controller) publishDocuments(ctx context.Context, recorder events.Recor
 	ctx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
 	if c.accountFor == nil || *c.accountFor != conn {
-		account, err := c.lookupAccount(ctx, conn.withSecret(creds.secretAccessKey))
+		account, err := c.lookupAccount(ctx, conn.withSecret(creds.SecretAccessKey))
 		if err != nil {
 			c.verified = ""
 			return docs, describeCallerAccountError(err, creds)
@@ -479,25 +436,19 @@ func (c *controller) policyCondition() conditions.Condition {
 	return c.policySafe
 }
 
-type credentials struct {
-	accessKeyID, secretAccessKey string
-}
-
-func (c *controller) credentials() (credentials, *failure) {
+func (c *controller) credentials() (awscall.Credentials, *awscall.Failure) {
 	secret, err := c.secrets.Secrets(operatorclient.OperatorNamespace).Get(CredentialsSecret)
 	if apierrors.IsNotFound(err) {
-		return credentials{}, &failure{ReasonMissingCredentials, fmt.Sprintf(
+		return awscall.Credentials{}, &awscall.Failure{Reason: ReasonMissingCredentials, Message: fmt.Sprintf(
 			"Secret %s/%s with the S3 credentials does not exist (the CredentialsRequest %s asks the cloud credential operator for it; create it by hand in manual mode)",
 			operatorclient.OperatorNamespace, CredentialsSecret, CredentialsSecret)}
 	}
 	if err != nil {
-		return credentials{}, &failure{ReasonMissingCredentials, err.Error()}
+		return awscall.Credentials{}, &awscall.Failure{Reason: ReasonMissingCredentials, Message: err.Error()}
 	}
-	var creds credentials
-	var missing []string
-	creds.accessKeyID, creds.secretAccessKey, missing = awscall.Keys(secret)
+	creds, missing := awscall.Keys(secret)
 	if len(missing) > 0 {
-		return credentials{}, &failure{ReasonMissingCredentials, fmt.Sprintf("Secret %s/%s has no %s",
+		return awscall.Credentials{}, &awscall.Failure{Reason: ReasonMissingCredentials, Message: fmt.Sprintf("Secret %s/%s has no %s",
 			operatorclient.OperatorNamespace, CredentialsSecret, strings.Join(missing, " and no "))}
 	}
 	return creds, nil

@@ -42,6 +42,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/relatedobjects"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuer"
 )
 
@@ -82,7 +83,7 @@ func credentialsSecret(data map[string]string) *corev1.Secret {
 }
 
 func validCredentials() *corev1.Secret {
-	return credentialsSecret(map[string]string{AccessKeyIDKey: testAccessKeyID, SecretAccessKeyKey: testSecret})
+	return credentialsSecret(map[string]string{awscall.AccessKeyIDKey: testAccessKeyID, awscall.SecretAccessKeyKey: testSecret})
 }
 
 func authentication(issuerURL string) *configv1.Authentication {
@@ -581,7 +582,7 @@ func TestFailuresReportTheirReasonWithoutCredentials(t *testing.T) {
 		{name: "no Secret", modify: func(in *inputs) { in.secret = nil }, reason: ReasonMissingCredentials,
 			message: []string{"Secret openshift-workload-access-operator/workload-access-issuer-s3", "does not exist"}},
 		{name: "no secret key", modify: func(in *inputs) {
-			in.secret = credentialsSecret(map[string]string{AccessKeyIDKey: testAccessKeyID})
+			in.secret = credentialsSecret(map[string]string{awscall.AccessKeyIDKey: testAccessKeyID})
 		}, reason: ReasonMissingCredentials, message: []string{"has no aws_secret_access_key"}},
 		{name: "no ConfigMap", modify: func(in *inputs) { in.keys = nil }, reason: ReasonSigningKeysMissing,
 			message: []string{"openshift-kube-apiserver/bound-sa-token-signing-certs"}},
@@ -914,7 +915,7 @@ func TestAnExistingBucketIsAdopted(t *testing.T) {
 func TestNewCredentialsBuildANewClient(t *testing.T) {
 	f := newFixture(t, healthy(t))
 	f.mustSync()
-	rotated := credentialsSecret(map[string]string{AccessKeyIDKey: testAccessKeyID, SecretAccessKeyKey: "another-secret"})
+	rotated := credentialsSecret(map[string]string{awscall.AccessKeyIDKey: testAccessKeyID, awscall.SecretAccessKeyKey: "another-secret"})
 	if err := f.secrets.Update(rotated); err != nil {
 		t.Fatal(err)
 	}

@@ -144,9 +144,9 @@ func TestOnlyChangesToWhatIsPublishedWakeThePublisher(t *testing.T) {
 // New wires the shared informers the starter passes.
 func TestNewWiresTheStartersInformers(t *testing.T) {
 	operator := operatorfake.NewSimpleClientset()
-	New(NewInformers(kubefake.NewSimpleClientset(), time.Minute),
-		configinformers.NewSharedInformerFactory(configfake.NewSimpleClientset(), time.Minute).Config().V1(),
-		operatorinformers.NewSharedInformerFactory(operator, time.Minute).Operator().V1alpha1().WorkloadAccesses(),
-		operator.OperatorV1alpha1(), v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{}, nil),
-		events.NewInMemoryRecorder("test", clock.RealClock{}))
+	New(Inputs{Kube: kubefake.NewSimpleClientset(),
+		Config:           configinformers.NewSharedInformerFactory(configfake.NewSimpleClientset(), time.Minute).Config().V1(),
+		WorkloadAccesses: operatorinformers.NewSharedInformerFactory(operator, time.Minute).Operator().V1alpha1().WorkloadAccesses(),
+		StatusClient:     operator.OperatorV1alpha1(), OperatorClient: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{}, nil),
+		Recorder: events.NewInMemoryRecorder("test", clock.RealClock{})})
 }

@@ -13,10 +13,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"github.com/aws/smithy-go"
 	"github.com/openshift/library-go/pkg/operator/events"
 
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuer"
 )
 
@@ -115,7 +115,7 @@ func (p *publisher) ensureBucket(ctx context.Context) error {
 		in.CreateBucketConfiguration = &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(p.region)}
 	}
 	_, err = p.store.CreateBucket(ctx, in)
-	if errorCode(err) == "BucketAlreadyOwnedByYou" {
+	if awscall.ErrorCode(err) == "BucketAlreadyOwnedByYou" {
 		return nil
 	}
 	if err != nil {
@@ -139,9 +139,9 @@ func (p *publisher) ensurePublicAccessBlock(ctx context.Context) error {
 	switch {
 	case err == nil && out.PublicAccessBlockConfiguration != nil && samePublicAccessBlock(*out.PublicAccessBlockConfiguration, wantPublicAccessBlock):
 		return nil
-	case err == nil, errorCode(err) == "NoSuchPublicAccessBlockConfiguration":
+	case err == nil, awscall.ErrorCode(err) == "NoSuchPublicAccessBlockConfiguration":
 	case isUnsupported(err):
-		p.unsupported("GetPublicAccessBlock", errorCode(err), p.bucket)
+		p.unsupported("GetPublicAccessBlock", awscall.ErrorCode(err), p.bucket)
 		return nil
 	default:
 		return p.fail("GetPublicAccessBlock", "", err)
@@ -150,7 +150,7 @@ func (p *publisher) ensurePublicAccessBlock(ctx context.Context) error {
 	_, err = p.store.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{Bucket: aws.String(p.bucket), PublicAccessBlockConfiguration: &config,
 		ExpectedBucketOwner: p.expectedOwner()})
 	if isUnsupported(err) {
-		p.unsupported("PutPublicAccessBlock", errorCode(err), p.bucket)
+		p.unsupported("PutPublicAccessBlock", awscall.ErrorCode(err), p.bucket)
 		return nil
 	}
 	if err != nil {
@@ -170,7 +170,7 @@ func samePublicAccessBlock(a, b s3types.PublicAccessBlockConfiguration) bool {
 // isUnsupported is how S3-compatible servers answer calls they lack:
 // versitygw and s3rver say NotImplemented, MinIO MalformedXML.
 func isUnsupported(err error) bool {
-	code := errorCode(err)
+	code := awscall.ErrorCode(err)
 	return code == "NotImplemented" || code == "MalformedXML"
 }
 
@@ -180,7 +180,7 @@ func (p *publisher) ensureReadPolicy(ctx context.Context) error {
 	switch {
 	case err == nil:
 		existing = aws.ToString(out.Policy)
-	case errorCode(err) == "NoSuchBucketPolicy":
+	case awscall.ErrorCode(err) == "NoSuchBucketPolicy":
 	default:
 		return p.fail("GetBucketPolicy", "", err)
 	}
@@ -363,16 +363,6 @@ func (p *publisher) holds(ctx context.Context, key string, body []byte) (bool, e
 	return bytes.Equal(got, body), nil
 }
 
-// errorCode is the S3 error code in err's chain, "" for none (the server
-// was not reached, or err is nil).
-func errorCode(err error) string {
-	var apiErr smithy.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.ErrorCode()
-	}
-	return ""
-}
-
 // isNotFound is HeadBucket's 404 (no body, so the SDK names it NotFound),
 // GetObject's NoSuchKey, or a NoSuchBucket.
 func isNotFound(err error) bool {
@@ -380,7 +370,7 @@ func isNotFound(err error) bool {
 	if errors.As(err, &nf) {
 		return true
 	}
-	switch errorCode(err) {
+	switch awscall.ErrorCode(err) {
 	case "NotFound", "NoSuchBucket", "NoSuchKey":
 		return true
 	}

@@ -78,10 +78,10 @@ func newS3Store(conn connection) objectStore {
 // naming the S3 operation, bucket, key and S3's error code and message, and
 // never a credential: request URLs and headers are left out, and the
 // credentials are scrubbed from whatever remains.
-func describe(err error, creds credentials) *failure {
+func describe(err error, creds awscall.Credentials) *awscall.Failure {
 	var op *opError
 	if !errors.As(err, &op) {
-		return &failure{ReasonS3Error, scrub(err.Error(), creds)}
+		return &awscall.Failure{Reason: ReasonS3Error, Message: creds.Scrub(err.Error())}
 	}
 	where := fmt.Sprintf("S3 %s on bucket %q", op.operation, op.bucket)
 	if op.key != "" {
@@ -89,7 +89,7 @@ func describe(err error, creds credentials) *failure {
 	}
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
-		return &failure{ReasonS3Unreachable, scrub(fmt.Sprintf("%s: S3 did not answer: %s", where, awscall.Unanswered(op.err)), creds)}
+		return &awscall.Failure{Reason: ReasonS3Unreachable, Message: creds.Scrub(fmt.Sprintf("%s: S3 did not answer: %s", where, awscall.Unanswered(op.err)))}
 	}
 	code, message := apiErr.ErrorCode(), apiErr.ErrorMessage()
 	text := where + ": " + code
@@ -97,7 +97,7 @@ func describe(err error, creds credentials) *failure {
 		text += ": " + message
 	}
 	if bucketRegion, ok := inAnotherRegion(err, op.region); ok {
-		return &failure{ReasonBucketInAnotherRegion, scrub(anotherRegionMessage(where, code, op.bucket, op.region, bucketRegion), creds)}
+		return &awscall.Failure{Reason: ReasonBucketInAnotherRegion, Message: creds.Scrub(anotherRegionMessage(where, code, op.bucket, op.region, bucketRegion))}
 	}
 	reason := ReasonS3Error
 	switch code {
@@ -113,7 +113,7 @@ func describe(err error, creds credentials) *failure {
 		reason = ReasonBucketNameTaken
 		text += ": the bucket name belongs to another account; set spec.podIdentity.issuer.bucket"
 	}
-	return &failure{reason, scrub(text, creds)}
+	return &awscall.Failure{Reason: reason, Message: creds.Scrub(text)}
 }
 
 // bucketRegionHeader is where S3 names a bucket's region in its answers,
@@ -179,10 +179,6 @@ func signingRegion(region string) string {
 		return defaultSigningRegion
 	}
 	return region
-}
-
-func scrub(message string, creds credentials) string {
-	return awscall.Scrub(message, creds.secretAccessKey, creds.accessKeyID)
 }
 
 func klogUnsupported(operation, code, bucket string) {

@@ -14,6 +14,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"k8s.io/utils/clock"
 
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuer"
 )
 
@@ -88,7 +89,7 @@ func TestRealClientPublishesPathStyleWithoutACLs(t *testing.T) {
 	p.owner = testAccount
 	docs := testDocuments(t)
 	if err := p.publish(context.Background(), docs); err != nil {
-		t.Fatal(describe(err, credentials{testAccessKeyID, testSecret}).Message)
+		t.Fatal(describe(err, awscall.Credentials{AccessKeyID: testAccessKeyID, SecretAccessKey: testSecret}).Message)
 	}
 	if len(*unsupported) != 1 || (*unsupported)[0] != "GetPublicAccessBlock NotImplemented" {
 		t.Errorf("unsupported %v", *unsupported)
@@ -156,7 +157,7 @@ func TestRealClientErrorsAreDescribedWithoutCredentials(t *testing.T) {
 			if err == nil {
 				t.Fatal("published")
 			}
-			f := describe(err, credentials{testAccessKeyID, testSecret})
+			f := describe(err, awscall.Credentials{AccessKeyID: testAccessKeyID, SecretAccessKey: testSecret})
 			t.Logf("%s: %s", f.Reason, f.Message)
 			if f.Reason != tc.reason || !strings.Contains(f.Message, tc.contains) {
 				t.Errorf("%s: %q, want %s containing %q", f.Reason, f.Message, tc.reason, tc.contains)
@@ -177,7 +178,7 @@ func TestRealClientErrorsAreDescribedWithoutCredentials(t *testing.T) {
 		if err == nil {
 			t.Fatal("published")
 		}
-		f := describe(err, credentials{testAccessKeyID, testSecret})
+		f := describe(err, awscall.Credentials{AccessKeyID: testAccessKeyID, SecretAccessKey: testSecret})
 		t.Logf("%s: %s", f.Reason, f.Message)
 		if f.Reason != ReasonS3Unreachable || !strings.Contains(f.Message, "connection refused") || strings.Contains(f.Message, "http://") {
 			t.Errorf("%s: %q", f.Reason, f.Message)

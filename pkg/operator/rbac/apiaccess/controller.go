@@ -9,7 +9,6 @@
 package apiaccess
 
 import (
-	"context"
 	"strings"
 	"time"
 
@@ -17,11 +16,11 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
@@ -33,14 +32,12 @@ import (
 	apiaccessclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/apiaccess/v1alpha1"
 	apiaccessinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/apiaccess/v1alpha1"
 	apiaccesslisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
 )
 
 // ControllerName owns the APIAccessPolicyDegraded condition.
 const ControllerName = "APIAccessPolicy"
-
-// informerResync is the safety-net relist of the controller's own informers.
-const informerResync = 10 * time.Minute
 
 // Inputs are what the controller needs.
 type Inputs struct {
@@ -54,9 +51,13 @@ type Inputs struct {
 	// Metadata caches the name of every ClusterRole, so that only names
 	// in use are read before a create.
 	Metadata metadata.Interface
-	// CRDs is NewCRDInformer's informer; this controller runs it, and the
-	// unmanagednotice controller reads it too.
-	CRDs           cache.SharedIndexInformer
+	// CRDs is NewCRDInformer's informer, which the starter runs (the
+	// unmanagednotice and olmscopes controllers read it too).
+	CRDs cache.SharedIndexInformer
+	// Namespaces is every Namespace, stripped by informerkit.SlimNamespace
+	// (the starter's, shared with the IAMRoleRequest controller): a policy
+	// pins the namespaces it binds in by UID.
+	Namespaces     coreinformers.NamespaceInformer
 	OperatorClient v1helpers.OperatorClient
 	Recorder       events.Recorder
 }
@@ -67,47 +68,29 @@ type Inputs struct {
 // woken by CRDs and by the roles and bindings it generated.
 func New(in Inputs) factory.Controller {
 	byLabel := func(options *metav1.ListOptions) { options.LabelSelector = apiaccessv1alpha1.PolicyLabel }
-	kubeInformers := informers.NewSharedInformerFactoryWithOptions(in.Kube, informerResync, informers.WithTweakListOptions(byLabel))
+	kubeInformers := informers.NewSharedInformerFactoryWithOptions(in.Kube, informerkit.Resync, informers.WithTweakListOptions(byLabel))
 	roles := kubeInformers.Rbac().V1().ClusterRoles()
 	clusterBindings := kubeInformers.Rbac().V1().ClusterRoleBindings()
 	bindings := kubeInformers.Rbac().V1().RoleBindings()
 	crds := in.CRDs
 	roleNames := NewRoleNameInformer(in.Metadata)
-	namespaceInformers := informers.NewSharedInformerFactoryWithOptions(in.Kube, informerResync, informers.WithTransform(SlimNamespace))
-	namespaces := namespaceInformers.Core().V1().Namespaces()
+	namespaces := in.Namespaces
 
 	c := newGenerator(in.PolicyClient, in.Kube, crdLister{crds.GetIndexer()}, roles.Lister(), roleNames.GetStore(), clusterBindings.Lister(), bindings.Lister())
 	c.namespaces = namespaces.Lister()
 	watched := []reconcileloop.Watched{
-		{Informers: []factory.Informer{roles.Informer(), clusterBindings.Informer(), bindings.Informer()}, Key: policyKey},
+		{Informers: []factory.Informer{roles.Informer(), clusterBindings.Informer(), bindings.Informer()}, Key: informerkit.LabelKey(apiaccessv1alpha1.PolicyLabel)},
 		// A role someone else holds under a generated name blocks one of
 		// them (Conflict): its removal or change may unblock any policy.
 		{Informers: []factory.Informer{roleNames}, Key: foreignGeneratedName(in.Policies.Lister())},
 		// A CRD created, relabelled or deleted may concern any policy.
-		{Informers: []factory.Informer{crds}, Key: allPolicies(in.Policies.Lister())},
+		{Informers: []factory.Informer{crds}, Key: informerkit.EveryKey(in.Policies.Lister().List)},
 		// A namespace a policy binds in came (bind there), or came back
 		// as another (pinned: not bound until the spec is written again).
 		{Informers: []factory.Informer{namespaces.Informer()}, Key: policiesBindingIn(in.Policies.Lister())},
 	}
 	controller := reconcileloop.New(ControllerName, Source(in.Policies), watched, c.syncPolicy, in.OperatorClient, in.Recorder, "apiaccess")
-	return startingInformers{Controller: controller, start: func(stop <-chan struct{}) {
-		kubeInformers.Start(stop)
-		namespaceInformers.Start(stop)
-		go crds.Run(stop)
-		go roleNames.Run(stop)
-	}}
-}
-
-// startingInformers starts the controller's own informers when it runs;
-// library-go's controller then waits for them to sync before the first sync.
-type startingInformers struct {
-	factory.Controller
-	start func(stop <-chan struct{})
-}
-
-func (s startingInformers) Run(ctx context.Context, workers int) {
-	s.start(ctx.Done())
-	s.Controller.Run(ctx, workers)
+	return informerkit.StartOnRun(controller, kubeInformers.Start, func(stop <-chan struct{}) { go roleNames.Run(stop) })
 }
 
 // Source reads APIAccessPolicies from their informer.
@@ -121,33 +104,11 @@ func Source(informer apiaccessinformers.APIAccessPolicyInformer) reconcileloop.S
 	}
 }
 
-// policyKey enqueues the policy a generated object was made for.
-func policyKey(obj runtime.Object) []string {
-	if o, ok := obj.(metav1.Object); ok && o.GetLabels()[apiaccessv1alpha1.PolicyLabel] != "" {
-		return []string{o.GetLabels()[apiaccessv1alpha1.PolicyLabel]}
-	}
-	return nil
-}
-
-func allPolicies(lister apiaccesslisters.APIAccessPolicyLister) func(runtime.Object) []string {
-	return func(runtime.Object) []string {
-		policies, err := lister.List(labels.Everything())
-		if err != nil {
-			return nil
-		}
-		keys := make([]string, 0, len(policies))
-		for _, p := range policies {
-			keys = append(keys, p.Name)
-		}
-		return keys
-	}
-}
-
 // NewRoleNameInformer caches the name of every ClusterRole and nothing
 // else: a few hundred bytes each, whatever their rules.
 func NewRoleNameInformer(client metadata.Interface) cache.SharedIndexInformer {
 	informer := metadatainformer.NewFilteredMetadataInformer(client, rbacv1.SchemeGroupVersion.WithResource("clusterroles"), "",
-		informerResync, cache.Indexers{}, nil).Informer()
+		informerkit.Resync, cache.Indexers{}, nil).Informer()
 	_ = informer.SetTransform(func(obj any) (any, error) {
 		m, ok := obj.(*metav1.PartialObjectMetadata)
 		if !ok {
@@ -162,7 +123,7 @@ func NewRoleNameInformer(client metadata.Interface) cache.SharedIndexInformer {
 // foreignGeneratedName wakes every policy when a role not labelled for a
 // policy, under a name shaped like a generated one, changes.
 func foreignGeneratedName(lister apiaccesslisters.APIAccessPolicyLister) func(runtime.Object) []string {
-	all := allPolicies(lister)
+	all := informerkit.EveryKey(lister.List)
 	return func(obj runtime.Object) []string {
 		o, ok := obj.(metav1.Object)
 		if !ok || o.GetLabels()[apiaccessv1alpha1.PolicyLabel] != "" || !generatedRoleName(o.GetName()) {
@@ -184,29 +145,6 @@ func generatedRoleName(name string) bool {
 		}
 	}
 	return false
-}
-
-// StripCRD keeps of a CRD its name, labels, UID, resourceVersion, group,
-// kind and plural: what selection and the generated roles read.
-func StripCRD(obj any) (any, error) {
-	crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
-	if !ok {
-		return obj, nil
-	}
-	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: crd.Name, Labels: crd.Labels, UID: crd.UID, ResourceVersion: crd.ResourceVersion,
-			DeletionTimestamp: crd.DeletionTimestamp,
-		},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: crd.Spec.Group,
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: crd.Spec.Names.Kind, Plural: crd.Spec.Names.Plural},
-		},
-		// Which of two CRDs of one kind the API server serves.
-		Status: apiextensionsv1.CustomResourceDefinitionStatus{
-			AcceptedNames: apiextensionsv1.CustomResourceDefinitionNames{Kind: crd.Status.AcceptedNames.Kind},
-		},
-	}, nil
 }
 
 type controller struct {

@@ -28,6 +28,8 @@ import (
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 	fakeclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
 	apiaccesslisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/crdaccess"
 )
 
 func crd(plural, group, kind string, labels map[string]string) *apiextensionsv1.CustomResourceDefinition {
@@ -93,7 +95,7 @@ func (c *cluster) trySync(t *testing.T) ([]string, error) {
 	c.client.ClearActions()
 	crdIndexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	for _, crd := range c.crds {
-		stripped, _ := StripCRD(crd)
+		stripped, _ := crdaccess.StripCRD(crd)
 		_ = crdIndexer.Add(stripped)
 	}
 	labelled := func(obj metav1.Object) bool { return obj.GetLabels()[apiaccessv1alpha1.PolicyLabel] != "" }
@@ -135,7 +137,7 @@ func (c *cluster) trySync(t *testing.T) ([]string, error) {
 	namespaces := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	nsl, _ := c.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 	for i := range nsl.Items {
-		slim, _ := SlimNamespace(&nsl.Items[i])
+		slim, _ := informerkit.SlimNamespace(&nsl.Items[i])
 		_ = namespaces.Add(slim)
 	}
 	ctrl := newGenerator(c.client.APIAccessV1alpha1(), c.kube, crdLister{crdIndexer},
@@ -597,16 +599,6 @@ func TestAnInvalidSelectorGeneratesNothing(t *testing.T) {
 	}
 	if got := condition(t, c.status(t), apiaccessv1alpha1.ConditionInvalid); got.Status != metav1.ConditionTrue || got.Reason != apiaccessv1alpha1.ReasonInvalidSelector {
 		t.Errorf("Invalid %+v", got)
-	}
-}
-
-func TestBindingNamesStayNames(t *testing.T) {
-	long := BindingName(strings.Repeat("p", 63), 31, strings.Repeat("K", 63)+"."+strings.Repeat("g", 200)+"-view-crdview")
-	if len(long) != maxNameLength {
-		t.Errorf("len %d", len(long))
-	}
-	if BindingName("p", 0, "A.b-admin") != "p-0-A.b-admin" {
-		t.Errorf("short names are kept")
 	}
 }
 

@@ -1,58 +1,26 @@
 package apiaccess
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/controllerref"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/crdaccess"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/rbacsubjects"
 )
-
-// maxNameLength is the longest object name the controller generates.
-const maxNameLength = 253
-
-// Selector is the label selector of a policy's CRD selection, or nil when
-// it selects by name. An error says why the selector cannot be used.
-func Selector(selection apiaccessv1alpha1.CRDSelection) (labels.Selector, error) {
-	switch {
-	case selection.ClusterExtension != "":
-		return labels.SelectorFromSet(labels.Set{
-			apiaccessv1alpha1.OLMOwnerKindLabel: apiaccessv1alpha1.OLMOwnerKindClusterExtension,
-			apiaccessv1alpha1.OLMOwnerNameLabel: selection.ClusterExtension,
-		}), nil
-	case selection.Selector != nil:
-		if len(selection.Selector.MatchLabels) == 0 && len(selection.Selector.MatchExpressions) == 0 {
-			return nil, errEmptySelector
-		}
-		return metav1.LabelSelectorAsSelector(selection.Selector)
-	}
-	return nil, nil
-}
-
-// errEmptySelector is an empty CRD selector, which the CRD refuses since
-// issue 33 but a policy written before may hold: it would select every
-// CRD, and is what a plain label map becomes when a client that only warns
-// on unknown fields drops its keys.
-var errEmptySelector = errors.New("it is empty ({}), which would select every CRD in the cluster: a plain map such as {team: a} " +
-	"becomes that when a client drops its unknown keys; write it as matchLabels: {team: a} or matchExpressions, or select CRDs by names or clusterExtension")
 
 // selected are the CRDs the policy selects, sorted by name; invalid says
 // why the selection cannot be used. CRDs being deleted are not selected:
 // their roles go with them. Names of CRDs that do not exist select nothing.
 func (c *controller) selected(policy *apiaccessv1alpha1.APIAccessPolicy) (crds []*apiextensionsv1.CustomResourceDefinition, invalid string, err error) {
-	selector, err := Selector(policy.Spec.CRDs)
+	selector, err := crdaccess.Selector(policy.Spec.CRDs)
 	if err != nil {
 		return nil, fmt.Sprintf("spec.crds.selector: %v", err), nil
 	}
@@ -80,11 +48,6 @@ func (c *controller) selected(policy *apiaccessv1alpha1.APIAccessPolicy) (crds [
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, "", nil
-}
-
-// API is what the generated roles need of a CRD.
-func API(crd *apiextensionsv1.CustomResourceDefinition) apiaccessv1alpha1.CRDAPI {
-	return apiaccessv1alpha1.CRDAPI{Name: crd.Name, Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind, Plural: crd.Spec.Names.Plural}
 }
 
 // ownerRef makes the policy the controller of what is generated for it: the
@@ -119,17 +82,6 @@ func desiredRole(policy *apiaccessv1alpha1.APIAccessPolicy, role apiaccessv1alph
 	return out
 }
 
-// BindingName names the binding of spec.bindings[index] to role: unique per
-// policy, entry and role, and short enough to be a name.
-func BindingName(policy string, index int, role string) string {
-	name := policy + "-" + strconv.Itoa(index) + "-" + role
-	if len(name) <= maxNameLength {
-		return name
-	}
-	sum := sha256.Sum256([]byte(name))
-	return name[:maxNameLength-17] + "-" + hex.EncodeToString(sum[:8])
-}
-
 func roleRef(name string) rbacv1.RoleRef {
 	return rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}
 }
@@ -145,7 +97,7 @@ func bindingsFor(policy *apiaccessv1alpha1.APIAccessPolicy, index int, api apiac
 	subjects := rbacsubjects.Defaulted(entry.Subjects)
 	role := api.RoleFor(entry.Role).Name
 	if usable[role] {
-		name := BindingName(policy.Name, index, role)
+		name := crdaccess.BindingName(policy.Name, index, role)
 		if len(entry.Namespaces) == 0 {
 			clusterBindings = append(clusterBindings, &rbacv1.ClusterRoleBinding{
 				ObjectMeta: generatedMeta(policy, "", name), RoleRef: roleRef(role), Subjects: subjects})
@@ -158,7 +110,7 @@ func bindingsFor(policy *apiaccessv1alpha1.APIAccessPolicy, index int, api apiac
 	crdView := api.RoleBaseName() + apiaccessv1alpha1.CRDViewSuffix
 	if entry.Role == apiaccessv1alpha1.RoleView && usable[crdView] {
 		clusterBindings = append(clusterBindings, &rbacv1.ClusterRoleBinding{
-			ObjectMeta: generatedMeta(policy, "", BindingName(policy.Name, index, crdView)), RoleRef: roleRef(crdView), Subjects: subjects})
+			ObjectMeta: generatedMeta(policy, "", crdaccess.BindingName(policy.Name, index, crdView)), RoleRef: roleRef(crdView), Subjects: subjects})
 	}
 	return clusterBindings, bindings
 }

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/crdaccess"
 )
 
 // Parallel is how many requests one policy's sync has in flight at most:
@@ -70,7 +71,7 @@ func (c *controller) plan(ctx context.Context, policy *apiaccessv1alpha1.APIAcce
 	crds = p.oneCRDPerRoleName(crds)
 	var findings []*roleFinding
 	for _, crd := range crds {
-		for _, role := range API(crd).Roles() {
+		for _, role := range crdaccess.API(crd).Roles() {
 			findings = append(findings, &roleFinding{crd: crd, desired: desiredRole(policy, role), label: role.AggregateLabel})
 		}
 	}
@@ -114,7 +115,7 @@ func (c *controller) plan(ctx context.Context, policy *apiaccessv1alpha1.APIAcce
 	var bindings []*rbacv1.RoleBinding
 	for i := range policy.Spec.Bindings {
 		for _, crd := range crds {
-			cb, b := bindingsFor(policy, i, API(crd), usable)
+			cb, b := bindingsFor(policy, i, crdaccess.API(crd), usable)
 			clusterBindings, bindings = append(clusterBindings, cb...), append(bindings, b...)
 		}
 	}
@@ -391,7 +392,7 @@ func (p *plan) oneCRDPerRoleName(crds []*apiextensionsv1.CustomResourceDefinitio
 			if namesAccepted(crd) != served {
 				continue
 			}
-			base := API(crd).RoleBaseName()
+			base := crdaccess.API(crd).RoleBaseName()
 			if _, taken := kept[base]; !taken {
 				kept[base] = crd.Name
 			}
@@ -399,7 +400,7 @@ func (p *plan) oneCRDPerRoleName(crds []*apiextensionsv1.CustomResourceDefinitio
 	}
 	out := crds[:0:0]
 	for _, crd := range crds {
-		if first := kept[API(crd).RoleBaseName()]; first != crd.Name {
+		if first := kept[crdaccess.API(crd).RoleBaseName()]; first != crd.Name {
 			p.conflicts = append(p.conflicts, fmt.Sprintf("CustomResourceDefinition %s (kind %s in group %s, as %s: its roles would have the same names)",
 				crd.Name, crd.Spec.Names.Kind, crd.Spec.Group, first))
 			continue

@@ -31,7 +31,8 @@ import (
 	scopeinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/scopes/v1alpha1"
 	operatorlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
 	scopelisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/scopes/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementstate"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 )
 
 // ControllerName names the controller in logs, events and its
@@ -50,8 +51,7 @@ const (
 var GeneratorUser = "system:serviceaccount:" + GeneratorServiceAccountNamespace + ":" + GeneratorServiceAccount
 
 const (
-	informerResync = 10 * time.Minute
-	syncWait       = time.Second
+	syncWait = time.Second
 	// retryRefused is when a CSV whose scope was refused (the generator
 	// lacks a grant, the CSV's ServiceAccount lacks one) is tried again:
 	// RBAC changes wake nothing here.
@@ -60,8 +60,8 @@ const (
 
 // Inputs are what the controller needs.
 type Inputs struct {
-	// CRDs is apiaccess.NewCRDInformer's informer (shared, run by the
-	// APIAccessPolicy controller): whether OLM v0's APIs are served.
+	// CRDs is crdaccess.NewCRDInformer's informer (shared, run by the
+	// starter): whether OLM v0's APIs are served.
 	CRDs             cache.SharedIndexInformer
 	WorkloadAccesses operatorinformers.WorkloadAccessInformer
 	Templates        scopeinformers.ScopeTemplateInformer
@@ -87,9 +87,9 @@ func New(in Inputs) factory.Controller {
 		start: func(ctx context.Context) watches { return startWatches(ctx, in.Dynamic) }}
 	return factory.New().
 		WithInformers(in.CRDs, in.WorkloadAccesses.Informer(), in.Templates.Informer(), in.Instances.Informer()).
-		WithSync(managementstate.Syncs{Managed: c.sync}.Sync(in.OperatorClient)).
+		WithSync(managementsync.Syncs{Managed: c.sync}.Sync(in.OperatorClient)).
 		WithSyncDegradedOnError(in.OperatorClient).
-		ResyncEvery(informerResync).
+		ResyncEvery(informerkit.Resync).
 		ToController(ControllerName, in.Recorder)
 }
 
@@ -102,9 +102,9 @@ type watches struct {
 
 func startWatches(ctx context.Context, client dynamic.Interface) watches {
 	ctx, stop := context.WithCancel(ctx)
-	csvs := dynamicinformer.NewFilteredDynamicInformer(client, ClusterServiceVersions, "", informerResync, cache.Indexers{}, nil).Informer()
+	csvs := dynamicinformer.NewFilteredDynamicInformer(client, ClusterServiceVersions, "", informerkit.Resync, cache.Indexers{}, nil).Informer()
 	_ = csvs.SetTransform(stripCSV)
-	groups := dynamicinformer.NewFilteredDynamicInformer(client, OperatorGroups, "", informerResync, cache.Indexers{}, nil).Informer()
+	groups := dynamicinformer.NewFilteredDynamicInformer(client, OperatorGroups, "", informerkit.Resync, cache.Indexers{}, nil).Informer()
 	go csvs.RunWithContext(ctx)
 	go groups.RunWithContext(ctx)
 	return watches{csvs: csvs, groups: groups, stop: stop}

@@ -14,6 +14,7 @@ import (
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
 	scopeinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/scopes/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
 )
 
@@ -55,7 +56,7 @@ func New(in Inputs) ([]factory.Controller, error) {
 	templateController := reconcileloop.New(TemplateControllerName, source("ScopeTemplate", in.Templates.Informer(), in.Templates.Lister()),
 		[]reconcileloop.Watched{
 			{Informers: []factory.Informer{in.Instances.Informer()}, Key: previous.keys},
-			{Informers: []factory.Informer{generated.roles.Informer()}, Key: ownerKeys(scopesv1alpha1.ScopeTemplateLabel)},
+			{Informers: []factory.Informer{generated.roles.Informer()}, Key: informerkit.LabelKey(scopesv1alpha1.ScopeTemplateLabel)},
 		},
 		t.sync, in.OperatorClient, in.Recorder, "scope-template")
 
@@ -86,15 +87,15 @@ func New(in Inputs) ([]factory.Controller, error) {
 	instanceController := reconcileloop.New(InstanceControllerName, source("ScopeInstance", in.Instances.Informer(), in.Instances.Lister()),
 		[]reconcileloop.Watched{
 			{Informers: []factory.Informer{in.Templates.Informer(), generated.roles.Informer()}, Key: instancesOfTemplate(instanceIndex)},
-			{Informers: []factory.Informer{generated.clusterRoleBindings.Informer(), generated.roleBindings.Informer()}, Key: ownerKeys(scopesv1alpha1.ScopeInstanceLabel)},
+			{Informers: []factory.Informer{generated.clusterRoleBindings.Informer(), generated.roleBindings.Informer()}, Key: informerkit.LabelKey(scopesv1alpha1.ScopeInstanceLabel)},
 			{Informers: []factory.Informer{generated.namespaces.Informer()}, Key: instancesOfNamespace(in.Instances.Lister())},
 		},
 		i.sync, in.OperatorClient, in.Recorder, "scope-instance")
 
 	// Either controller may run first; starting a factory twice is a no-op.
 	return []factory.Controller{
-		startingInformers{Controller: templateController, start: generated.run},
-		startingInformers{Controller: instanceController, start: generated.run},
+		informerkit.StartOnRun(templateController, generated.start...),
+		informerkit.StartOnRun(instanceController, generated.start...),
 	}, nil
 }
 

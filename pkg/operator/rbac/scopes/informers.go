@@ -1,13 +1,8 @@
 package scopes
 
 import (
-	"context"
-	"time"
-
-	"github.com/openshift/library-go/pkg/controller/factory"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	rbacinformers "k8s.io/client-go/informers/rbac/v1"
@@ -16,10 +11,8 @@ import (
 
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 	scopeinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/scopes/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 )
-
-// informerResync is the safety-net relist of the package's own informers.
-const informerResync = 10 * time.Minute
 
 // byOwner indexes generated objects by their generator label's value, and
 // ScopeInstances by the template they name.
@@ -41,9 +34,9 @@ func newGeneratedInformers(kube kubernetes.Interface) (*generatedInformers, erro
 	byLabel := func(label string) informers.SharedInformerOption {
 		return informers.WithTweakListOptions(func(options *metav1.ListOptions) { options.LabelSelector = label })
 	}
-	templateOwned := informers.NewSharedInformerFactoryWithOptions(kube, informerResync, byLabel(scopesv1alpha1.ScopeTemplateLabel))
-	instanceOwned := informers.NewSharedInformerFactoryWithOptions(kube, informerResync, byLabel(scopesv1alpha1.ScopeInstanceLabel))
-	all := informers.NewSharedInformerFactoryWithOptions(kube, informerResync, informers.WithTransform(slimNamespace))
+	templateOwned := informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync, byLabel(scopesv1alpha1.ScopeTemplateLabel))
+	instanceOwned := informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync, byLabel(scopesv1alpha1.ScopeInstanceLabel))
+	all := informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync, informers.WithTransform(slimNamespace))
 	g := &generatedInformers{
 		roles:               templateOwned.Rbac().V1().ClusterRoles(),
 		clusterRoleBindings: instanceOwned.Rbac().V1().ClusterRoleBindings(),
@@ -66,29 +59,12 @@ func newGeneratedInformers(kube kubernetes.Interface) (*generatedInformers, erro
 	return g, nil
 }
 
-func (g *generatedInformers) run(stop <-chan struct{}) {
-	for _, start := range g.start {
-		start(stop)
-	}
-}
-
 func labelIndex(label string) cache.IndexFunc {
 	return func(obj any) ([]string, error) {
 		if o, ok := obj.(metav1.Object); ok && o.GetLabels()[label] != "" {
 			return []string{o.GetLabels()[label]}, nil
 		}
 		return nil, nil
-	}
-}
-
-// ownerKeys maps an object generated under label (a ClusterRole, a binding)
-// to the queue key of its owner (the template, the instance): the label's
-// value, as labelIndex files it.
-func ownerKeys(label string) func(runtime.Object) []string {
-	index := labelIndex(label)
-	return func(obj runtime.Object) []string {
-		keys, _ := index(obj)
-		return keys
 	}
 }
 
@@ -124,18 +100,6 @@ func slimNamespace(obj any) (any, error) {
 		CreationTimestamp: ns.CreationTimestamp,
 		DeletionTimestamp: ns.DeletionTimestamp,
 	}}, nil
-}
-
-// startingInformers starts the package's own informers when the controller
-// runs; library-go then waits for them before the first sync.
-type startingInformers struct {
-	factory.Controller
-	start func(stop <-chan struct{})
-}
-
-func (s startingInformers) Run(ctx context.Context, workers int) {
-	s.start(ctx.Done())
-	s.Controller.Run(ctx, workers)
 }
 
 // ownedBy returns the objects in indexer whose generator label names owner.

@@ -27,6 +27,7 @@ import (
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 	scopesfake "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
 	scopelisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/scopes/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 )
 
 // fixture runs both syncs over fake clients, with caches rebuilt from the
@@ -734,7 +735,7 @@ func TestBindingWritesOfBothKinds(t *testing.T) {
 }
 
 // Both controllers read their objects through source, and map what they
-// generate back to its owner through ownerKeys.
+// generate back to its owner through informerkit.LabelKey.
 func TestSourceAndOwnerKeysOfBothKinds(t *testing.T) {
 	f := newFixture(t, newTemplate("t"), newInstance("i", "t", nil, nil))
 	_, _, _, _, templateCache, instanceCache := f.caches()
@@ -762,8 +763,8 @@ func TestSourceAndOwnerKeysOfBothKinds(t *testing.T) {
 		{scopesv1alpha1.ScopeTemplateLabel, binding, ""},
 		{scopesv1alpha1.ScopeInstanceLabel, &rbacv1.ClusterRoleBinding{}, ""},
 	} {
-		if got := ownerKeys(tc.label)(tc.obj); strings.Join(got, ",") != tc.want || (tc.want == "" && got != nil) {
-			t.Errorf("ownerKeys(%s) of %T = %#v, want %q", tc.label, tc.obj, got, tc.want)
+		if got := informerkit.LabelKey(tc.label)(tc.obj); strings.Join(got, ",") != tc.want || (tc.want == "" && got != nil) {
+			t.Errorf("LabelKey(%s) of %T = %#v, want %q", tc.label, tc.obj, got, tc.want)
 		}
 	}
 }

@@ -39,19 +39,31 @@ type controller struct {
 	reader       bundlerefs.Reader
 }
 
+// Inputs are what the Bundle controller needs.
+type Inputs struct {
+	Bundles      subscriptioninformers.BundleInformer
+	BundleClient subscriptionclient.BundlesGetter
+	// KubeClient reads the referenced Secrets and ConfigMaps (single GETs).
+	KubeClient kubernetes.Interface
+	// References wakes a bundle when what it references changes.
+	References     *referencewatch.Watch
+	OperatorClient v1helpers.OperatorClient
+	Recorder       events.Recorder
+	// ObjectEvents records Events on the Bundles themselves.
+	ObjectEvents record.EventRecorder
+}
+
 // New returns the controller: the shared bundle loop, reconciling Bundles,
-// woken by changes of what they reference. Call it before bundleInformer
-// starts: it adds an index.
-func New(bundleInformer subscriptioninformers.BundleInformer, bundleClient subscriptionclient.BundlesGetter,
-	kubeClient kubernetes.Interface, references *referencewatch.Watch, operatorClient v1helpers.OperatorClient, recorder events.Recorder,
-	objectEvents record.EventRecorder) (factory.Controller, error) {
-	c := &controller{bundleClient: bundleClient, events: objectEvents, reader: bundlerefs.Reader{Kube: kubeClient}}
-	triggers, err := references.For(bundleInformer.Informer(), References)
+// woken by changes of what they reference. Call it before the Bundle
+// informer starts: it adds an index.
+func New(in Inputs) (factory.Controller, error) {
+	c := &controller{bundleClient: in.BundleClient, events: in.ObjectEvents, reader: bundlerefs.Reader{Kube: in.KubeClient}}
+	triggers, err := in.References.For(in.Bundles.Informer(), References)
 	if err != nil {
 		return nil, err
 	}
-	return reconcileloop.New(ControllerName, Source(bundleInformer), referencewatch.Watched(triggers), c.syncBundle,
-		operatorClient, recorder, "bundle"), nil
+	return reconcileloop.New(ControllerName, Source(in.Bundles), referencewatch.Watched(triggers), c.syncBundle,
+		in.OperatorClient, in.Recorder, "bundle"), nil
 }
 
 // References are the objects a Bundle references, as referencewatch indexes

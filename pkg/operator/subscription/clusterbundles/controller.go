@@ -26,7 +26,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
@@ -38,6 +37,7 @@ import (
 	operatorinformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/operator/v1alpha1"
 	subscriptioninformers "github.com/openshift/cluster-workload-access-operator/pkg/generated/informers/externalversions/subscription/v1alpha1"
 	subscriptionlisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundlerefs"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/bundlestatus"
@@ -94,9 +94,6 @@ func New(in Inputs) ([]factory.Controller, error) {
 	return []factory.Controller{controller}, nil
 }
 
-// informerResync is the safety-net relist of the controller's own informers.
-const informerResync = 10 * time.Minute
-
 type controller struct {
 	bundleClient subscriptionclient.ClusterBundlesGetter
 	events       record.EventRecorder
@@ -128,27 +125,24 @@ func newController(in Inputs) (factory.Controller, error) {
 	c.driver.driver = in.driver()
 	owned := reconcileloop.Watched{
 		Informers: []factory.Informer{sharedSecrets.Informer(), sharedConfigMaps.Informer(), roles.Informer()},
-		Key:       ownerKey,
+		Key:       informerkit.LabelKey(BundleLabel),
 	}
 	c.aggregation = &aggregationDefault{workloadAccesses: in.WorkloadAccesses.Lister(), clusterBundles: in.ClusterBundles.Lister()}
 	defaults := reconcileloop.Watched{Informers: []factory.Informer{in.WorkloadAccesses.Informer()}, Key: c.aggregation.changedKeys}
 	controller := reconcileloop.New(ControllerName, Source(in.ClusterBundles),
 		append(referencewatch.Watched(triggers), owned, defaults),
 		c.syncBundle, in.OperatorClient, in.Recorder, "cluster-bundle")
-	return startingInformers{Controller: controller, start: func(stop <-chan struct{}) {
-		kubeInformers.Start(stop)
-		shareInformers.Start(stop)
-	}}, nil
+	return informerkit.StartOnRun(controller, kubeInformers.Start, shareInformers.Start), nil
 }
 
 // generatedInformers are the informers of what the controller generated,
 // found by label, cached without managedFields.
 func generatedInformers(kubeClient kubernetes.Interface, shareClient sharedresourceclient.Interface) (informers.SharedInformerFactory, sharedresourceinformers.SharedInformerFactory) {
 	byLabel := func(options *metav1.ListOptions) { options.LabelSelector = BundleLabel }
-	return informers.NewSharedInformerFactoryWithOptions(kubeClient, informerResync,
-			informers.WithTweakListOptions(byLabel), informers.WithTransform(WithoutManagedFields)),
-		sharedresourceinformers.NewSharedInformerFactoryWithOptions(shareClient, informerResync,
-			sharedresourceinformers.WithTweakListOptions(byLabel), sharedresourceinformers.WithTransform(WithoutManagedFields))
+	return informers.NewSharedInformerFactoryWithOptions(kubeClient, informerkit.Resync,
+			informers.WithTweakListOptions(byLabel), informers.WithTransform(informerkit.WithoutManagedFields)),
+		sharedresourceinformers.NewSharedInformerFactoryWithOptions(shareClient, informerkit.Resync,
+			sharedresourceinformers.WithTweakListOptions(byLabel), sharedresourceinformers.WithTransform(informerkit.WithoutManagedFields))
 }
 
 // References are the objects a ClusterBundle references, as referencewatch
@@ -196,18 +190,6 @@ func newGenerator(bundleClient subscriptionclient.ClusterBundlesGetter, kubeClie
 	}
 }
 
-// startingInformers starts the controller's own informers when it runs;
-// library-go's controller then waits for them to sync before the first sync.
-type startingInformers struct {
-	factory.Controller
-	start func(stop <-chan struct{})
-}
-
-func (s startingInformers) Run(ctx context.Context, workers int) {
-	s.start(ctx.Done())
-	s.Controller.Run(ctx, workers)
-}
-
 // Source reads ClusterBundles from their informer.
 func Source(informer subscriptioninformers.ClusterBundleInformer) reconcileloop.Source[*subscriptionv1alpha1.ClusterBundle] {
 	return source(informer.Informer(), informer.Lister())
@@ -220,14 +202,6 @@ func source(informer factory.Informer, lister subscriptionlisters.ClusterBundleL
 		Get:      lister.Get,
 		List:     func() ([]*subscriptionv1alpha1.ClusterBundle, error) { return lister.List(labels.Everything()) },
 	}
-}
-
-// ownerKey enqueues the bundle a generated object was made for.
-func ownerKey(obj runtime.Object) []string {
-	if o, ok := obj.(metav1.Object); ok && o.GetLabels()[BundleLabel] != "" {
-		return []string{o.GetLabels()[BundleLabel]}
-	}
-	return nil
 }
 
 func (c *controller) syncBundle(ctx context.Context, syncCtx factory.SyncContext, bundle *subscriptionv1alpha1.ClusterBundle) error {

@@ -45,7 +45,7 @@ func SharedResourceAPIInstalled(client discovery.DiscoveryInterface) (bool, erro
 var ErrSharedResourceAPIAppeared = errors.New("the sharedresource.openshift.io API appeared; restarting to start the ClusterBundle controller")
 
 // APIWatchControllerName names the controller that waits for the API.
-const APIWatchControllerName = "SharedResourceAPIWatch"
+const APIWatchControllerName = "ClusterBundleAPIWatch"
 
 // apiRecheck is how often the stand-in looks for the API again: one
 // discovery GET of a single group version, cheap enough to keep the wait
@@ -64,7 +64,7 @@ func newAPIWatch(client discovery.DiscoveryInterface, restart func(error), recor
 			return nil
 		}).
 		ResyncEvery(apiRecheck).
-		ToController(APIWatchControllerName, recorder.WithComponentSuffix("shared-resource-api-watch"))
+		ToController(APIWatchControllerName, recorder.WithComponentSuffix("cluster-bundle-api-watch"))
 }
 
 // newUnavailable replaces the ClusterBundle controller when the Shared

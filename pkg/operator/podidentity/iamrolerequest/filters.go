@@ -1,0 +1,64 @@
+package iamrolerequest
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+)
+
+// The update filters (informerkit.UpdatesWhen): every sync reads IAM, so
+// updates that cannot change a role (the controller's own status writes,
+// other controllers' conditions on the WorkloadAccess, informer resyncs;
+// DriftInterval does the periodic read-back) wake nothing.
+
+// requestChanged: the spec (generation), a deletion, the finalizers, an
+// admin's confirmation of a namespace, or a recreated object. Not the status.
+func requestChanged(oldObj, newObj any) bool {
+	o, ok1 := oldObj.(*podidentityv1alpha1.IAMRoleRequest)
+	n, ok2 := newObj.(*podidentityv1alpha1.IAMRoleRequest)
+	if !ok1 || !ok2 {
+		return true
+	}
+	confirmed := podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation
+	return o.Generation != n.Generation || o.UID != n.UID ||
+		(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) || !slices.Equal(o.Finalizers, n.Finalizers) ||
+		o.Annotations[confirmed] != n.Annotations[confirmed]
+}
+
+// namespaceChanged: a namespace that starts terminating, or another object
+// of the name (adds and deletes always wake). Labels and resyncs do not.
+func namespaceChanged(oldObj, newObj any) bool {
+	o, ok1 := oldObj.(*corev1.Namespace)
+	n, ok2 := newObj.(*corev1.Namespace)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return o.UID != n.UID || (o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)
+}
+
+// podIdentityChanged: what the roles are made from, in the WorkloadAccess:
+// spec.podIdentity (mode, endpoints, boundary, default audience) and the
+// published issuer and region.
+func podIdentityChanged(oldObj, newObj any) bool {
+	o, ok1 := oldObj.(*operatorv1alpha1.WorkloadAccess)
+	n, ok2 := newObj.(*operatorv1alpha1.WorkloadAccess)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return o.Generation != n.Generation || o.UID != n.UID ||
+		o.Status.PodIdentity.IssuerURL != n.Status.PodIdentity.IssuerURL || o.Status.PodIdentity.Region != n.Status.PodIdentity.Region
+}
+
+// credentialsChanged: another Secret object, or its keys. An informer
+// resync hands the same object again and reads no IAM.
+func credentialsChanged(oldObj, newObj any) bool {
+	o, ok1 := oldObj.(*corev1.Secret)
+	n, ok2 := newObj.(*corev1.Secret)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return o.UID != n.UID || o.ResourceVersion != n.ResourceVersion
+}

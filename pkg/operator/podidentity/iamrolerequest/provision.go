@@ -1,0 +1,298 @@
+package iamrolerequest
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrole"
+)
+
+// environment is what every role of the cluster is made with.
+type environment struct {
+	infrastructureName string
+	region, partition  string
+	// issuerURL is the published issuer, "" while none is.
+	issuerURL       string
+	defaultAudience string
+	boundary        string
+	creds           awscall.Credentials
+	conn            connection
+}
+
+// environment reads the cluster's side: whether pod identity runs, the
+// infrastructure name, the WorkloadAccess's settings and the credentials.
+// toCreate also checks the boundary, before the credentials: an admin's
+// day 1 begins with it, and deleting a role needs none.
+func (c *controller) environment(toCreate bool) (environment, *awscall.Failure) {
+	infra, err := c.infrastructures.Get("cluster")
+	if apierrors.IsNotFound(err) {
+		infra, err = nil, nil
+	}
+	if err != nil {
+		return environment{}, &awscall.Failure{Reason: podidentityv1alpha1.ReasonIAMError, Message: "reading Infrastructure cluster: " + err.Error(), Retry: true}
+	}
+	wa, err := c.workloadAccesses.Get(operatorclient.ConfigName)
+	if err != nil {
+		return environment{}, &awscall.Failure{Reason: podidentityv1alpha1.ReasonPlatformNotSupported, Message: fmt.Sprintf("reading WorkloadAccess %s: %v", operatorclient.ConfigName, err), Retry: true}
+	}
+	d := podidentity.Decide(infra, wa.Spec.PodIdentity)
+	if !d.Enabled {
+		return environment{}, &awscall.Failure{Reason: podidentityv1alpha1.ReasonPlatformNotSupported, Message: fmt.Sprintf(
+			"pod identity is off (%s): IAM roles are made on AWS, or anywhere with the WorkloadAccess's spec.podIdentity.mode Enabled", d.Message)}
+	}
+	if infra == nil || infra.Status.InfrastructureName == "" {
+		return environment{}, &awscall.Failure{Reason: podidentityv1alpha1.ReasonPlatformNotSupported,
+			Message: "the Infrastructure has no status.infrastructureName, which names and tags every role"}
+	}
+	env := environment{
+		infrastructureName: infra.Status.InfrastructureName,
+		issuerURL:          wa.Status.PodIdentity.IssuerURL,
+		defaultAudience:    wa.Spec.PodIdentity.DefaultAudience,
+		boundary:           wa.Spec.PodIdentity.Roles.PermissionsBoundary,
+		region:             d.RoleRegion(wa),
+	}
+	env.partition = iamrole.Partition(env.region)
+	env.conn.iamEndpoint = wa.Spec.PodIdentity.Roles.IAMEndpoint
+	if toCreate {
+		if f := env.boundaryProblem(""); f != nil {
+			return environment{}, f
+		}
+	}
+	creds, f := c.readCredentials()
+	if f != nil {
+		return environment{}, f
+	}
+	env.creds = creds
+	env.conn = connection{region: env.region, iamEndpoint: wa.Spec.PodIdentity.Roles.IAMEndpoint, stsEndpoint: wa.Spec.PodIdentity.Roles.STSEndpoint,
+		accessKeyID: creds.AccessKeyID, secretSum: secretSum(creds.SecretAccessKey), secret: creds.SecretAccessKey}
+	return env, nil
+}
+
+// boundaryProblem refuses, before any IAM call, a boundary AWS IAM would
+// refuse under the operator's grant: none, or one outside
+// policy/workload-access/, the region's partition or, once known, the
+// account. An iamEndpoint names an IAM-compatible service, which the
+// shipped grant does not cover and which may have no boundaries at all
+// (versitygw has none): there the boundary is sent when set, and the
+// service's own grant decides.
+func (env environment) boundaryProblem(account string) *awscall.Failure {
+	if env.conn.iamEndpoint != "" {
+		return nil
+	}
+	if p := iamrole.CheckBoundary(env.boundary, env.partition, account); p != nil {
+		return &awscall.Failure{Reason: p.Reason, Message: p.Message + "; nothing was sent to IAM"}
+	}
+	return nil
+}
+
+// role is what provision knows of the request's role, whether or not it
+// failed: its name and policy once the infrastructure name is known, its
+// ARN once IAM has it.
+type role struct {
+	name, policy, arn string
+	// message describes a provisioned role.
+	message string
+}
+
+// provision makes IAM hold the role the request asks for, and writes only
+// what differs. sa is the ServiceAccount, nil when absent (its audience
+// annotation chooses the trust policy's :aud).
+func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, sa *corev1.ServiceAccount) (role, *awscall.Failure) {
+	env, f := c.environment(true)
+	if f != nil {
+		return role{}, f
+	}
+	r := role{name: iamrole.RoleName(env.infrastructureName, request.Name), policy: iamrole.PolicyName}
+	policy, err := iamrole.PolicyDocument(request.Spec.ProviderSpec.StatementEntries)
+	if err != nil {
+		return r, &awscall.Failure{Reason: podidentityv1alpha1.ReasonInvalidPolicy, Message: fmt.Sprintf("spec.providerSpec.statementEntries: %v; nothing was written to IAM", err)}
+	}
+	if env.issuerURL == "" {
+		return r, &awscall.Failure{Reason: podidentityv1alpha1.ReasonIssuerNotPublished,
+			Message: "the cluster's service account issuer is not published yet (WorkloadAccess status.podIdentity.issuerURL is empty; see its IssuerPublisherDegraded condition)"}
+	}
+	hostPath, err := iamrole.IssuerHostPath(env.issuerURL)
+	if err != nil {
+		return r, &awscall.Failure{Reason: podidentityv1alpha1.ReasonIssuerNotPublished, Message: err.Error() + ": IAM OIDC providers need an https:// issuer"}
+	}
+	client, account, f := c.connect(ctx, env.conn, env.creds)
+	if f != nil {
+		return r, f
+	}
+	if f := env.boundaryProblem(account); f != nil {
+		return r, f
+	}
+	ref := request.Spec.Storage.ServiceAccount
+	var annotation string
+	if sa != nil {
+		annotation = sa.Annotations[podidentityv1alpha1.AudienceAnnotation]
+	}
+	audience := iamrole.Audience(annotation, env.defaultAudience)
+	providerARN := iamrole.ProviderARN(env.partition, account, hostPath)
+	wanted := iamrole.Wanted{
+		Trust:    iamrole.TrustPolicy(providerARN, hostPath, ref.Namespace, ref.Name, audience),
+		Policy:   policy,
+		Boundary: env.boundary,
+	}
+	describeRole := func(arn string) string {
+		message := fmt.Sprintf("IAM role %s trusts system:serviceaccount:%s:%s (audience %s) from %s, with inline policy %s", arn, ref.Namespace, ref.Name, audience, providerARN, iamrole.PolicyName)
+		if env.boundary != "" {
+			message += " and permissions boundary " + env.boundary
+		}
+		return message
+	}
+
+	got, err := client.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(r.name)})
+	switch {
+	case isNoSuchEntity(err) || mayBeAbsent(err):
+		arn, f := c.create(ctx, client, request, env, r.name, providerARN, wanted)
+		if f != nil {
+			return r, f
+		}
+		r.arn = arn
+	case err != nil:
+		return r, describe("iam:GetRole", "role "+r.name, err, env.creds)
+	default:
+		if f := ownership(got.Role, request); f != nil {
+			return r, f // not ours: its ARN is no business of this request
+		}
+		r.arn = aws.ToString(got.Role.Arn)
+		if f := c.repair(ctx, client, request, env, got.Role, wanted); f != nil {
+			return r, f
+		}
+	}
+	r.message = describeRole(r.arn)
+	return r, nil
+}
+
+// create checks the OIDC provider, then creates the role and its policy.
+func (c *controller) create(ctx context.Context, client iamAPI, request *podidentityv1alpha1.IAMRoleRequest, env environment, name, providerARN string, wanted iamrole.Wanted) (string, *awscall.Failure) {
+	_, err := client.GetOpenIDConnectProvider(ctx, &iam.GetOpenIDConnectProviderInput{OpenIDConnectProviderArn: aws.String(providerARN)})
+	if isNoSuchEntity(err) {
+		audience := iamrole.Audience("", env.defaultAudience)
+		return "", &awscall.Failure{Reason: podidentityv1alpha1.ReasonOIDCProviderNotRegistered, Message: fmt.Sprintf(
+			"IAM has no OIDC provider %s: register the cluster's issuer %s with IAM with client ID (audience) %s, for example "+
+				"`aws iam create-open-id-connect-provider --url %s --client-id-list %s`; the operator checks again every minute",
+			providerARN, env.issuerURL, audience, env.issuerURL, audience)}
+	}
+	if err != nil {
+		return "", describe("iam:GetOpenIDConnectProvider", providerARN, err, env.creds)
+	}
+	input := &iam.CreateRoleInput{
+		RoleName:                 aws.String(name),
+		Path:                     aws.String(iamrole.RolePath(env.infrastructureName)),
+		AssumeRolePolicyDocument: aws.String(wanted.Trust),
+		Description:              aws.String(fmt.Sprintf("OpenShift workload access: IAMRoleRequest %s of cluster %s", request.Name, env.infrastructureName)),
+	}
+	for _, t := range iamrole.Tags(env.infrastructureName, request.Name, string(request.UID)) {
+		input.Tags = append(input.Tags, iamtypes.Tag{Key: aws.String(t.Key), Value: aws.String(t.Value)})
+	}
+	if wanted.Boundary != "" {
+		input.PermissionsBoundary = aws.String(wanted.Boundary)
+	}
+	out, err := client.CreateRole(ctx, input)
+	if awscall.ErrorCode(err) == "EntityAlreadyExists" {
+		// GetRole was refused: the role exists outside the path the
+		// operator may read, so it is not one the operator made.
+		return "", &awscall.Failure{Reason: podidentityv1alpha1.ReasonRoleNameTaken, Message: fmt.Sprintf(
+			"an IAM role named %s exists outside %s, where the operator may not read it (or its credentials lack iam:GetRole): the operator never changes or deletes a role it cannot prove is this request's; "+
+				"delete or rename that role in IAM, or give this request another name", name, iamrole.RolePath(env.infrastructureName))}
+	}
+	if err != nil {
+		return "", describe("iam:CreateRole", "role "+name, err, env.creds)
+	}
+	arn := aws.ToString(out.Role.Arn)
+	c.events.Eventf(request, corev1.EventTypeNormal, "RoleCreated", "Created IAM role %s", arn)
+	if _, err := client.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(iamrole.PolicyName), PolicyDocument: aws.String(wanted.Policy)}); err != nil {
+		return arn, describe("iam:PutRolePolicy", "role "+name, err, env.creds)
+	}
+	return arn, nil
+}
+
+// repair restores what changed in IAM, on a role proven ours by its tag
+// (the caller checks ownership first).
+func (c *controller) repair(ctx context.Context, client iamAPI, request *podidentityv1alpha1.IAMRoleRequest, env environment, held *iamtypes.Role, wanted iamrole.Wanted) *awscall.Failure {
+	name := aws.ToString(held.RoleName)
+	h := iamrole.Held{Trust: aws.ToString(held.AssumeRolePolicyDocument)}
+	if held.PermissionsBoundary != nil {
+		h.Boundary = aws.ToString(held.PermissionsBoundary.PermissionsBoundaryArn)
+	}
+	policy, err := client.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(iamrole.PolicyName)})
+	switch {
+	case isNoSuchEntity(err):
+	case err != nil:
+		return describe("iam:GetRolePolicy", "role "+name, err, env.creds)
+	default:
+		h.Policy, h.PolicyFound = aws.ToString(policy.PolicyDocument), true
+	}
+	drift := iamrole.Compare(wanted, h)
+	arn := aws.ToString(held.Arn)
+	// The boundary first: the grant allows the other writes only on a role
+	// whose boundary is under policy/workload-access/.
+	if drift.Boundary {
+		if _, err := client.PutRolePermissionsBoundary(ctx, &iam.PutRolePermissionsBoundaryInput{RoleName: aws.String(name), PermissionsBoundary: aws.String(wanted.Boundary)}); err != nil {
+			return describe("iam:PutRolePermissionsBoundary", "role "+name, err, env.creds)
+		}
+		c.events.Eventf(request, corev1.EventTypeNormal, "RoleRepaired", "Set the permissions boundary of IAM role %s to %s", arn, wanted.Boundary)
+	}
+	if drift.Trust {
+		if _, err := client.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(name), PolicyDocument: aws.String(wanted.Trust)}); err != nil {
+			return describe("iam:UpdateAssumeRolePolicy", "role "+name, err, env.creds)
+		}
+		c.events.Eventf(request, corev1.EventTypeNormal, "RoleRepaired", "Restored the trust policy of IAM role %s, which had been changed in IAM", arn)
+	}
+	if drift.Policy {
+		if _, err := client.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(iamrole.PolicyName), PolicyDocument: aws.String(wanted.Policy)}); err != nil {
+			return describe("iam:PutRolePolicy", "role "+name, err, env.creds)
+		}
+		what := "Restored the inline policy %s of IAM role %s, which had been changed or deleted in IAM"
+		if request.Status.ObservedGeneration != request.Generation {
+			what = "Wrote the inline policy %s of IAM role %s from the request's statements"
+		}
+		c.events.Eventf(request, corev1.EventTypeNormal, "RoleRepaired", what, iamrole.PolicyName, arn)
+	}
+	return nil
+}
+
+// ownership refuses a role whose uid tag is not the request's: never
+// adopted, changed or deleted.
+func ownership(held *iamtypes.Role, request *podidentityv1alpha1.IAMRoleRequest) *awscall.Failure {
+	tags := make([]iamrole.Tag, 0, len(held.Tags))
+	found := ""
+	for _, t := range held.Tags {
+		tags = append(tags, iamrole.Tag{Key: aws.ToString(t.Key), Value: aws.ToString(t.Value)})
+		if aws.ToString(t.Key) == iamrole.TagRequestUID {
+			found = aws.ToString(t.Value)
+		}
+	}
+	if iamrole.OwnedBy(tags, string(request.UID)) {
+		return nil
+	}
+	whose := "has no tag " + iamrole.TagRequestUID
+	if found != "" {
+		whose = fmt.Sprintf("is tagged %s=%s, another request's", iamrole.TagRequestUID, found)
+	}
+	return &awscall.Failure{Reason: podidentityv1alpha1.ReasonRoleNameTaken, Message: fmt.Sprintf(
+		"IAM role %s exists and %s: the operator never changes or deletes a role it cannot prove is this request's; delete or rename that role in IAM, or give this request another name",
+		aws.ToString(held.Arn), whose)}
+}
+
+// mayBeAbsent says whether GetRole's error can mean the role does not
+// exist. IAM authorizes GetRole against the role's ARN, path included, which
+// it can resolve only for a role that exists: a grant limited to
+// role/workload-access/* is refused (AccessDenied, not NoSuchEntity) for a
+// role that does not exist, as versitygw models it. CreateRole, authorized
+// against the path it is given, then tells the two apart.
+func mayBeAbsent(err error) bool {
+	return awscall.ErrorCode(err) == "AccessDenied"
+}
