@@ -41,6 +41,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
@@ -333,7 +334,7 @@ func createFixtures(ctx context.Context, kube kubernetes.Interface, operator ver
 	}()); err != nil {
 		return err
 	}
-	for name, annotations := range map[string]map[string]string{withRole: {"eks.amazonaws.com/role-arn": roleARN}, withoutRole: nil} {
+	for name, annotations := range map[string]map[string]string{withRole: {podidentityv1alpha1.RoleARNAnnotation: roleARN}, withoutRole: nil} {
 		if _, err := kube.CoreV1().ServiceAccounts(namespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: annotations}}, metav1.CreateOptions{}); create(err) != nil {
 			return err
 		}

@@ -216,6 +216,11 @@ type StatementEntry struct {
 // may update IAMRoleRequests sets it; a namespace's creator cannot.
 const ConfirmedNamespaceUIDAnnotation = "podidentity.openshift.io/confirmed-namespace-uid"
 
+// LinkedByAnnotation, on a ServiceAccount, is the UID of the IAMRoleRequest
+// that wrote its RoleARNAnnotation: only that request changes or removes
+// it.
+const LinkedByAnnotation = "podidentity.openshift.io/linked-by"
+
 // Condition types of an IAMRoleRequest.
 const (
 	// ConditionProvisioned is True when the role, its trust policy and its

@@ -66,10 +66,6 @@ const (
 	// CredentialsSecret, in the operator's namespace, holds the IAM
 	// credentials the CredentialsRequest of the same name asks for.
 	CredentialsSecret = "workload-access-iam"
-	// LinkedByAnnotation is the UID of the request that wrote
-	// podidentityv1alpha1.RoleARNAnnotation: only that request changes or
-	// removes it.
-	LinkedByAnnotation = "podidentity.openshift.io/linked-by"
 )
 
 // DriftInterval is how often every request is read back from IAM.

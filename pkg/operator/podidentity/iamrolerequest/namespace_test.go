@@ -93,7 +93,7 @@ func (f *fixture) wantNothingMade(request, namespace, sa string) {
 	case err != nil:
 		f.t.Fatal(err)
 	default:
-		if _, ok := got.Annotations[podidentityv1alpha1.RoleARNAnnotation]; ok || got.Annotations[LinkedByAnnotation] != "" || len(got.OwnerReferences) > 0 {
+		if _, ok := got.Annotations[podidentityv1alpha1.RoleARNAnnotation]; ok || got.Annotations[podidentityv1alpha1.LinkedByAnnotation] != "" || len(got.OwnerReferences) > 0 {
 			f.t.Errorf("ServiceAccount %s/%s was written: annotations %v, owners %v", namespace, sa, got.Annotations, got.OwnerReferences)
 		}
 	}
@@ -287,7 +287,7 @@ func TestDeletedNamespaceRevokesTheRole(t *testing.T) {
 		t.Errorf("after the confirmation: namespaceUID %q, roleARN %q; want %s, %s", got.Status.NamespaceUID, got.Status.RoleARN, replacement.UID, arn)
 	}
 	sa, _ := f.kube.CoreV1().ServiceAccounts("apps").Get(ctx, "app", metav1.GetOptions{})
-	if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != arn || sa.Annotations[LinkedByAnnotation] != string(created.UID) {
+	if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != arn || sa.Annotations[podidentityv1alpha1.LinkedByAnnotation] != string(created.UID) {
 		t.Errorf("ServiceAccount annotations %v", sa.Annotations)
 	}
 }

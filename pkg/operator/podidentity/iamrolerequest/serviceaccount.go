@@ -33,7 +33,7 @@ func (c *controller) link(ctx context.Context, request *podidentityv1alpha1.IAMR
 	if sa == nil {
 		created := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
 			Namespace: ref.Namespace, Name: ref.Name,
-			Annotations: map[string]string{podidentityv1alpha1.RoleARNAnnotation: arn, LinkedByAnnotation: uid},
+			Annotations: map[string]string{podidentityv1alpha1.RoleARNAnnotation: arn, podidentityv1alpha1.LinkedByAnnotation: uid},
 			// Garbage collected with the request.
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: podidentityv1alpha1.SchemeGroupVersion.String(), Kind: "IAMRoleRequest", Name: request.Name, UID: request.UID}},
 		}}
@@ -53,7 +53,7 @@ func (c *controller) link(ctx context.Context, request *podidentityv1alpha1.IAMR
 		return done, nil
 	}
 
-	current, linkedBy := sa.Annotations[podidentityv1alpha1.RoleARNAnnotation], sa.Annotations[LinkedByAnnotation]
+	current, linkedBy := sa.Annotations[podidentityv1alpha1.RoleARNAnnotation], sa.Annotations[podidentityv1alpha1.LinkedByAnnotation]
 	switch {
 	case current == arn && (linkedBy == uid || linkedBy == ""):
 		// Already linked, by this request or by hand.
@@ -63,7 +63,7 @@ func (c *controller) link(ctx context.Context, request *podidentityv1alpha1.IAMR
 			"ServiceAccount %s already names role %s in %s, not %s; the operator never overwrites it: remove the annotation to link the account to this role, or make the request for another ServiceAccount",
 			name, current, podidentityv1alpha1.RoleARNAnnotation, arn)), nil
 	}
-	if err := c.annotate(ctx, ref.Namespace, ref.Name, map[string]*string{podidentityv1alpha1.RoleARNAnnotation: &arn, LinkedByAnnotation: &uid}); err != nil {
+	if err := c.annotate(ctx, ref.Namespace, ref.Name, map[string]*string{podidentityv1alpha1.RoleARNAnnotation: &arn, podidentityv1alpha1.LinkedByAnnotation: &uid}); err != nil {
 		return linked(metav1.ConditionFalse, podidentityv1alpha1.ReasonWaitingForRole, fmt.Sprintf("annotating ServiceAccount %s failed: %v", name, err)), err
 	}
 	c.events.Eventf(request, corev1.EventTypeNormal, "ServiceAccountLinked", "Annotated ServiceAccount %s with %s=%s", name, podidentityv1alpha1.RoleARNAnnotation, arn)
@@ -82,10 +82,10 @@ func (c *controller) unlink(ctx context.Context, request *podidentityv1alpha1.IA
 	if err != nil {
 		return fmt.Errorf("reading ServiceAccount %s/%s: %w", ref.Namespace, ref.Name, err)
 	}
-	if sa.Annotations[LinkedByAnnotation] != string(request.UID) {
+	if sa.Annotations[podidentityv1alpha1.LinkedByAnnotation] != string(request.UID) {
 		return nil
 	}
-	if err := c.annotate(ctx, ref.Namespace, ref.Name, map[string]*string{podidentityv1alpha1.RoleARNAnnotation: nil, LinkedByAnnotation: nil}); err != nil {
+	if err := c.annotate(ctx, ref.Namespace, ref.Name, map[string]*string{podidentityv1alpha1.RoleARNAnnotation: nil, podidentityv1alpha1.LinkedByAnnotation: nil}); err != nil {
 		return err
 	}
 	c.events.Eventf(request, corev1.EventTypeNormal, "ServiceAccountUnlinked", "Removed %s from ServiceAccount %s/%s", podidentityv1alpha1.RoleARNAnnotation, ref.Namespace, ref.Name)

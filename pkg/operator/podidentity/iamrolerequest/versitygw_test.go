@@ -519,7 +519,7 @@ func TestCreateThenResyncWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the ServiceAccount was not created: %v", err)
 	}
-	if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != arn || sa.Annotations[LinkedByAnnotation] != string(created.UID) {
+	if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != arn || sa.Annotations[podidentityv1alpha1.LinkedByAnnotation] != string(created.UID) {
 		t.Errorf("ServiceAccount annotations %v", sa.Annotations)
 	}
 	if len(sa.OwnerReferences) != 1 || sa.OwnerReferences[0].UID != created.UID || sa.OwnerReferences[0].Kind != "IAMRoleRequest" {
@@ -573,7 +573,7 @@ func TestExistingServiceAccountIsAnnotated(t *testing.T) {
 		t.Errorf("trust policy %s", trust)
 	}
 	sa, _ := f.kube.CoreV1().ServiceAccounts("apps").Get(context.Background(), "reader", metav1.GetOptions{})
-	if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != aws.ToString(got.Role.Arn) || sa.Annotations[LinkedByAnnotation] != string(created.UID) || sa.Annotations["keep"] != "me" {
+	if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != aws.ToString(got.Role.Arn) || sa.Annotations[podidentityv1alpha1.LinkedByAnnotation] != string(created.UID) || sa.Annotations["keep"] != "me" {
 		t.Errorf("annotations %v", sa.Annotations)
 	}
 	if len(sa.OwnerReferences) != 0 {
@@ -727,7 +727,7 @@ func TestServiceAccountConflict(t *testing.T) {
 	f.wantCondition("taken", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionTrue, podidentityv1alpha1.ReasonProvisioned)
 	f.wantCondition("taken", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionFalse, podidentityv1alpha1.ReasonConflict, other, "never overwrites")
 	sa, _ := f.kube.CoreV1().ServiceAccounts("apps").Get(context.Background(), "taken", metav1.GetOptions{})
-	if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != other || sa.Annotations[LinkedByAnnotation] != "" {
+	if sa.Annotations[podidentityv1alpha1.RoleARNAnnotation] != other || sa.Annotations[podidentityv1alpha1.LinkedByAnnotation] != "" {
 		t.Errorf("the ServiceAccount was changed: %v", sa.Annotations)
 	}
 	// Deleting the request deletes its role and leaves the account alone.
@@ -766,7 +766,7 @@ func TestDeletion(t *testing.T) {
 		t.Errorf("the role is still there: %v", err)
 	}
 	sa, _ := f.kube.CoreV1().ServiceAccounts("apps").Get(context.Background(), "worker", metav1.GetOptions{})
-	if _, ok := sa.Annotations[podidentityv1alpha1.RoleARNAnnotation]; ok || sa.Annotations[LinkedByAnnotation] != "" || sa.Annotations["keep"] != "me" {
+	if _, ok := sa.Annotations[podidentityv1alpha1.RoleARNAnnotation]; ok || sa.Annotations[podidentityv1alpha1.LinkedByAnnotation] != "" || sa.Annotations["keep"] != "me" {
 		t.Errorf("annotations after deletion: %v", sa.Annotations)
 	}
 	if fin := f.get("worker").Finalizers; len(fin) != 0 {
