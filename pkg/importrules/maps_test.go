@@ -130,6 +130,37 @@ func mapProblems(pkgs []operatorPackage, areaDocs map[string]string, architectur
 			problems = append(problems, "docs/architecture.md's package table names `"+path+"`, which does not exist")
 		}
 	}
+	for area, doc := range areaDocs {
+		for _, m := range regexp.MustCompile(`(?m)^//   - ([a-z]+):`).FindAllStringSubmatch(doc, -1) {
+			if !known[area+"/"+m[1]] {
+				problems = append(problems, "pkg/operator/"+area+"/doc.go lists "+m[1]+", which does not exist")
+			}
+		}
+	}
+	slices.Sort(problems)
+	return problems
+}
+
+// sharedListProblems finds where docs/architecture.md's list of the shared
+// packages ("(shared: `a/b`, ...)") and importrules.Shared disagree.
+func sharedListProblems(architecture string, shared map[string]string) []string {
+	m := regexp.MustCompile(`\(shared: ([^)]*)\)`).FindStringSubmatch(architecture)
+	if m == nil {
+		return []string{"docs/architecture.md has no \"(shared: ...)\" list of the shared packages"}
+	}
+	listed := map[string]bool{}
+	var problems []string
+	for _, p := range regexp.MustCompile("`([a-z]+/[a-z]+)`").FindAllStringSubmatch(m[1], -1) {
+		listed[p[1]] = true
+		if _, ok := shared[p[1]]; !ok {
+			problems = append(problems, "docs/architecture.md lists `"+p[1]+"` as shared; importrules.Shared does not")
+		}
+	}
+	for p := range shared {
+		if !listed[p] {
+			problems = append(problems, "importrules.Shared has "+p+"; docs/architecture.md's shared list does not")
+		}
+	}
 	slices.Sort(problems)
 	return problems
 }
@@ -153,6 +184,9 @@ func TestEveryPackageIsOnTheMaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, problem := range mapProblems(pkgs, docs, string(architecture)) {
+		t.Error(problem)
+	}
+	for _, problem := range sharedListProblems(string(architecture), Shared) {
 		t.Error(problem)
 	}
 }
@@ -183,10 +217,25 @@ func TestMapProblemsFindsEachStaleMap(t *testing.T) {
 			"| `admission/webhookcabundle` | **WebhookConfiguration** | |\n", "controller WebhookConfiguration lives in pkg/operator/admission/webhookcabundle"},
 		{"a row for a package that is gone", good, table + "| `admission/webhookcerts` | **WebhookCertRotation** | |\n",
 			"names `admission/webhookcerts`, which does not exist"},
+		{"a doc.go line for a package that is gone", good[:0:0], "",
+			"admission/doc.go lists webhookcabundle, which does not exist"},
 	} {
 		got := strings.Join(mapProblems(tc.pkgs, docs, tc.table), "\n")
 		if !strings.Contains(got, tc.want) {
 			t.Errorf("%s: problems %q do not say %q", tc.name, got, tc.want)
+		}
+	}
+	shared := map[string]string{"frame/conditions": "", "frame/topology": ""}
+	if got := sharedListProblems("controllers share (shared: `frame/conditions`, `frame/topology`).", shared); len(got) != 0 {
+		t.Errorf("a correct shared list: %v", got)
+	}
+	for text, want := range map[string]string{
+		"(shared: `frame/conditions`).":                                 "importrules.Shared has frame/topology",
+		"(shared: `frame/conditions`, `frame/topology`, `frame/gone`).": "lists `frame/gone` as shared",
+		"no list": "has no \"(shared: ...)\" list",
+	} {
+		if got := strings.Join(sharedListProblems(text, shared), "\n"); !strings.Contains(got, want) {
+			t.Errorf("%q: problems %q do not say %q", text, got, want)
 		}
 	}
 }
