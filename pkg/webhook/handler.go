@@ -104,7 +104,7 @@ func undecodable(body []byte, err error) ([]byte, *metav1.Status) {
 // recovered answers a request whose handling panicked at site.
 func (h *podHandler) recovered(body []byte, site string, v any) ([]byte, *metav1.Status) {
 	h.metrics.panics.WithLabelValues(site).Inc()
-	klog.ErrorS(nil, "Recovered from a panic while deciding on a pod", "source", site, "panic", v, "stack", string(debug.Stack()))
+	klog.ErrorS(nil, "Recovered from a panic while deciding on a pod", "site", site, "panic", v, "stack", string(debug.Stack()))
 	var review reviewHeader
 	if err := json.Unmarshal(body, &review); err != nil || review.Request == nil {
 		// Without a request there is no pod to decide on: the HTTP error

@@ -68,9 +68,9 @@ func newIntake(max int, readTimeout time.Duration, m *metrics) intake {
 	return intake{slots: make(chan struct{}, max), readTimeout: readTimeout, metrics: m}
 }
 
-// admission is a request taken in: its body, and its context, which ends
+// taken is a request taken in: its body, and its context, which ends
 // at the admission's deadline.
-type admission struct {
+type taken struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	body   *bytes.Buffer
@@ -80,21 +80,21 @@ type admission struct {
 // admissionDeadline; fallback when r does not say its timeout), then a
 // slot. It returns false when it has answered r already; otherwise the
 // caller calls done when its work is over.
-func (in intake) admit(w http.ResponseWriter, r *http.Request, fallback time.Duration) (admission, bool) {
+func (in intake) admit(w http.ResponseWriter, r *http.Request, fallback time.Duration) (taken, bool) {
 	deadline := admissionDeadline(r, fallback)
 	body := in.read(w, r, deadline)
 	if body == nil {
-		return admission{}, false
+		return taken{}, false
 	}
 	if !in.enter(w) {
 		releaseBody(body)
-		return admission{}, false
+		return taken{}, false
 	}
 	ctx, cancel := context.WithDeadline(r.Context(), deadline)
-	return admission{ctx: ctx, cancel: cancel, body: body}, true
+	return taken{ctx: ctx, cancel: cancel, body: body}, true
 }
 
-func (in intake) done(a admission) {
+func (in intake) done(a taken) {
 	a.cancel()
 	in.leave()
 	releaseBody(a.body)

@@ -34,7 +34,7 @@ func decodeReview(body []byte, review *reviewHeader) error {
 	defer r.release()
 	r.in = *bytes.NewBuffer(body)
 	r.dec.Reset(&r.in, jsonv1.DefaultOptionsV1())
-	err := r.review(review)
+	err := r.readHeader(review)
 	if err == nil {
 		err = r.end()
 	}
@@ -355,7 +355,7 @@ var (
 	mountFields     = []string{"name", "readOnly", "recursiveReadOnly", "mountPath", "subPath", "mountPropagation", "subPathExpr"}
 )
 
-func (r *reviewReader) review(review *reviewHeader) error {
+func (r *reviewReader) readHeader(review *reviewHeader) error {
 	_, err := r.object("reviewHeader", "webhook.reviewHeader", func(name []byte) error {
 		switch fieldIndex(name, reviewFields) {
 		case 0:

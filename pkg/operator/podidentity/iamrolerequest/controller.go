@@ -146,10 +146,11 @@ func New(in Inputs) factory.Controller {
 	credentials := credentialsInformer(in.Kube)
 	secrets := credentials.Core().V1().Secrets()
 	c := newController(in, secrets.Lister())
+	allRequests := informerkit.EveryKey(in.Requests.Lister().List)
 	controller := factory.New().
 		WithInformersQueueKeysFunc(requestKey, informerkit.UpdatesWhen(in.Requests.Informer(), requestChanged)).
-		WithInformersQueueKeysFunc(c.allRequests, informerkit.UpdatesWhen(in.WorkloadAccesses.Informer(), podIdentityChanged)).
-		WithInformersQueueKeysFunc(c.allRequests, informerkit.UpdatesWhen(secrets.Informer(), credentialsChanged)).
+		WithInformersQueueKeysFunc(allRequests, informerkit.UpdatesWhen(in.WorkloadAccesses.Informer(), podIdentityChanged)).
+		WithInformersQueueKeysFunc(allRequests, informerkit.UpdatesWhen(secrets.Informer(), credentialsChanged)).
 		WithInformersQueueKeysFunc(c.requestsIn, informerkit.UpdatesWhen(in.NamespaceEvents.Informer(), namespaceChanged)).
 		WithBareInformers(in.Config.Infrastructures().Informer(), in.OperatorClient.Informer()).
 		WithSync(c.sync).
@@ -183,18 +184,6 @@ func requestKey(obj runtime.Object) []string {
 	return []string{o.GetName()}
 }
 
-func (c *controller) allRequests(runtime.Object) []string {
-	all, err := c.requests.List(labels.Everything())
-	if err != nil {
-		return nil
-	}
-	keys := make([]string, 0, len(all))
-	for _, r := range all {
-		keys = append(keys, r.Name)
-	}
-	return keys
-}
-
 // requestsIn are the requests whose ServiceAccount is in the namespace.
 func (c *controller) requestsIn(obj runtime.Object) []string {
 	o, err := meta.Accessor(obj)
@@ -226,7 +215,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	}
 	key := syncCtx.QueueKey()
 	if key == factory.DefaultQueueKey {
-		for _, k := range c.allRequests(nil) {
+		for _, k := range informerkit.EveryKey(c.requests.List)(nil) {
 			syncCtx.Queue().Add(k)
 		}
 		return nil
