@@ -46,8 +46,8 @@ const (
 	// that rate; the rest are answered 429 without a TokenReview.
 	authnPerSecond = 1
 	authnBurst     = 10
-	// authnSources bounds the addresses remembered (about 150 bytes each).
-	authnSources = 1024
+	// authnClients bounds the addresses remembered (about 150 bytes each).
+	authnClients = 1024
 	// knownTokens bounds the tokens remembered as authenticated (hashes).
 	knownTokens = 64
 	// The metrics guard's own client: its TokenReviews and
@@ -96,10 +96,10 @@ type metricsGuard struct {
 	authz authorizer.Authorizer
 	slots chan struct{}
 	// known maps the SHA-256 of a bearer token authenticated in the last
-	// authCacheTTL to its user, so that a scrape costs its address no
-	// token from sources.
+	// authCacheTTL to its user, so that a scrape with a known token takes
+	// nothing from its address's bucket (clients).
 	known   *utilcache.LRUExpireCache
-	sources *sourceLimiter
+	clients *clientLimiter
 }
 
 func guardWith(authn authenticator.Request, authz authorizer.Authorizer) MetricsGuard {
@@ -107,7 +107,7 @@ func guardWith(authn authenticator.Request, authz authorizer.Authorizer) Metrics
 		authn: authn, authz: authz,
 		slots:   make(chan struct{}, metricsMaxInFlight),
 		known:   utilcache.NewLRUExpireCache(knownTokens),
-		sources: newSourceLimiter(authnPerSecond, authnBurst, authnSources),
+		clients: newClientLimiter(authnPerSecond, authnBurst, authnClients),
 	}
 	return g.wrap
 }
@@ -147,9 +147,9 @@ func (g *metricsGuard) authenticate(w http.ResponseWriter, r *http.Request) (use
 			return caller.(user.Info), true
 		}
 	}
-	if !g.sources.allow(r) {
+	if !g.clients.allow(r) {
 		w.Header().Set("Retry-After", "1")
-		http.Error(w, "Too many authentication attempts from "+sourceOf(r)+"; retry later", http.StatusTooManyRequests)
+		http.Error(w, "Too many authentication attempts from "+clientAddress(r)+"; retry later", http.StatusTooManyRequests)
 		return nil, false
 	}
 	resp, ok, err := g.authn.AuthenticateRequest(r)

@@ -9,13 +9,13 @@ import (
 	"k8s.io/utils/lru"
 )
 
-// sourceLimiter gives each client address its own token bucket, so one
+// clientLimiter gives each client address its own token bucket, so one
 // client that sends many requests runs out of its own budget, not
 // everyone's. It remembers at most size addresses, least recently seen out
 // first: memory stays bounded whatever the clients do, and a client that
 // cycles through more addresses than that gets a fresh bucket for each,
 // which only the server's own client limits (the API server's QPS) bound.
-type sourceLimiter struct {
+type clientLimiter struct {
 	rate  rate.Limit
 	burst int
 
@@ -23,26 +23,26 @@ type sourceLimiter struct {
 	buckets *lru.Cache
 }
 
-func newSourceLimiter(perSecond rate.Limit, burst, size int) *sourceLimiter {
-	return &sourceLimiter{rate: perSecond, burst: burst, buckets: lru.New(size)}
+func newClientLimiter(perSecond rate.Limit, burst, size int) *clientLimiter {
+	return &clientLimiter{rate: perSecond, burst: burst, buckets: lru.New(size)}
 }
 
 // allow takes a token from the bucket of r's client address.
-func (l *sourceLimiter) allow(r *http.Request) bool {
-	source := sourceOf(r)
+func (l *clientLimiter) allow(r *http.Request) bool {
+	client := clientAddress(r)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	bucket, ok := l.buckets.Get(source)
+	bucket, ok := l.buckets.Get(client)
 	if !ok {
 		bucket = rate.NewLimiter(l.rate, l.burst)
-		l.buckets.Add(source, bucket)
+		l.buckets.Add(client, bucket)
 	}
 	return bucket.(*rate.Limiter).Allow()
 }
 
-// sourceOf is the client's IP address, without the port: a client opens as
+// clientAddress is the client's IP address, without the port: a client opens as
 // many connections, and so ports, as it likes.
-func sourceOf(r *http.Request) string {
+func clientAddress(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
