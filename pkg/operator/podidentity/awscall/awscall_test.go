@@ -66,3 +66,22 @@ func TestErrorCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestAnswerAndSaid(t *testing.T) {
+	denied := &smithy.OperationError{ServiceID: "IAM", OperationName: "CreateRole", Err: &smithy.GenericAPIError{Code: "AccessDenied", Message: "not authorized"}}
+	if code, message, answered := Answer(denied); code != "AccessDenied" || message != "not authorized" || !answered {
+		t.Errorf("Answer = %q, %q, %v", code, message, answered)
+	}
+	if code, message, answered := Answer(errors.New("connection refused")); code != "" || message != "" || answered {
+		t.Errorf("Answer of an unanswered call = %q, %q, %v", code, message, answered)
+	}
+	for _, tc := range []struct{ code, message, want string }{
+		{"AccessDenied", "not authorized", "AccessDenied: not authorized"},
+		{"AccessDenied", "AccessDenied", "AccessDenied"},
+		{"NoSuchBucket", "", "NoSuchBucket"},
+	} {
+		if got := Said(tc.code, tc.message); got != tc.want {
+			t.Errorf("Said(%q, %q) = %q, want %q", tc.code, tc.message, got, tc.want)
+		}
+	}
+}

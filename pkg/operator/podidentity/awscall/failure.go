@@ -47,14 +47,30 @@ func Unanswered(err error) string {
 	return err.Error()
 }
 
+// Answer is the AWS error code and message in err's chain; answered is
+// false when no server answered (or err is nil).
+func Answer(err error) (code, message string, answered bool) {
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) {
+		return "", "", false
+	}
+	return apiErr.ErrorCode(), apiErr.ErrorMessage(), true
+}
+
 // ErrorCode is the AWS error code in err's chain, "" when no server
 // answered (or err is nil).
 func ErrorCode(err error) string {
-	var apiErr smithy.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.ErrorCode()
+	code, _, _ := Answer(err)
+	return code
+}
+
+// Said is how a failure quotes AWS: the code, then the message when it
+// says more.
+func Said(code, message string) string {
+	if message != "" && message != code {
+		return code + ": " + message
 	}
-	return ""
+	return code
 }
 
 // CredentialsRefused says whether STS or IAM refused the access key itself:

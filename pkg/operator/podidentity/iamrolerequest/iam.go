@@ -2,12 +2,10 @@ package iamrolerequest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/iam"
-	"github.com/aws/smithy-go"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
@@ -47,15 +45,11 @@ var deniedCodes = map[string]bool{
 // the status, at every retry) and the credentials are scrubbed.
 func describe(call, on string, err error, creds awscall.Credentials) *awscall.Failure {
 	where := call + " on " + on
-	var apiErr smithy.APIError
-	if !errors.As(err, &apiErr) {
+	code, text, answered := awscall.Answer(err)
+	if !answered {
 		return &awscall.Failure{Reason: podidentityv1alpha1.ReasonIAMError, Message: creds.Scrub(fmt.Sprintf("%s: no answer: %s; retrying with backoff", where, awscall.Unanswered(err))), Retry: true}
 	}
-	code, text := apiErr.ErrorCode(), apiErr.ErrorMessage()
-	said := code
-	if text != "" && text != code {
-		said += ": " + text
-	}
+	said := awscall.Said(code, text)
 	switch {
 	case throttlingCodes[code]:
 		return &awscall.Failure{Reason: podidentityv1alpha1.ReasonThrottled, Message: creds.Scrub(fmt.Sprintf(

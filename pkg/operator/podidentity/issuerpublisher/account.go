@@ -55,8 +55,8 @@ func callerAccount(ctx context.Context, conn connection, stsEndpoint string) (st
 // credential.
 func describeCallerAccountError(err error, creds awscall.Credentials) *awscall.Failure {
 	const where = "STS GetCallerIdentity (which names the account the issuer bucket must belong to)"
-	var apiErr smithy.APIError
-	if !errors.As(err, &apiErr) {
+	code, message, answered := awscall.Answer(err)
+	if !answered {
 		var op *smithy.OperationError
 		if errors.As(err, &op) {
 			return &awscall.Failure{Reason: ReasonS3Unreachable, Message: creds.Scrub(fmt.Sprintf("%s: STS did not answer: %s", where, awscall.Unanswered(err)))}
@@ -64,8 +64,8 @@ func describeCallerAccountError(err error, creds awscall.Credentials) *awscall.F
 		return &awscall.Failure{Reason: ReasonCallerIdentityUnknown, Message: creds.Scrub(fmt.Sprintf("%s: %v", where, err))}
 	}
 	reason := ReasonCallerIdentityUnknown
-	if awscall.CredentialsRefused(apiErr.ErrorCode()) {
+	if awscall.CredentialsRefused(code) {
 		reason = ReasonInvalidCredentials
 	}
-	return &awscall.Failure{Reason: reason, Message: creds.Scrub(fmt.Sprintf("%s: %s: %s", where, apiErr.ErrorCode(), apiErr.ErrorMessage()))}
+	return &awscall.Failure{Reason: reason, Message: creds.Scrub(fmt.Sprintf("%s: %s: %s", where, code, message))}
 }

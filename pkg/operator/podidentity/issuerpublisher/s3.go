@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awscredentials "github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"k8s.io/klog/v2"
 
@@ -87,15 +86,11 @@ func describe(err error, creds awscall.Credentials) *awscall.Failure {
 	if op.key != "" {
 		where += fmt.Sprintf(" key %q", op.key)
 	}
-	var apiErr smithy.APIError
-	if !errors.As(err, &apiErr) {
+	code, message, answered := awscall.Answer(err)
+	if !answered {
 		return &awscall.Failure{Reason: ReasonS3Unreachable, Message: creds.Scrub(fmt.Sprintf("%s: S3 did not answer: %s", where, awscall.Unanswered(op.err)))}
 	}
-	code, message := apiErr.ErrorCode(), apiErr.ErrorMessage()
-	text := where + ": " + code
-	if message != "" && message != code {
-		text += ": " + message
-	}
+	text := where + ": " + awscall.Said(code, message)
 	if bucketRegion, ok := inAnotherRegion(err, op.region); ok {
 		return &awscall.Failure{Reason: ReasonBucketInAnotherRegion, Message: creds.Scrub(anotherRegionMessage(where, code, op.bucket, op.region, bucketRegion))}
 	}
@@ -107,8 +102,13 @@ func describe(err error, creds awscall.Credentials) *awscall.Failure {
 			// S3 says nothing more when the owner is not the one expected.
 			text += fmt.Sprintf(" (every call expects the bucket to belong to account %s, the account of the credentials: a bucket of that name in another account is refused)", op.owner)
 		}
-	case "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken", "TokenRefreshRequired":
+	case "InvalidAccessKeyId", "InvalidToken", "TokenRefreshRequired":
+		// S3's own ways of refusing a key; awscall.CredentialsRefused's below.
 		reason = ReasonInvalidCredentials
+	default:
+		if awscall.CredentialsRefused(code) {
+			reason = ReasonInvalidCredentials
+		}
 	case "BucketAlreadyExists":
 		reason = ReasonBucketNameTaken
 		text += ": the bucket name belongs to another account; set spec.podIdentity.issuer.bucket"
@@ -137,19 +137,19 @@ func inAnotherRegion(err error, configured string) (string, bool) {
 	if errors.As(err, &response) && response.Response != nil && response.Response.Response != nil {
 		region, status = response.Response.Header.Get(bucketRegionHeader), response.Response.StatusCode
 	}
-	var apiErr smithy.APIError
-	if !errors.As(err, &apiErr) {
+	code, message, answered := awscall.Answer(err)
+	if !answered {
 		return "", false
 	}
 	if region == "" {
-		if m := expectingRegion.FindStringSubmatch(apiErr.ErrorMessage()); m != nil {
+		if m := expectingRegion.FindStringSubmatch(message); m != nil {
 			region = m[1]
 		}
 	}
 	if region != "" && region == signingRegion(configured) {
 		return "", false // not a region mismatch, whatever else it is
 	}
-	switch apiErr.ErrorCode() {
+	switch code {
 	case "PermanentRedirect", "MovedPermanently", "IllegalLocationConstraintException":
 		return region, true
 	case "AuthorizationHeaderMalformed", "BadRequest":
