@@ -45,7 +45,7 @@ var Shared = map[string]string{
 	"frame/objectevents":          "Events recorded on the objects they are about",
 	"frame/controllerref":         "whether an object's controller is a given owner: API group, kind and UID",
 	"frame/loglevel":              "the klog verbosity of a log level, below client-go's body logging (and its controller)",
-	"frame/informerkit":           "how a controller builds, starts, filters and keys its informers; the shared Namespace cache's transform",
+	"frame/informerkit":           "how a controller builds, starts, filters and keys its informers, and their transforms",
 	"admission/webhooktrust":      "the caBundle of the webhook configurations, mutating and validating",
 	"subscription/bundlestatus":   "a bundle's Invalid condition, its Events and retries",
 	"subscription/bundlerefs":     "reading the key names a bundle references",

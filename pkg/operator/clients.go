@@ -9,18 +9,14 @@ import (
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
 	ownapiclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	scopesclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/scopes/v1alpha1"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/olmscopes"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/subscription/clusterbundles"
@@ -133,16 +129,4 @@ func unthrottled(config *rest.Config) *rest.Config {
 	out := rest.CopyConfig(config)
 	out.QPS, out.Burst = -1, 0
 	return out
-}
-
-// ownWebhookConfiguration watches only the operator's own
-// MutatingWebhookConfiguration and ValidatingWebhookConfiguration (one
-// name for both): its RBAC names that one object, and the API
-// server authorizes a list or watch by name when the field selector asks
-// for exactly it.
-func ownWebhookConfiguration(kube kubernetes.Interface) informers.SharedInformerFactory {
-	return informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync,
-		informers.WithTweakListOptions(func(options *metav1.ListOptions) {
-			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", operatorclient.WebhookName).String()
-		}))
 }

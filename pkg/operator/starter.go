@@ -88,7 +88,10 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	kubeInformers := v1helpers.NewKubeInformersForNamespaces(c.kube, operatorclient.OperatorNamespace, operatorclient.OperandNamespace)
 	namespaceInformers := informers.NewSharedInformerFactoryWithOptions(c.kube, informerkit.Resync, informers.WithTransform(informerkit.SlimNamespace))
 	namespaces := namespaceInformers.Core().V1().Namespaces()
-	webhookConfigInformers := ownWebhookConfiguration(c.kube)
+	// Only the operator's own MutatingWebhookConfiguration and
+	// ValidatingWebhookConfiguration (one name for both): its RBAC names
+	// that one object.
+	webhookConfigInformers := informerkit.ByName(c.kube, "", operatorclient.WebhookName)
 	webhookConfigs := webhookConfigInformers.Admissionregistration().V1().MutatingWebhookConfigurations()
 	configInformers := configinformers.NewSharedInformerFactory(c.config, informerkit.Resync)
 	// One factory for every API group of the generated clientset.

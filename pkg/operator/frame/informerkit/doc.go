@@ -9,8 +9,11 @@
 //   - UpdatesWhen, ChangesOnly: an informer whose handlers hear only the
 //     updates that matter, so a status write or a relist wakes nothing;
 //   - LabelKey, EveryKey: the queue keys an event maps to;
+//   - ByName: an informer factory of the objects of one name, which RBAC
+//     can grant by resourceNames;
 //   - SlimNamespace: the transform of the cluster-wide Namespace cache
-//     the starter shares (name, UID and times);
+//     the starter shares (name, UID and times); SlimNamespaceWithLabels,
+//     with labels, of the ScopeInstance controller's own;
 //   - WithoutManagedFields: the transform of the bundle informers and of
 //     the informers of what bundles generate.
 package informerkit

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 )
@@ -150,6 +152,44 @@ func TestSlimNamespaceKeepsNameUIDAndTimesOnly(t *testing.T) {
 	tombstone := cache.DeletedFinalStateUnknown{Key: "apps"}
 	if other, _ := SlimNamespace(tombstone); other != tombstone {
 		t.Errorf("a tombstone was changed: %+v", other)
+	}
+}
+
+func TestSlimNamespaceWithLabelsKeepsTheLabelsToo(t *testing.T) {
+	now := metav1.Now()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps", UID: "u", ResourceVersion: "7", CreationTimestamp: now,
+		Labels: map[string]string{"team": "a"}, Annotations: map[string]string{"a": "b"}, ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}}}
+	slim, err := SlimNamespaceWithLabels(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps", UID: "u", ResourceVersion: "7", CreationTimestamp: now, Labels: map[string]string{"team": "a"}}}
+	if got := slim.(*corev1.Namespace); got.String() != want.String() {
+		t.Errorf("SlimNamespaceWithLabels kept %v, want %v", got, want)
+	}
+	tombstone := cache.DeletedFinalStateUnknown{Key: "apps"}
+	if other, _ := SlimNamespaceWithLabels(tombstone); other != tombstone {
+		t.Errorf("a tombstone was changed: %+v", other)
+	}
+}
+
+// ByName's informers ask for one name, by field selector.
+func TestByNameListsOneName(t *testing.T) {
+	kube := kubefake.NewClientset()
+	var selectors []string
+	kube.PrependReactor("list", "secrets", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		list := action.(clienttesting.ListActionImpl)
+		selectors = append(selectors, list.GetNamespace()+" "+list.GetListRestrictions().Fields.String())
+		return false, nil, nil
+	})
+	factory := ByName(kube, "ops", "creds")
+	factory.Core().V1().Secrets().Informer()
+	stop := make(chan struct{})
+	defer close(stop)
+	factory.Start(stop)
+	factory.WaitForCacheSync(stop)
+	if !slices.Equal(selectors, []string{"ops metadata.name=creds"}) {
+		t.Errorf("listed with %q", selectors)
 	}
 }
 

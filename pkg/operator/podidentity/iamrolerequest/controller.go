@@ -33,10 +33,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -82,23 +80,13 @@ const retryInitial = 5 * time.Second
 // syncTimeout bounds one request's IAM calls.
 const syncTimeout = 2 * time.Minute
 
-// credentialsInformer watches the credentials Secret by name (RBAC grants
-// nothing else in the operator's namespace to this controller).
-func credentialsInformer(kube kubernetes.Interface) informers.SharedInformerFactory {
-	return informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync,
-		informers.WithNamespace(operatorclient.OperatorNamespace),
-		informers.WithTweakListOptions(func(options *metav1.ListOptions) {
-			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", CredentialsSecret).String()
-		}))
-}
-
 // Inputs are what the controller reads and writes.
 type Inputs struct {
 	Requests         podidentityinformers.IAMRoleRequestInformer
 	RequestClient    podidentityclient.IAMRoleRequestsGetter
 	WorkloadAccesses operatorv1alpha1informers.WorkloadAccessInformer
 	Config           configv1informers.Interface
-	// Kube watches the credentials Secret (credentialsInformer); the
+	// Kube watches the credentials Secret (by name); the
 	// controller starts that informer when it runs.
 	Kube kubernetes.Interface
 	// NamespaceEvents is every Namespace, stripped by
@@ -143,7 +131,9 @@ type controller struct {
 
 // New returns the controller.
 func New(in Inputs) factory.Controller {
-	credentials := credentialsInformer(in.Kube)
+	// The credentials Secret by name: RBAC grants nothing else in the
+	// operator's namespace to this controller.
+	credentials := informerkit.ByName(in.Kube, operatorclient.OperatorNamespace, CredentialsSecret)
 	secrets := credentials.Core().V1().Secrets()
 	c := newController(in, secrets.Lister())
 	allRequests := informerkit.EveryKey(in.Requests.Lister().List)

@@ -34,9 +34,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -143,13 +141,6 @@ type Inputs struct {
 	Recorder       events.Recorder
 }
 
-func oneObject(kube kubernetes.Interface, namespace, name string) informers.SharedInformerFactory {
-	return informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync, informers.WithNamespace(namespace),
-		informers.WithTweakListOptions(func(options *metav1.ListOptions) {
-			options.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-		}))
-}
-
 type controller struct {
 	operatorClient   v1helpers.OperatorClient
 	workloadAccesses operatorv1alpha1listers.WorkloadAccessLister
@@ -184,8 +175,8 @@ type controller struct {
 
 // New returns the controller.
 func New(in Inputs) factory.Controller {
-	signingCerts := oneObject(in.Kube, SigningCertsNamespace, SigningCertsConfigMap)
-	credentials := oneObject(in.Kube, operatorclient.OperatorNamespace, CredentialsSecret)
+	signingCerts := informerkit.ByName(in.Kube, SigningCertsNamespace, SigningCertsConfigMap)
+	credentials := informerkit.ByName(in.Kube, operatorclient.OperatorNamespace, CredentialsSecret)
 	configMaps, secrets := signingCerts.Core().V1().ConfigMaps(), credentials.Core().V1().Secrets()
 	c := &controller{
 		operatorClient:   in.OperatorClient,

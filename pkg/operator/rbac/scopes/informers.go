@@ -1,7 +1,6 @@
 package scopes
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	coreinformers "k8s.io/client-go/informers/core/v1"
@@ -36,7 +35,7 @@ func newGeneratedInformers(kube kubernetes.Interface) (*generatedInformers, erro
 	}
 	templateOwned := informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync, byLabel(scopesv1alpha1.ScopeTemplateLabel))
 	instanceOwned := informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync, byLabel(scopesv1alpha1.ScopeInstanceLabel))
-	all := informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync, informers.WithTransform(slimNamespace))
+	all := informers.NewSharedInformerFactoryWithOptions(kube, informerkit.Resync, informers.WithTransform(informerkit.SlimNamespaceWithLabels))
 	g := &generatedInformers{
 		roles:               templateOwned.Rbac().V1().ClusterRoles(),
 		clusterRoleBindings: instanceOwned.Rbac().V1().ClusterRoleBindings(),
@@ -82,24 +81,6 @@ func indexInstancesByTemplate(instances scopeinformers.ScopeInstanceInformer) er
 		return nil
 	}
 	return err
-}
-
-// slimNamespace keeps of a Namespace what selecting it needs: a cache of
-// every namespace costs about 300 bytes each instead of kilobytes of
-// managedFields and annotations.
-func slimNamespace(obj any) (any, error) {
-	ns, ok := obj.(*corev1.Namespace)
-	if !ok {
-		return obj, nil
-	}
-	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name:              ns.Name,
-		UID:               ns.UID,
-		ResourceVersion:   ns.ResourceVersion,
-		Labels:            ns.Labels,
-		CreationTimestamp: ns.CreationTimestamp,
-		DeletionTimestamp: ns.DeletionTimestamp,
-	}}, nil
 }
 
 // ownedBy returns the objects in indexer whose generator label names owner.
