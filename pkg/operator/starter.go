@@ -115,8 +115,9 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	staticOperand := staticresources.NewOperand(kubeInformers, c.operator)
 
 	// Admission: the webhook every capability's mutator or check runs in.
-	webhookOperand := webhookavailability.NewOperand(o.Image, kubeInformers, webhookConfigs,
-		webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(), c.operator)
+	webhookOperand := webhookavailability.NewOperand(webhookavailability.OperandInputs{Image: o.Image, KubeInformers: kubeInformers,
+		WebhookConfigs: webhookConfigs, GrantsConfigs: webhookConfigInformers.Admissionregistration().V1().ValidatingWebhookConfigurations(),
+		OperatorClient: c.operator})
 	webhookDeployment, err := webhookdeployment.New(webhookdeployment.Inputs{Image: o.Image, KubeClient: c.kube, KubeInformers: kubeInformers,
 		Config: configInformers.Config().V1(), WorkloadAccesses: workloadAccesses, OperatorClient: c.operator, Recorder: recorder})
 	if err != nil {

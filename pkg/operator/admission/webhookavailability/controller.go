@@ -44,22 +44,31 @@ type Operand struct {
 	informers []factory.Informer
 }
 
+// OperandInputs are what the Operand reads.
+type OperandInputs struct {
+	// Image is what every webhook container must run to be at level.
+	Image          string
+	KubeInformers  v1helpers.KubeInformersForNamespaces
+	WebhookConfigs admissionregistrationinformers.MutatingWebhookConfigurationInformer
+	GrantsConfigs  admissionregistrationinformers.ValidatingWebhookConfigurationInformer
+	OperatorClient v1helpers.OperatorClient
+}
+
 // NewOperand builds the Operand.
-func NewOperand(image string, kubeInformers v1helpers.KubeInformersForNamespaces, webhookConfigs admissionregistrationinformers.MutatingWebhookConfigurationInformer,
-	grantsConfigs admissionregistrationinformers.ValidatingWebhookConfigurationInformer, operatorClient v1helpers.OperatorClient) *Operand {
-	operand := kubeInformers.InformersFor(operatorclient.OperandNamespace)
+func NewOperand(in OperandInputs) *Operand {
+	operand := in.KubeInformers.InformersFor(operatorclient.OperandNamespace)
 	return &Operand{
-		operatorClient: operatorClient,
+		operatorClient: in.OperatorClient,
 		deployments:    operand.Apps().V1().Deployments().Lister(),
 		configMaps:     operand.Core().V1().ConfigMaps().Lister(),
-		webhookConfigs: webhookConfigs.Lister(),
-		grantsConfigs:  grantsConfigs.Lister(),
-		image:          image,
+		webhookConfigs: in.WebhookConfigs.Lister(),
+		grantsConfigs:  in.GrantsConfigs.Lister(),
+		image:          in.Image,
 		informers: []factory.Informer{
 			operand.Apps().V1().Deployments().Informer(),
 			operand.Core().V1().ConfigMaps().Informer(),
-			webhookConfigs.Informer(),
-			grantsConfigs.Informer(),
+			in.WebhookConfigs.Informer(),
+			in.GrantsConfigs.Informer(),
 		},
 	}
 }
