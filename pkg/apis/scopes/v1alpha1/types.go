@@ -246,8 +246,8 @@ type CheckedScope struct {
 	// +optional
 	ScopeTemplateUID types.UID `json:"scopeTemplateUID,omitempty"`
 
-	// namespaces are the listed namespaces (spec.namespaces without a
-	// namespaceSelector) and their UIDs when first bound in.
+	// namespaces are the listed namespaces (spec.namespaces, with or
+	// without a namespaceSelector) and their UIDs when first bound in.
 	// +optional
 	// +listType=map
 	// +listMapKey=name

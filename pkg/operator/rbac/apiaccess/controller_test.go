@@ -70,6 +70,18 @@ type cluster struct {
 	staleRoles []*rbacv1.ClusterRole
 	// now is the controller's clock; nil is the real one.
 	now func() time.Time
+	// unseenNamespaces are left out of the Namespace cache, as an informer
+	// that has yet to see their creation.
+	unseenNamespaces []string
+}
+
+// namespaces are existing namespaces of those names, for newCluster.
+func namespaces(names ...string) []runtime.Object {
+	out := make([]runtime.Object, len(names))
+	for i, name := range names {
+		out[i] = &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(name + "-uid")}}
+	}
+	return out
 }
 
 func newCluster(p *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensionsv1.CustomResourceDefinition, objects ...runtime.Object) *cluster {
@@ -137,6 +149,9 @@ func (c *cluster) trySync(t *testing.T) ([]string, error) {
 	namespaces := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	nsl, _ := c.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 	for i := range nsl.Items {
+		if slices.Contains(c.unseenNamespaces, nsl.Items[i].Name) {
+			continue
+		}
 		slim, _ := informerkit.SlimNamespace(&nsl.Items[i])
 		_ = namespaces.Add(slim)
 	}
@@ -261,7 +276,7 @@ func TestBindGrantsTheRolesPerNamespaceOrClusterWideAndCRDViewWithView(t *testin
 	p := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com", "absent.example.com"}},
 		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{alice}, Namespaces: []string{"a", "b"}},
 		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{bob}})
-	c := newCluster(p, []*apiextensionsv1.CustomResourceDefinition{widgets})
+	c := newCluster(p, []*apiextensionsv1.CustomResourceDefinition{widgets}, namespaces("a", "b")...)
 	c.sync(t)
 	if admin := c.role(t, "Widget.example.com-admin"); admin.Labels[apiaccessv1alpha1.AggregateToAdminLabel] != "" {
 		t.Errorf("Bind mode: no aggregation label, got %v", admin.Labels)
@@ -444,7 +459,7 @@ func TestARoleTheBundleProvidesIsUsedNotDuplicated(t *testing.T) {
 		}}
 	editor := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "editor"}
 	c := newCluster(policy(apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}),
-		[]*apiextensionsv1.CustomResourceDefinition{widgets}, bundleRole)
+		[]*apiextensionsv1.CustomResourceDefinition{widgets}, append(namespaces("team"), bundleRole)...)
 	c.sync(t)
 	if got := c.role(t, "Widget.example.com-edit"); got.Labels[apiaccessv1alpha1.PolicyLabel] != "" {
 		t.Errorf("the bundle's role was edited: %v", got.Labels)
@@ -606,7 +621,8 @@ func TestABindingInANamespaceThatDoesNotExistWaitsForIt(t *testing.T) {
 	editor := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "editor"}
 	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
 		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"here", "gone"}}),
-		[]*apiextensionsv1.CustomResourceDefinition{widgets})
+		[]*apiextensionsv1.CustomResourceDefinition{widgets}, namespaces("here", "gone")...)
+	// gone is in the cache, but deleted since: the create finds it missing.
 	c.kube.PrependReactor("create", "rolebindings", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		if a.GetNamespace() == "gone" {
 			return true, nil, apierrors.NewNotFound(corev1.Resource("namespaces"), "gone")

@@ -3,6 +3,7 @@ package apiaccess
 import (
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -19,14 +20,14 @@ import (
 // checkedFor is what the policy's current generation was first bound
 // against: its status' pins for this generation, or none yet, with when
 // the spec was written taken once per generation (a later metadata write
-// moves the object's own times).
-func checkedFor(policy *apiaccessv1alpha1.APIAccessPolicy) *apiaccessv1alpha1.CheckedNamespaces {
+// moves the object's own times), bounded by now, the first read.
+func checkedFor(policy *apiaccessv1alpha1.APIAccessPolicy, now time.Time) *apiaccessv1alpha1.CheckedNamespaces {
 	checked := &apiaccessv1alpha1.CheckedNamespaces{Generation: policy.Generation}
 	if c := policy.Status.Checked; c != nil && c.Generation == policy.Generation {
 		checked = c.DeepCopy()
 	}
 	if checked.SpecWrittenAt == nil {
-		checked.SpecWrittenAt = specwritten.At(policy)
+		checked.SpecWrittenAt = specwritten.At(policy, now)
 	}
 	return checked
 }
@@ -43,11 +44,13 @@ func listsNamespaces(policy *apiaccessv1alpha1.APIAccessPolicy) bool {
 // generation, if created before the spec was written (the check refuses a
 // listed namespace that does not exist), pinned in checked by UID then.
 // Those in a namespace deleted and re-created since (another UID), or
-// created after the spec was written, are left out and named in replaced;
-// those in a namespace that does not exist are kept (their create fails,
-// and the condition says so).
+// created after the spec was written, are left out and named in replaced.
+// Those in a namespace the cache does not hold are left out too, and named
+// in absent: the namespace may exist already, re-created by someone the
+// cache has not shown yet, and a create by name would bind in it unjudged.
+// Its arrival in the cache wakes the policy, which judges it then.
 func inCheckedNamespaces(namespaces corelisters.NamespaceLister, checked *apiaccessv1alpha1.CheckedNamespaces,
-	bindings []*rbacv1.RoleBinding) (kept []*rbacv1.RoleBinding, replaced []string, err error) {
+	bindings []*rbacv1.RoleBinding) (kept []*rbacv1.RoleBinding, replaced, absent []string, err error) {
 	verdict := map[string]bool{}
 	for _, b := range bindings {
 		ok, judged := verdict[b.Namespace]
@@ -55,23 +58,27 @@ func inCheckedNamespaces(namespaces corelisters.NamespaceLister, checked *apiacc
 			ns, err := namespaces.Get(b.Namespace)
 			switch {
 			case apierrors.IsNotFound(err):
-				ok = true
+				ok = false
 			case err != nil:
-				return nil, nil, err
+				return nil, nil, nil, err
 			default:
 				ok = pinNamespace(checked, ns)
+				if !ok {
+					replaced = append(replaced, b.Namespace)
+				}
 			}
 			verdict[b.Namespace] = ok
-			if !ok {
-				replaced = append(replaced, b.Namespace)
-			}
 		}
-		if ok {
+		switch {
+		case ok:
 			kept = append(kept, b)
+		case !slices.Contains(replaced, b.Namespace):
+			absent = append(absent, qualified(b))
 		}
 	}
 	slices.Sort(replaced)
-	return kept, replaced, nil
+	slices.Sort(absent)
+	return kept, replaced, absent, nil
 }
 
 // pinNamespace says whether ns is the namespace pinned under its name,

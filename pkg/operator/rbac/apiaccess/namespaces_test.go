@@ -60,3 +60,39 @@ func TestANamespaceCreatedAfterThePolicyWasWrittenIsNotBoundIn(t *testing.T) {
 		t.Errorf("a resync with nothing changed wrote %v", writes)
 	}
 }
+
+// A namespace the cache has not shown yet may exist already, re-created by
+// someone else: a RoleBinding created in it by name would bind there
+// unjudged. So a listed namespace missing from the cache is not bound in,
+// and the policy says so, until the cache shows it and it is judged.
+func TestANamespaceMissingFromTheCacheIsNotBoundIn(t *testing.T) {
+	ctx := context.Background()
+	written := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	listed := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "listed", UID: "listed-uid", CreationTimestamp: metav1.Time{Time: written.Add(-time.Hour)}}}
+	alice := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}
+	p := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{alice}, Namespaces: []string{"listed"}})
+	p.CreationTimestamp = metav1.Time{Time: written}
+	c := newCluster(p, []*apiextensionsv1.CustomResourceDefinition{widgets}, listed)
+	c.unseenNamespaces = []string{"listed"}
+
+	const binding = "p-0-Widget.example.com-edit"
+	if writes := c.sync(t); slices.Contains(writes, "create rolebindings "+binding) {
+		t.Fatalf("bound in a namespace the cache does not hold: %v", writes)
+	}
+	if _, err := c.kube.RbacV1().RoleBindings("listed").Get(ctx, binding, metav1.GetOptions{}); err == nil {
+		t.Fatal("a RoleBinding exists in a namespace the cache does not hold")
+	}
+	cond := condition(t, c.status(t), apiaccessv1alpha1.ConditionRBACManaged)
+	if !strings.Contains(cond.Message, "1 RoleBindings are not created, their namespace does not exist: listed/"+binding) {
+		t.Errorf("RBACManaged %+v, want it to name the RoleBinding not created", cond)
+	}
+	if checked := c.status(t).Checked; checked == nil || len(checked.Namespaces) != 0 {
+		t.Errorf("pinned %+v, want nothing pinned", checked)
+	}
+
+	c.unseenNamespaces = nil
+	if writes := c.sync(t); !slices.Contains(writes, "create rolebindings "+binding) {
+		t.Errorf("once the cache holds it, not bound: %v", writes)
+	}
+}

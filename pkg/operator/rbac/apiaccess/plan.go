@@ -120,8 +120,8 @@ func (c *controller) plan(ctx context.Context, policy *apiaccessv1alpha1.APIAcce
 		}
 	}
 	var err error
-	p.checked = checkedFor(policy)
-	if bindings, p.replaced, err = inCheckedNamespaces(c.namespaces, p.checked, bindings); err != nil {
+	p.checked = checkedFor(policy, c.now())
+	if bindings, p.replaced, p.missingNamespaces, err = inCheckedNamespaces(c.namespaces, p.checked, bindings); err != nil {
 		return nil, err
 	}
 	if len(p.checked.Namespaces) == 0 && !listsNamespaces(policy) {

@@ -63,7 +63,10 @@ func (c *controller) syncPolicy(ctx context.Context, syncCtx factory.SyncContext
 		// Namespaces are not watched: look again for them later.
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), MissingNamespaceRetry)
 		p.bindings = slices.DeleteFunc(p.bindings, func(b planned[*rbacv1.RoleBinding]) bool { return w.missing[qualified(b.desired)] })
-		p.missingNamespaces = slices.Sorted(maps.Keys(w.missing))
+		// Beside those the plan left out: their namespace was not in the cache.
+		missing := append(p.missingNamespaces, slices.Collect(maps.Keys(w.missing))...)
+		slices.Sort(missing)
+		p.missingNamespaces = slices.Compact(missing)
 	}
 	status := desiredStatus(policy, crds, invalid, p)
 	recordTransitions(syncCtx.Recorder(), policy, policy.Status.Conditions, status.Conditions)

@@ -82,7 +82,7 @@ func (c *instances) sync(ctx context.Context, syncCtx factory.SyncContext, insta
 	if status.Checked.SpecWrittenAt == nil {
 		// Taken once per generation: a later metadata write moves the
 		// object's own times.
-		status.Checked.SpecWrittenAt = specwritten.At(instance)
+		status.Checked.SpecWrittenAt = specwritten.At(instance, time.Now())
 	}
 	template, err := c.templates.Get(instance.Spec.ScopeTemplateName)
 	if apierrors.IsNotFound(err) {
@@ -149,32 +149,37 @@ func (c *instances) invalid(ctx context.Context, recorder events.Recorder, insta
 }
 
 // scope resolves the instance's namespaces from the Namespace cache. A
-// listed namespace (without a selector, which the check judged
-// cluster-wide) is bound in only as first seen for this generation of the
-// spec, and only if it was created before the spec was written (the check
-// refuses a listed namespace that does not exist): checked pins its UID
-// then, and one of another UID, or created later, is replaced.
+// listed namespace is bound in only as first seen for this generation of
+// the spec, and only if it was created before the spec was written (the
+// check refuses a listed namespace that does not exist): checked pins its
+// UID then, and one of another UID, or created later, is replaced. That
+// holds with a selector beside the list too: the list names the namespaces
+// the check judged, so a replaced one is not bound even when the selector
+// matches it. What the selector matches is not pinned: it trusts whoever
+// may create or label a namespace with its labels, today and later
+// (docs/scopes.md), so a pin would refuse a re-created namespace while
+// admitting any new one of another name.
 func (c *instances) scope(instance *scopesv1alpha1.ScopeInstance, checked *scopesv1alpha1.CheckedScope) (scope, error) {
 	if len(instance.Spec.Namespaces) == 0 && instance.Spec.NamespaceSelector == nil {
 		checked.Namespaces = nil
 		return scope{cluster: true}, nil
 	}
-	pin := instance.Spec.NamespaceSelector == nil
-	if !pin {
-		checked.Namespaces = nil
-	}
 	selected := map[string]bool{}
+	notListed := map[string]bool{} // listed, and not to be bound whatever the selector says
 	var missing, replaced []string
 	for _, name := range instance.Spec.Namespaces {
 		ns, err := c.namespaces.Get(name)
 		switch {
 		case apierrors.IsNotFound(err):
 			missing = append(missing, name)
+			notListed[name] = true
 		case err != nil:
 			return scope{}, err
 		case ns.DeletionTimestamp != nil:
-		case pin && !pinNamespace(checked, ns):
+			notListed[name] = true
+		case !pinNamespace(checked, ns):
 			replaced = append(replaced, name)
+			notListed[name] = true
 		default:
 			selected[name] = true
 		}
@@ -192,7 +197,7 @@ func (c *instances) scope(instance *scopesv1alpha1.ScopeInstance, checked *scope
 			return scope{}, err
 		}
 		for _, ns := range matching {
-			if ns.DeletionTimestamp == nil {
+			if ns.DeletionTimestamp == nil && !notListed[ns.Name] {
 				selected[ns.Name] = true
 			}
 		}

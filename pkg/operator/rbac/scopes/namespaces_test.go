@@ -2,6 +2,8 @@ package scopes
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,5 +154,63 @@ func TestACheckedInstanceFromBeforeGetsItsWriteTime(t *testing.T) {
 	}
 	if _, err := f.kube.RbacV1().RoleBindings("a").Get(ctx, name, metav1.GetOptions{}); err != nil {
 		t.Errorf("not bound in a: %v", err)
+	}
+}
+
+// A listed namespace is the one the check judged, whatever else the
+// instance says: beside a selector it is pinned by UID as without one, and
+// a namespace of its name made later, by anyone, is not bound, with or
+// without the selector's labels. What the selector matches is bound as it
+// comes: the selector trusts whoever may create or label namespaces.
+func TestAListedNamespaceIsPinnedBesideASelector(t *testing.T) {
+	ctx := context.Background()
+	written := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	team := map[string]string{"team": "a"}
+	namespace := func(name, uid string, labels map[string]string, created time.Duration) *corev1.Namespace {
+		ns := newNamespace(name, labels)
+		ns.UID, ns.CreationTimestamp = types.UID(uid), metav1.Time{Time: written.Add(created)}
+		return ns
+	}
+	instance := newInstance("i", "t", []string{"team-a-dev"}, team)
+	instance.CreationTimestamp = metav1.Time{Time: written}
+	f := newFixture(t, newTemplate("t", "reader-"), instance, namespace("team-a-dev", "dev-1", nil, -time.Hour), namespace("team-a-qa", "qa-1", team, -time.Hour))
+	f.syncTemplate("t")
+	sync := func() *scopesv1alpha1.ScopeInstance {
+		t.Helper()
+		if err := f.syncInstance("i"); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := f.scopes.ScopesV1alpha1().ScopeInstances().Get(ctx, "i", metav1.GetOptions{})
+		return got
+	}
+	boundIn := func() []string {
+		rbs, _ := f.kube.RbacV1().RoleBindings("").List(ctx, metav1.ListOptions{})
+		var out []string
+		for _, rb := range rbs.Items {
+			out = append(out, rb.Namespace)
+		}
+		slices.Sort(out)
+		return out
+	}
+	got := sync()
+	if ns := boundIn(); !slices.Equal(ns, []string{"team-a-dev", "team-a-qa"}) {
+		t.Fatalf("bound in %v, want team-a-dev (listed) and team-a-qa (selected)", ns)
+	}
+	if c := got.Status.Checked; c == nil || len(c.Namespaces) != 1 || c.Namespaces[0] != (scopesv1alpha1.NamespaceUID{Name: "team-a-dev", UID: "dev-1"}) {
+		t.Errorf("checked %+v, want the listed namespace pinned", c)
+	}
+
+	for _, labels := range []map[string]string{nil, team} {
+		// Deleted, and made again by a user who may create namespaces.
+		_ = f.kube.CoreV1().Namespaces().Delete(ctx, "team-a-dev", metav1.DeleteOptions{})
+		_ = f.kube.RbacV1().RoleBindings("team-a-dev").DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+		_, _ = f.kube.CoreV1().Namespaces().Create(ctx, namespace("team-a-dev", fmt.Sprintf("dev-%d", 2+len(labels)), labels, time.Hour), metav1.CreateOptions{})
+		got = sync()
+		if ns := boundIn(); !slices.Equal(ns, []string{"team-a-qa"}) {
+			t.Errorf("re-created with labels %v: bound in %v, want team-a-qa only", labels, ns)
+		}
+		if c := condition(t, got.Status.Conditions, scopesv1alpha1.ConditionBound); c.Reason != scopesv1alpha1.ReasonNamespacesReplaced {
+			t.Errorf("re-created with labels %v: Bound %+v, want NamespacesReplaced", labels, c)
+		}
 	}
 }

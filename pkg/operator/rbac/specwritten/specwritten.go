@@ -21,15 +21,26 @@ const Allowance = 2 * time.Second
 
 // At is when obj's spec was last written, as the API server recorded it:
 // the latest of its creation and of its managed-fields entries outside a
-// subresource (status). Read at the first sync of a generation, that is
-// that generation's write, or a metadata write made after it. Nil when obj
-// carries neither time.
-func At(obj metav1.Object) *metav1.Time {
-	written := obj.GetCreationTimestamp()
+// subresource (status), but never later than firstRead, when the
+// controller first read this generation. Read then, that is that
+// generation's write, or a metadata write made after it. The bound is
+// needed because managed fields are the client's to write: an entry
+// stamped 2099 would otherwise make every namespace created later count
+// as judged. The creation time is the API server's own and always counts.
+// Nil when obj carries neither time.
+func At(obj metav1.Object, firstRead time.Time) *metav1.Time {
+	created := obj.GetCreationTimestamp()
+	written := created
 	for _, f := range obj.GetManagedFields() {
 		if f.Subresource == "" && f.Time != nil && f.Time.After(written.Time) {
 			written = *f.Time
 		}
+	}
+	if written.After(firstRead) {
+		written = metav1.NewTime(firstRead)
+	}
+	if written.Before(&created) {
+		written = created // a controller whose clock is behind the API server's
 	}
 	if written.IsZero() {
 		return nil
