@@ -21,9 +21,14 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
+	versionedfake "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/fake"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/clusterreads"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/grants"
 )
+
+// noScopeInstances finds no ScopeInstance: a ScopeTemplate checked here
+// binds no one.
+var noScopeInstances = clusterreads.LiveScopeInstances{Client: versionedfake.NewSimpleClientset().ScopesV1alpha1()}
 
 // sarRecorder answers SubjectAccessReviews from allowed (keyed by verb) and
 // records each spec.
@@ -67,7 +72,7 @@ func grantsReview(t *testing.T) []byte {
 func grantsServer(t *testing.T, client *fake.Clientset) http.Handler {
 	t.Helper()
 	s, err := New(Config{CertFile: "c", KeyFile: "k", CertReloadInterval: time.Second, MetricsGuard: func(h http.Handler) http.Handler { return h },
-		AccessGrants: &grants.Checker{Authorizer: clusterreads.GrantsAuthorizer{Client: client.AuthorizationV1().SubjectAccessReviews()}}})
+		AccessGrants: &grants.Checker{Authorizer: clusterreads.GrantsAuthorizer{Client: client.AuthorizationV1().SubjectAccessReviews()}, Instances: noScopeInstances}})
 	if err != nil {
 		t.Fatal(err)
 	}

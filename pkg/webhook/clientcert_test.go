@@ -43,7 +43,7 @@ func TestAdmissionRequiresTheAPIServersClientCertificate(t *testing.T) {
 		CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour,
 		ClientCAFile: caFile,
 		Mutators:     []mutation.Mutator{labelMutator{annotation: annotation}},
-		AccessGrants: &grants.Checker{Authorizer: clusterreads.GrantsAuthorizer{Client: sars.AuthorizationV1().SubjectAccessReviews()}},
+		AccessGrants: &grants.Checker{Authorizer: clusterreads.GrantsAuthorizer{Client: sars.AuthorizationV1().SubjectAccessReviews()}, Instances: noScopeInstances},
 	})
 
 	apiServer := withClientCertificate(t, serving.client(), apiServerCA)

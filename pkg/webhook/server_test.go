@@ -479,7 +479,7 @@ func TestSlowBodiesCannotCrowdOutReviews(t *testing.T) {
 		CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour,
 		MaxInFlight:  2,
 		Mutators:     []mutation.Mutator{labelMutator{annotation: annotation}},
-		AccessGrants: &grants.Checker{Authorizer: clusterreads.GrantsAuthorizer{Client: sars.AuthorizationV1().SubjectAccessReviews()}},
+		AccessGrants: &grants.Checker{Authorizer: clusterreads.GrantsAuthorizer{Client: sars.AuthorizationV1().SubjectAccessReviews()}, Instances: noScopeInstances},
 	})
 	pool := x509.NewCertPool()
 	pool.AddCert(ca.ca.Config.Certs[0])

@@ -206,6 +206,7 @@ func accessGrantsChecker(config *rest.Config) (*grants.Checker, error) {
 	return &grants.Checker{
 		Authorizer: clusterreads.GrantsAuthorizer{Client: kube.AuthorizationV1().SubjectAccessReviews()},
 		Templates:  clusterreads.LiveScopeTemplates{Client: client.ScopesV1alpha1()},
+		Instances:  clusterreads.LiveScopeInstances{Client: client.ScopesV1alpha1()},
 		Namespaces: clusterreads.LiveNamespaces{Client: kube.CoreV1()},
 	}, nil
 }

@@ -57,3 +57,34 @@ func (t LiveScopeTemplates) GetScopeTemplate(ctx context.Context, name string) (
 	}
 	return template, err
 }
+
+// LiveScopeInstances lists the ScopeInstances from the API server when a
+// ScopeTemplate is checked, so an instance just made counts. A template is
+// written rarely; the list is paged.
+type LiveScopeInstances struct {
+	Client scopesclient.ScopeInstancesGetter
+}
+
+// instancesPage is how many ScopeInstances one list call returns.
+const instancesPage = 500
+
+// ScopeInstancesNaming implements grants.Instances.
+func (l LiveScopeInstances) ScopeInstancesNaming(ctx context.Context, template string) ([]scopesv1alpha1.ScopeInstance, error) {
+	var naming []scopesv1alpha1.ScopeInstance
+	options := metav1.ListOptions{Limit: instancesPage}
+	for {
+		list, err := l.Client.ScopeInstances().List(ctx, options)
+		if err != nil {
+			return nil, err
+		}
+		for _, instance := range list.Items {
+			if instance.Spec.ScopeTemplateName == template {
+				naming = append(naming, instance)
+			}
+		}
+		if list.Continue == "" {
+			return naming, nil
+		}
+		options.Continue = list.Continue
+	}
+}

@@ -25,7 +25,7 @@ func BenchmarkCheckScopeTemplate(b *testing.B) {
 	} {
 		auth.hold("", p)
 	}
-	c := &Checker{Authorizer: auth}
+	c := &Checker{Instances: noInstances, Authorizer: auth}
 	req := create(b, ScopeTemplates, tmpl)
 	b.ReportAllocs()
 	reviews := 0

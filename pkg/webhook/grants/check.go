@@ -22,11 +22,14 @@ const (
 	maxNamed = 3
 )
 
-// Checker decides requests. Authorizer, Templates and Namespaces are
-// required.
+// Checker decides requests. Authorizer, Templates, Instances and
+// Namespaces are required.
 type Checker struct {
 	Authorizer Authorizer
 	Templates  Templates
+	// Instances finds the ScopeInstances a ScopeTemplate's subjects are
+	// bound by.
+	Instances Instances
 	// Namespaces reads the namespaces an object lists: each must exist.
 	Namespaces Namespaces
 	// Concurrency bounds the questions in flight; zero means DefaultConcurrency.
@@ -95,8 +98,9 @@ func (c *Checker) Check(ctx context.Context, req Request) Decision {
 	if err != nil {
 		return Decision{Reason: Invalid, Message: err.Error()}
 	}
+	var old object
 	if req.Operation == "UPDATE" && len(req.OldObject) > 0 {
-		if old, err := decode(req.Group, req.Resource, req.OldObject); err == nil && sameSpec(old, obj) {
+		if old, err = decode(req.Group, req.Resource, req.OldObject); err == nil && sameSpec(old, obj) {
 			return Decision{Allowed: true}
 		}
 	}
@@ -111,7 +115,7 @@ func (c *Checker) Check(ctx context.Context, req Request) Decision {
 		}
 		asked = d.Reviews
 	}
-	d := c.spent(asked).checkGrants(ctx, what, obj, req.Requester)
+	d := c.spent(asked).checkGrants(ctx, what, obj, old, req.Requester)
 	d.Reviews += asked
 	if !d.Allowed {
 		return d
@@ -150,9 +154,9 @@ func (c *Checker) mayReadTemplate(ctx context.Context, what, name string, r Requ
 }
 
 // checkGrants decides whether r holds what obj grants, where, and what
-// writing it needs.
-func (c *Checker) checkGrants(ctx context.Context, what string, obj object, r Requester) Decision {
-	gs, warnings, err := obj.grants(ctx, c)
+// writing it needs; old is what it replaces, nil on CREATE.
+func (c *Checker) checkGrants(ctx context.Context, what string, obj, old object, r Requester) Decision {
+	gs, warnings, err := obj.grants(ctx, c, old)
 	if err != nil {
 		var ref refusal
 		if errors.As(err, &ref) {

@@ -35,7 +35,7 @@ func FuzzCheck(f *testing.F) {
 		if strings.Contains(string(object), "broken") {
 			tmpl = fakeTemplates{err: errors.New("broken")}
 		}
-		c := &Checker{Authorizer: auth, Templates: tmpl, Namespaces: namespacesOf(map[string]bool{"a": true, "b": false}), MaxReviews: 200}
+		c := &Checker{Instances: noInstances, Authorizer: auth, Templates: tmpl, Namespaces: namespacesOf(map[string]bool{"a": true, "b": false}), MaxReviews: 200}
 		d := c.Check(context.Background(), Request{Group: r.group, Resource: r.resource, Operation: operation, Object: object, OldObject: old, Requester: alice})
 		if !d.Allowed && d.Message == "" {
 			t.Fatalf("refused without a reason: %+v", d)

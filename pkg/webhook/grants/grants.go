@@ -53,6 +53,12 @@ type Templates interface {
 	GetScopeTemplate(ctx context.Context, name string) (*scopesv1alpha1.ScopeTemplate, error)
 }
 
+// Instances finds the ScopeInstances that name a template: a change of
+// its subjects is bound wherever they bind.
+type Instances interface {
+	ScopeInstancesNaming(ctx context.Context, template string) ([]scopesv1alpha1.ScopeInstance, error)
+}
+
 // grant is RBAC an object results in: rules held where it says.
 type grant struct {
 	rules []rbacv1.PolicyRule

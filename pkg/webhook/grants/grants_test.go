@@ -86,6 +86,25 @@ func (f fakeTemplates) GetScopeTemplate(_ context.Context, name string) (*scopes
 	return f.templates[name], f.err
 }
 
+// fakeInstances holds ScopeInstances, and fails with err when set.
+type fakeInstances struct {
+	instances []scopesv1alpha1.ScopeInstance
+	err       error
+}
+
+func (f fakeInstances) ScopeInstancesNaming(_ context.Context, template string) ([]scopesv1alpha1.ScopeInstance, error) {
+	var naming []scopesv1alpha1.ScopeInstance
+	for _, i := range f.instances {
+		if i.Spec.ScopeTemplateName == template {
+			naming = append(naming, i)
+		}
+	}
+	return naming, f.err
+}
+
+// noInstances: no template is bound by any instance.
+var noInstances = fakeInstances{}
+
 var alice = Requester{Name: "alice", Groups: []string{"system:authenticated"}}
 
 func res(verb, group, resource string) Permission {
@@ -140,7 +159,7 @@ var (
 func TestScopeTemplateNeedsEveryRuleClusterWide(t *testing.T) {
 	tmpl := template("x", readSecrets, rule([]string{""}, []string{"secrets"}, []string{"delete"}))
 	auth := newFake().hold("", res("get", "", "secrets"), res("list", "", "secrets")).hold("shop", res("delete", "", "secrets"))
-	c := &Checker{Authorizer: auth}
+	c := &Checker{Instances: noInstances, Authorizer: auth}
 
 	d := c.Check(context.Background(), create(t, ScopeTemplates, tmpl))
 	want := `ScopeTemplate "x" grants verb "delete" on "secrets" (group "") cluster-wide, which user "alice" does not hold; you can only grant what you hold`
@@ -167,7 +186,7 @@ func TestRulesExpandLiterally(t *testing.T) {
 		rule([]string{""}, []string{"pods/log"}, []string{"get"}),
 	)
 	auth := newFake()
-	d := (&Checker{Authorizer: auth, Concurrency: 1}).Check(context.Background(), create(t, ScopeTemplates, tmpl))
+	d := (&Checker{Instances: noInstances, Authorizer: auth, Concurrency: 1}).Check(context.Background(), create(t, ScopeTemplates, tmpl))
 	if d.Allowed {
 		t.Fatal("allowed with nothing held")
 	}
@@ -234,7 +253,7 @@ func TestScopeInstanceAsksWhereItBinds(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			auth := nsHolder()
-			d := (&Checker{Authorizer: auth, Templates: templates, Namespaces: allExist, Concurrency: 1}).Check(context.Background(), create(t, ScopeInstances, tc.instance))
+			d := (&Checker{Instances: noInstances, Authorizer: auth, Templates: templates, Namespaces: allExist, Concurrency: 1}).Check(context.Background(), create(t, ScopeInstances, tc.instance))
 			if d.Allowed != tc.allowed || !strings.Contains(d.Message, tc.message) {
 				t.Errorf("got %+v, want allowed=%v with message %q", d, tc.allowed, tc.message)
 			}
@@ -251,7 +270,7 @@ func TestScopeInstanceAsksWhereItBinds(t *testing.T) {
 func TestScopeInstanceHeldClusterWideAsksNoNamespace(t *testing.T) {
 	templates := fakeTemplates{templates: map[string]*scopesv1alpha1.ScopeTemplate{"t": template("t", readSecrets)}}
 	auth := newFake().hold("", readTemplate("t"), res("get", "", "secrets"), res("list", "", "secrets"), createRoleBindings)
-	d := (&Checker{Authorizer: auth, Templates: templates, Namespaces: allExist}).Check(context.Background(),
+	d := (&Checker{Instances: noInstances, Authorizer: auth, Templates: templates, Namespaces: allExist}).Check(context.Background(),
 		create(t, ScopeInstances, instance("i", "t", []string{"a", "b", "c"}, nil)))
 	if !d.Allowed || d.Reviews != 4 {
 		t.Errorf("got %+v, want allowed after reading the template and 3 cluster-wide questions", d)
@@ -264,7 +283,7 @@ func TestScopeInstanceHeldClusterWideAsksNoNamespace(t *testing.T) {
 func TestScopeInstanceOfAMissingTemplateNeedsBindOnEveryClusterRole(t *testing.T) {
 	req := create(t, ScopeInstances, instance("i", "later", []string{"mine"}, nil))
 	holder := newFake().hold("", readTemplate("later")).hold("mine", res("get", "", "secrets"), res("list", "", "secrets"), createRoleBindings)
-	d := (&Checker{Authorizer: holder, Templates: fakeTemplates{}}).Check(context.Background(), req)
+	d := (&Checker{Instances: noInstances, Authorizer: holder, Templates: fakeTemplates{}}).Check(context.Background(), req)
 	if d.Allowed || d.Reason != Escalation || d.Reviews != 2 ||
 		!strings.Contains(d.Message, `ScopeInstance "i" names ScopeTemplate "later", which does not exist (create it first)`) ||
 		!strings.Contains(d.Message, `verb "bind" on "clusterroles" (group "rbac.authorization.k8s.io") cluster-wide`) {
@@ -272,12 +291,12 @@ func TestScopeInstanceOfAMissingTemplateNeedsBindOnEveryClusterRole(t *testing.T
 	}
 	// Binding any role settles what it grants, not where it may write.
 	binder := newFake().hold("", readTemplate("later"), bindAnyClusterRole)
-	d = (&Checker{Authorizer: binder, Templates: fakeTemplates{}}).Check(context.Background(), req)
+	d = (&Checker{Instances: noInstances, Authorizer: binder, Templates: fakeTemplates{}}).Check(context.Background(), req)
 	if d.Allowed || d.Reviews != 3 || !strings.Contains(d.Message, `verb "create" on "rolebindings" (group "rbac.authorization.k8s.io") in namespace "mine" (to create the bindings)`) {
 		t.Errorf("got %+v, want refused for create on rolebindings after 3 questions", d)
 	}
 	binder.hold("mine", createRoleBindings)
-	d = (&Checker{Authorizer: binder, Templates: fakeTemplates{}, Namespaces: allExist}).Check(context.Background(), req)
+	d = (&Checker{Instances: noInstances, Authorizer: binder, Templates: fakeTemplates{}, Namespaces: allExist}).Check(context.Background(), req)
 	if !d.Allowed || d.Reviews != 3 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `ScopeTemplate "later" does not exist`) {
 		t.Errorf("got %+v, want admitted after 3 questions with a warning", d)
 	}
@@ -290,15 +309,15 @@ func TestLookupFailuresRefuseRetryably(t *testing.T) {
 		req     Request
 	}{
 		"template lookup": {
-			checker: &Checker{Authorizer: newFake().hold("", readTemplate("t")), Templates: fakeTemplates{err: broken}},
+			checker: &Checker{Instances: noInstances, Authorizer: newFake().hold("", readTemplate("t")), Templates: fakeTemplates{err: broken}},
 			req:     create(t, ScopeInstances, instance("i", "t", nil, nil)),
 		},
 		"bind review for a missing template": {
-			checker: &Checker{Authorizer: &fakeAuthorizer{err: broken}, Templates: fakeTemplates{}},
+			checker: &Checker{Instances: noInstances, Authorizer: &fakeAuthorizer{err: broken}, Templates: fakeTemplates{}},
 			req:     create(t, ScopeInstances, instance("i", "later", nil, nil)),
 		},
 		"access review": {
-			checker: &Checker{Authorizer: &fakeAuthorizer{err: broken}},
+			checker: &Checker{Instances: noInstances, Authorizer: &fakeAuthorizer{err: broken}},
 			req:     create(t, ScopeTemplates, template("x", readSecrets)),
 		},
 	}
@@ -318,7 +337,7 @@ func TestTimeoutRefuses(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	d := (&Checker{Authorizer: auth}).Check(ctx, create(t, ScopeTemplates, template("x", readSecrets)))
+	d := (&Checker{Instances: noInstances, Authorizer: auth}).Check(ctx, create(t, ScopeTemplates, template("x", readSecrets)))
 	if d.Allowed || d.Reason != CheckFailed || !strings.Contains(d.Message, "deadline") {
 		t.Errorf("got %+v, want a refusal that says the check ran out of time", d)
 	}
@@ -371,7 +390,7 @@ func TestAPIAccessPolicy(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			auth := newFake().hold("", crdView, createClusterRoleBindings).hold("a", res("get", "example.com", "widgets"), res("list", "example.com", "widgets"), res("watch", "example.com", "widgets"), createRoleBindings)
-			d := (&Checker{Authorizer: auth, Namespaces: allExist, Concurrency: 1}).
+			d := (&Checker{Instances: noInstances, Authorizer: auth, Namespaces: allExist, Concurrency: 1}).
 				Check(context.Background(), create(t, APIAccessPolicies, tc.policy))
 			if d.Allowed != tc.allowed {
 				t.Errorf("got %+v, want allowed=%v", d, tc.allowed)
@@ -404,13 +423,13 @@ func TestGrowingCRDSelectionNeedsBindOnEveryClusterRole(t *testing.T) {
 			// The fake holds literally: holding * on */* here stands for a
 			// requester who holds much, but not bind (real RBAC's * covers it).
 			admin := newFake().hold("", allResources)
-			d := (&Checker{Authorizer: admin}).Check(context.Background(), create(t, APIAccessPolicies, tc.policy))
+			d := (&Checker{Instances: noInstances, Authorizer: admin}).Check(context.Background(), create(t, APIAccessPolicies, tc.policy))
 			if d.Allowed || d.Reason != Escalation || d.Reviews != 1 || !strings.Contains(d.Message, tc.why) ||
 				!strings.Contains(d.Message, "select CRDs by name") || !strings.Contains(d.Message, `verb "bind" on "clusterroles"`) {
 				t.Errorf("got %+v, want refused after one question, saying why and what to do", d)
 			}
 			binder := newFake().hold("", bindAnyClusterRole, createClusterRoleBindings)
-			if d := (&Checker{Authorizer: binder}).Check(context.Background(), create(t, APIAccessPolicies, tc.policy)); !d.Allowed || d.Reviews != tc.reviews {
+			if d := (&Checker{Instances: noInstances, Authorizer: binder}).Check(context.Background(), create(t, APIAccessPolicies, tc.policy)); !d.Allowed || d.Reviews != tc.reviews {
 				t.Errorf("a binder of every ClusterRole: got %+v, want allowed after %d questions", d, tc.reviews)
 			}
 		})
@@ -425,7 +444,7 @@ func TestEmptyNamespacesAreClusterWide(t *testing.T) {
 		Object: []byte(`{"metadata":{"name":"p"},"spec":{"crds":{"names":["widgets.example.com"]},"mode":"Bind",` +
 			`"bindings":[{"role":"Admin","subjects":[{"kind":"User","name":"mallory"}],"namespaces":[]}]}}`)}
 	crdView := Permission{Verb: "get", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "widgets.example.com"}
-	d := (&Checker{Authorizer: newFake().hold("", crdView)}).Check(context.Background(), req)
+	d := (&Checker{Instances: noInstances, Authorizer: newFake().hold("", crdView)}).Check(context.Background(), req)
 	if d.Allowed || !strings.Contains(d.Message, `verb "*" on "widgets" (group "example.com") cluster-wide`) {
 		t.Errorf("got %+v, want refused for * on widgets cluster-wide", d)
 	}
@@ -433,7 +452,7 @@ func TestEmptyNamespacesAreClusterWide(t *testing.T) {
 
 func TestAggregateDenialNamesTheWildcard(t *testing.T) {
 	auth := newFake().hold("", res("get", "example.com", "widgets"))
-	d := (&Checker{Authorizer: auth}).
+	d := (&Checker{Instances: noInstances, Authorizer: auth}).
 		Check(context.Background(), create(t, APIAccessPolicies, policy(apiaccessv1alpha1.ModeAggregate)))
 	if d.Allowed || !strings.Contains(d.Message, `APIAccessPolicy "p" grants 2 permissions user "alice" does not hold: verb "get" on "customresourcedefinitions" named "widgets.example.com"`) ||
 		!strings.Contains(d.Message, `verb "*" on "widgets" (group "example.com") cluster-wide`) {
@@ -456,7 +475,7 @@ func TestUpdates(t *testing.T) {
 		r.Operation, r.OldObject = "UPDATE", raw(t, o)
 		return r
 	}
-	c := &Checker{Authorizer: newFake()}
+	c := &Checker{Instances: noInstances, Authorizer: newFake()}
 	if d := c.Check(context.Background(), update(old, labelled)); !d.Allowed || d.Reviews != 0 {
 		t.Errorf("a metadata-only update was checked: %+v", d)
 	}
@@ -478,7 +497,7 @@ func TestTooManyPermissionsIsRefusedBeforeAsking(t *testing.T) {
 		verbs = append(verbs, fmt.Sprintf("verb%d", i))
 	}
 	auth := newFake()
-	d := (&Checker{Authorizer: auth, MaxReviews: 40}).Check(context.Background(), create(t, ScopeTemplates, template("x", rule([]string{""}, []string{"secrets"}, verbs))))
+	d := (&Checker{Instances: noInstances, Authorizer: auth, MaxReviews: 40}).Check(context.Background(), create(t, ScopeTemplates, template("x", rule([]string{""}, []string{"secrets"}, verbs))))
 	if d.Allowed || d.Reason != TooManyPermissions || len(auth.questions()) != 0 || !strings.Contains(d.Message, "more than 40") {
 		t.Errorf("got %+v after %d questions", d, len(auth.questions()))
 	}
@@ -490,7 +509,7 @@ func TestTooManyPermissionsIsRefusedBeforeAsking(t *testing.T) {
 		namespaces = append(namespaces, fmt.Sprintf("ns%d", i))
 	}
 	auth = newFake().hold("", readTemplate("t"))
-	d = (&Checker{Authorizer: auth, Templates: templates, MaxReviews: 40}).Check(context.Background(), create(t, ScopeInstances, instance("i", "t", namespaces, nil)))
+	d = (&Checker{Instances: noInstances, Authorizer: auth, Templates: templates, MaxReviews: 40}).Check(context.Background(), create(t, ScopeInstances, instance("i", "t", namespaces, nil)))
 	if d.Allowed || d.Reason != TooManyPermissions || len(auth.questions()) != 4 {
 		t.Errorf("got %+v after %d questions", d, len(auth.questions()))
 	}
@@ -503,7 +522,7 @@ func TestConcurrencyIsBounded(t *testing.T) {
 	}
 	auth := newFake()
 	auth.delay = 2 * time.Millisecond
-	d := (&Checker{Authorizer: auth, Concurrency: 4}).Check(context.Background(), create(t, ScopeTemplates, template("x", rule([]string{""}, []string{"secrets"}, verbs))))
+	d := (&Checker{Instances: noInstances, Authorizer: auth, Concurrency: 4}).Check(context.Background(), create(t, ScopeTemplates, template("x", rule([]string{""}, []string{"secrets"}, verbs))))
 	if d.Reviews != 41 {
 		t.Fatalf("Reviews = %d, want 41 (whether alice holds everything, then each verb)", d.Reviews)
 	}
@@ -522,7 +541,7 @@ func TestHoldingEverythingSettlesLargeRequests(t *testing.T) {
 	}
 	many := template("many", rule([]string{""}, []string{"secrets"}, verbs))
 	admin := newFake().hold("", allResources)
-	if d := (&Checker{Authorizer: admin}).Check(context.Background(), create(t, ScopeTemplates, many)); !d.Allowed || d.Reviews != 1 {
+	if d := (&Checker{Instances: noInstances, Authorizer: admin}).Check(context.Background(), create(t, ScopeTemplates, many)); !d.Allowed || d.Reviews != 1 {
 		t.Errorf("cluster admin: got %+v after %v, want allowed after 1 question", d, admin.questions())
 	}
 
@@ -530,18 +549,18 @@ func TestHoldingEverythingSettlesLargeRequests(t *testing.T) {
 	withURLs := template("urls", rule([]string{""}, []string{"secrets"}, verbs),
 		rbacv1.PolicyRule{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}})
 	admin = newFake().hold("", allResources)
-	d := (&Checker{Authorizer: admin}).Check(context.Background(), create(t, ScopeTemplates, withURLs))
+	d := (&Checker{Instances: noInstances, Authorizer: admin}).Check(context.Background(), create(t, ScopeTemplates, withURLs))
 	if d.Allowed || d.Reviews != 3 || !strings.Contains(d.Message, "/metrics") {
 		t.Errorf("every resource but no URL: got %+v after %v, want refused for /metrics after 3 questions", d, admin.questions())
 	}
 	admin = newFake().hold("", allResources, allNonResources)
-	if d := (&Checker{Authorizer: admin}).Check(context.Background(), create(t, ScopeTemplates, withURLs)); !d.Allowed || d.Reviews != 2 {
+	if d := (&Checker{Instances: noInstances, Authorizer: admin}).Check(context.Background(), create(t, ScopeTemplates, withURLs)); !d.Allowed || d.Reviews != 2 {
 		t.Errorf("everything: got %+v after %v, want allowed after 2 questions", d, admin.questions())
 	}
 
 	// Holding every verb on secrets is not holding everything.
 	reader := newFake().hold("", res("*", "", "secrets"))
-	d = (&Checker{Authorizer: reader}).Check(context.Background(), create(t, ScopeTemplates, many))
+	d = (&Checker{Instances: noInstances, Authorizer: reader}).Check(context.Background(), create(t, ScopeTemplates, many))
 	if d.Allowed || d.Reviews != 21 {
 		t.Errorf("a holder of less: got %+v after %d questions, want refused after 21", d, len(reader.questions()))
 	}
@@ -549,13 +568,13 @@ func TestHoldingEverythingSettlesLargeRequests(t *testing.T) {
 	// Small requests ask each permission only (the fake holds literally,
 	// so holding everything does not answer them).
 	small := newFake().hold("", allResources)
-	if d := (&Checker{Authorizer: small}).Check(context.Background(), create(t, ScopeTemplates, template("few", readSecrets))); d.Reviews != 2 || slices.Contains(small.questions(), "|"+describePermission(allResources)) {
+	if d := (&Checker{Instances: noInstances, Authorizer: small}).Check(context.Background(), create(t, ScopeTemplates, template("few", readSecrets))); d.Reviews != 2 || slices.Contains(small.questions(), "|"+describePermission(allResources)) {
 		t.Errorf("small request: got %+v after %v", d, small.questions())
 	}
 }
 
 func TestUndecodableAndUnknown(t *testing.T) {
-	c := &Checker{Authorizer: newFake()}
+	c := &Checker{Instances: noInstances, Authorizer: newFake()}
 	for name, req := range map[string]Request{
 		"not JSON":         {Group: scopesv1alpha1.GroupName, Resource: ScopeTemplates, Operation: "CREATE", Object: []byte("{")},
 		"no object":        {Group: scopesv1alpha1.GroupName, Resource: ScopeTemplates, Operation: "CREATE"},
@@ -627,13 +646,13 @@ func TestBindingsNeedCreateWhereTheyAreWritten(t *testing.T) {
 	templates := fakeTemplates{templates: map[string]*scopesv1alpha1.ScopeTemplate{"t": template("t", readSecrets)}}
 	// Alice holds the rules in a (edit, say), but may not create bindings there.
 	auth := newFake().hold("", readTemplate("t")).hold("a", res("get", "", "secrets"), res("list", "", "secrets"))
-	d := (&Checker{Authorizer: auth, Templates: templates}).Check(context.Background(), create(t, ScopeInstances, instance("i", "t", []string{"a"}, nil)))
+	d := (&Checker{Instances: noInstances, Authorizer: auth, Templates: templates}).Check(context.Background(), create(t, ScopeInstances, instance("i", "t", []string{"a"}, nil)))
 	want := `ScopeInstance "i" has bindings written: that needs verb "create" on "rolebindings" (group "rbac.authorization.k8s.io") in namespace "a" (to create the bindings), which user "alice" does not hold`
 	if d.Allowed || d.Reason != Escalation || !strings.Contains(d.Message, want) {
 		t.Errorf("got %+v, want refused with %q", d, want)
 	}
 	auth.hold("a", createRoleBindings)
-	if d := (&Checker{Authorizer: auth, Templates: templates, Namespaces: allExist}).Check(context.Background(), create(t, ScopeInstances, instance("i", "t", []string{"a"}, nil))); !d.Allowed {
+	if d := (&Checker{Instances: noInstances, Authorizer: auth, Templates: templates, Namespaces: allExist}).Check(context.Background(), create(t, ScopeInstances, instance("i", "t", []string{"a"}, nil))); !d.Allowed {
 		t.Errorf("with create on rolebindings in a: got %+v, want allowed", d)
 	}
 
@@ -642,13 +661,13 @@ func TestBindingsNeedCreateWhereTheyAreWritten(t *testing.T) {
 	view := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{{Kind: "User", Name: "bob"}}, Namespaces: []string{"a"}})
 	crdView := Permission{Verb: "get", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "widgets.example.com"}
 	auth = newFake().hold("", crdView).hold("a", res("get", "example.com", "widgets"), res("list", "example.com", "widgets"), res("watch", "example.com", "widgets"), createRoleBindings)
-	d = (&Checker{Authorizer: auth}).Check(context.Background(), create(t, APIAccessPolicies, view))
+	d = (&Checker{Instances: noInstances, Authorizer: auth}).Check(context.Background(), create(t, APIAccessPolicies, view))
 	if d.Allowed || !strings.Contains(d.Message, `verb "create" on "clusterrolebindings" (group "rbac.authorization.k8s.io") cluster-wide (to create the bindings)`) {
 		t.Errorf("got %+v, want refused for create on clusterrolebindings", d)
 	}
 	// Aggregate mode writes no binding.
 	auth = newFake().hold("", crdView, res("*", "example.com", "widgets"))
-	if d := (&Checker{Authorizer: auth}).Check(context.Background(), create(t, APIAccessPolicies, policy(apiaccessv1alpha1.ModeAggregate))); !d.Allowed || d.Reviews != 2 {
+	if d := (&Checker{Instances: noInstances, Authorizer: auth}).Check(context.Background(), create(t, APIAccessPolicies, policy(apiaccessv1alpha1.ModeAggregate))); !d.Allowed || d.Reviews != 2 {
 		t.Errorf("Aggregate: got %+v, want allowed after 2 questions", d)
 	}
 }
@@ -672,7 +691,7 @@ func TestATemplateIsToldOnlyToItsReaders(t *testing.T) {
 	var messages []string
 	for _, name := range []string{"secret-admin", "nothing-by-that-name"} {
 		auth := newFake()
-		d := (&Checker{Authorizer: auth, Templates: templates}).Check(context.Background(), create(t, ScopeInstances, instance("i", name, []string{"a"}, nil)))
+		d := (&Checker{Instances: noInstances, Authorizer: auth, Templates: templates}).Check(context.Background(), create(t, ScopeInstances, instance("i", name, []string{"a"}, nil)))
 		if d.Allowed || d.Reason != Escalation || d.Reviews != 1 || len(d.Warnings) != 0 {
 			t.Errorf("%s: got %+v, want refused after one question", name, d)
 		}
@@ -690,5 +709,97 @@ func TestATemplateIsToldOnlyToItsReaders(t *testing.T) {
 	}
 	if reads.Load() != 0 {
 		t.Errorf("the template was read %d times for a requester who may not read it", reads.Load())
+	}
+}
+
+// The ScopeInstances that name a template bind its subjects at once: so a
+// template created, or changed to bind someone new, is judged as the
+// bindings it causes, as Kubernetes judges a RoleBinding (create on the
+// bindings where they are written, beside the rules). Holding the rules
+// (view, say) and patch on scopetemplates is not enough to re-point a
+// cluster-wide template to someone else.
+func TestATemplatesSubjectsAreJudgedAsTheBindingsTheyCause(t *testing.T) {
+	ctx := context.Background()
+	old := template("t", readSecrets)
+	resubjected := old.DeepCopy()
+	resubjected.Spec.ClusterRoles[0].Subjects = []scopesv1alpha1.Subject{{Kind: "User", Name: "mallory"}}
+	anotherRole := old.DeepCopy()
+	anotherRole.Spec.ClusterRoles = append(anotherRole.Spec.ClusterRoles, scopesv1alpha1.ClusterRoleTemplate{
+		GenerateName: "other", Rules: []rbacv1.PolicyRule{readSecrets}, Subjects: old.Spec.ClusterRoles[0].Subjects})
+	widened := old.DeepCopy()
+	widened.Spec.ClusterRoles[0].Rules = append(widened.Spec.ClusterRoles[0].Rules, rule([]string{""}, []string{"secrets"}, []string{"watch"}))
+	update := func(o, n any) Request {
+		r := create(t, ScopeTemplates, n)
+		r.Operation, r.OldObject = "UPDATE", raw(t, o)
+		return r
+	}
+	instances := fakeInstances{instances: []scopesv1alpha1.ScopeInstance{
+		*instance("everywhere", "t", nil, nil),
+		*instance("in-a", "t", []string{"a"}, nil),
+		*instance("of-another-template", "u", nil, nil),
+	}}
+	rules := []Permission{res("get", "", "secrets"), res("list", "", "secrets"), res("watch", "", "secrets")}
+	// Alice holds the rules everywhere, and may write templates, nothing more.
+	viewer := newFake().hold("", rules...)
+
+	for name, req := range map[string]Request{
+		"new subjects":                       update(old, resubjected),
+		"a new role":                         update(old, anotherRole),
+		"created while an instance names it": create(t, ScopeTemplates, resubjected),
+	} {
+		d := (&Checker{Authorizer: viewer, Instances: instances}).Check(ctx, req)
+		want := `verb "create" on "clusterrolebindings" (group "rbac.authorization.k8s.io") cluster-wide (to create the bindings)`
+		if d.Allowed || d.Reason != Escalation || !strings.Contains(d.Message, want) {
+			t.Errorf("%s: got %+v, want refused for %s", name, d, want)
+		}
+		if !slices.ContainsFunc(d.Warnings, func(w string) bool {
+			return strings.Contains(w, `is bound by ScopeInstances "everywhere", "in-a"`)
+		}) {
+			t.Errorf("%s: warnings %q do not name the instances that bind it", name, d.Warnings)
+		}
+	}
+	// A change of rules alone binds no one new: the rules, cluster-wide.
+	if d := (&Checker{Authorizer: viewer, Instances: instances}).Check(ctx, update(old, widened)); !d.Allowed || d.Reviews != 3 {
+		t.Errorf("a change of rules: got %+v, want allowed after the 3 rules", d)
+	}
+	// Where an instance binds in a namespace, create on rolebindings there.
+	binder := newFake().hold("", append(rules, createClusterRoleBindings)...)
+	d := (&Checker{Authorizer: binder, Instances: instances}).Check(ctx, update(old, resubjected))
+	if want := `verb "create" on "rolebindings" (group "rbac.authorization.k8s.io") in namespace "a" (to create the bindings)`; d.Allowed || !strings.Contains(d.Message, want) {
+		t.Errorf("got %+v, want refused for %s", d, want)
+	}
+	binder.hold("a", createRoleBindings)
+	if d := (&Checker{Authorizer: binder, Instances: instances}).Check(ctx, update(old, resubjected)); !d.Allowed {
+		t.Errorf("with create on both kinds of binding where they are written: got %+v, want allowed", d)
+	}
+	// Bound by no instance: the rules only, as creating ClusterRoles.
+	if d := (&Checker{Authorizer: viewer, Instances: noInstances}).Check(ctx, update(old, resubjected)); !d.Allowed || len(d.Warnings) != 0 {
+		t.Errorf("no instance names it: got %+v, want allowed without warnings", d)
+	}
+	// The instances cannot be read: refused, retryably.
+	d = (&Checker{Authorizer: binder, Instances: fakeInstances{err: errors.New("etcd is down")}}).Check(ctx, update(old, resubjected))
+	if d.Allowed || d.Reason != CheckFailed || !strings.Contains(d.Message, "etcd is down") {
+		t.Errorf("instances unreadable: got %+v, want a retryable refusal", d)
+	}
+}
+
+// A Bind-mode policy's subjects are bound by the policy itself: a change
+// of subjects alone is judged whole, the bindings included.
+func TestABindPolicysNewSubjectsNeedTheBindings(t *testing.T) {
+	binding := func(subject string) apiaccessv1alpha1.AccessBinding {
+		return apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{{Kind: "User", Name: subject}}, Namespaces: []string{"a"}}
+	}
+	old, resubjected := policy(apiaccessv1alpha1.ModeBind, binding("bob")), policy(apiaccessv1alpha1.ModeBind, binding("mallory"))
+	req := create(t, APIAccessPolicies, resubjected)
+	req.Operation, req.OldObject = "UPDATE", raw(t, old)
+	crdView := Permission{Verb: "get", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "widgets.example.com"}
+	var edit []Permission
+	for _, verb := range []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"} {
+		edit = append(edit, res(verb, "example.com", "widgets"))
+	}
+	auth := newFake().hold("", crdView).hold("a", edit...)
+	d := (&Checker{Authorizer: auth, Instances: noInstances, Namespaces: allExist}).Check(context.Background(), req)
+	if want := `verb "create" on "rolebindings" (group "rbac.authorization.k8s.io") in namespace "a" (to create the bindings)`; d.Allowed || !strings.Contains(d.Message, want) {
+		t.Errorf("got %+v, want refused for %s", d, want)
 	}
 }

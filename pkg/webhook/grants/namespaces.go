@@ -79,14 +79,14 @@ func unusableNamespaces(what string, missing, terminating []string) string {
 	case 1:
 		which = append(which, fmt.Sprintf("namespace %q, which does not exist", missing[0]))
 	default:
-		which = append(which, fmt.Sprintf("%d namespaces that do not exist: %s", len(missing), quotedNamespaces(missing)))
+		which = append(which, fmt.Sprintf("%d namespaces that do not exist: %s", len(missing), quotedNames(missing)))
 	}
 	switch len(terminating) {
 	case 0:
 	case 1:
 		which = append(which, fmt.Sprintf("namespace %q, which is being deleted", terminating[0]))
 	default:
-		which = append(which, fmt.Sprintf("%d namespaces being deleted: %s", len(terminating), quotedNamespaces(terminating)))
+		which = append(which, fmt.Sprintf("%d namespaces being deleted: %s", len(terminating), quotedNames(terminating)))
 	}
 	var next string
 	switch {
@@ -112,8 +112,8 @@ func itOrThemNamespaces(names []string) string {
 	return "them"
 }
 
-// quotedNamespaces names up to maxNamespacesNamed namespaces and counts the rest.
-func quotedNamespaces(names []string) string {
+// quotedNames names up to maxNamespacesNamed names and counts the rest.
+func quotedNames(names []string) string {
 	shown := make([]string, 0, min(len(names), maxNamespacesNamed))
 	for _, n := range names[:min(len(names), maxNamespacesNamed)] {
 		shown = append(shown, fmt.Sprintf("%q", n))

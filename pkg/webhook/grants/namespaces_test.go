@@ -159,7 +159,7 @@ func TestListedNamespacesMustExist(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			namespaces := namespacesOf(state)
-			d := (&Checker{Authorizer: admin, Templates: templates, Namespaces: namespaces}).Check(context.Background(), create(t, tc.resource, tc.object))
+			d := (&Checker{Instances: noInstances, Authorizer: admin, Templates: templates, Namespaces: namespaces}).Check(context.Background(), create(t, tc.resource, tc.object))
 			if tc.message == "" {
 				if !d.Allowed {
 					t.Errorf("got %+v, want admitted", d)
@@ -186,7 +186,7 @@ func TestAnUpdateChecksNamespacesOnlyWithItsSpec(t *testing.T) {
 	labelled := old.DeepCopy()
 	labelled.Labels = map[string]string{"team": "a"}
 	namespaces := namespacesOf(map[string]bool{"shop": true})
-	c := &Checker{Authorizer: admin, Templates: templates, Namespaces: namespaces}
+	c := &Checker{Instances: noInstances, Authorizer: admin, Templates: templates, Namespaces: namespaces}
 	if d := c.Check(context.Background(), updateRequest(t, ScopeInstances, old, labelled)); !d.Allowed || d.Reviews != 0 {
 		t.Errorf("a label: got %+v, want admitted unchecked", d)
 	}
@@ -214,7 +214,7 @@ func TestAnUpdateChecksNamespacesOnlyWithItsSpec(t *testing.T) {
 func TestNamespacesAreLookedUpOnlyForAHolder(t *testing.T) {
 	templates := fakeTemplates{templates: map[string]*scopesv1alpha1.ScopeTemplate{"t": template("t", readSecrets)}}
 	namespaces := namespacesOf(map[string]bool{})
-	d := (&Checker{Authorizer: newFake().hold("", readTemplate("t")), Templates: templates, Namespaces: namespaces}).
+	d := (&Checker{Instances: noInstances, Authorizer: newFake().hold("", readTemplate("t")), Templates: templates, Namespaces: namespaces}).
 		Check(context.Background(), create(t, ScopeInstances, instance("i", "t", []string{"payments"}, nil)))
 	if d.Allowed || d.Reason != Escalation || strings.Contains(d.Message, "exist") {
 		t.Errorf("got %+v, want refused for the missing permissions, not the namespace", d)
@@ -238,7 +238,7 @@ func TestNamespaceLookupFailuresRefuse(t *testing.T) {
 		"no lookup configured": {nil, "the check has no way to read namespaces"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			d := (&Checker{Authorizer: admin, Templates: templates, Namespaces: tc.namespaces}).Check(context.Background(), req)
+			d := (&Checker{Instances: noInstances, Authorizer: admin, Templates: templates, Namespaces: tc.namespaces}).Check(context.Background(), req)
 			if d.Allowed || d.Reason != CheckFailed || !strings.Contains(d.Message, tc.says) || !strings.HasSuffix(d.Message, "retry") {
 				t.Errorf("got %+v, want a retryable refusal saying %q", d, tc.says)
 			}

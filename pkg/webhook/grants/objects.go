@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -27,7 +28,9 @@ type object interface {
 	kind() string
 	meta() *metav1.ObjectMeta
 	spec() any
-	grants(ctx context.Context, c *Checker) (gs []grant, warnings []string, err error)
+	// grants is what the object results in; old is the object it replaces
+	// (nil on CREATE), for what a change causes beyond the object itself.
+	grants(ctx context.Context, c *Checker, old object) (gs []grant, warnings []string, err error)
 }
 
 // decode reads an object of the given resource from its JSON.
@@ -72,13 +75,63 @@ func (o *scopeTemplate) meta() *metav1.ObjectMeta { return &o.ObjectMeta }
 func (o *scopeTemplate) spec() any                { return o.Spec }
 
 // A ScopeTemplate's roles are ClusterRoles any ScopeInstance may bind
-// cluster-wide: creating one is creating those ClusterRoles.
-func (o *scopeTemplate) grants(context.Context, *Checker) ([]grant, []string, error) {
+// cluster-wide: creating one is creating those ClusterRoles. Its subjects
+// are bound by the ScopeInstances that name it, at once: so a template
+// created, or changed to bind someone else (new subjects, a new role), is
+// judged as the bindings it causes there, as Kubernetes judges a
+// RoleBinding: the rules (asked cluster-wide, which covers every place)
+// and create on the bindings where each instance writes them. A change of
+// rules alone binds no one new.
+func (o *scopeTemplate) grants(ctx context.Context, c *Checker, old object) ([]grant, []string, error) {
 	var gs []grant
 	for _, role := range o.Spec.ClusterRoles {
 		gs = append(gs, clusterWide(role.Rules))
 	}
-	return gs, nil, nil
+	if previous, ok := old.(*scopeTemplate); ok && !bindsAnew(previous, o) {
+		return gs, nil, nil
+	}
+	if c.Instances == nil {
+		return nil, nil, fmt.Errorf("the check has no way to read ScopeInstances")
+	}
+	instances, err := c.Instances.ScopeInstancesNaming(ctx, o.Name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the ScopeInstances that name ScopeTemplate %q: %w", o.Name, err)
+	}
+	if len(instances) == 0 {
+		return gs, nil, nil
+	}
+	names := make([]string, 0, len(instances))
+	for i := range instances {
+		gs = append(gs, (*scopeInstance)(&instances[i]).bindingWrites()...)
+		names = append(names, instances[i].Name)
+	}
+	return gs, []string{fmt.Sprintf("ScopeTemplate %q is bound by %s: its subjects are bound where they bind, "+
+		"so the requester must be able to create those bindings", o.Name, instancesNamed(names))}, nil
+}
+
+// bindsAnew says whether updated binds anyone old did not: a role that is
+// new (by generateName), or one whose subjects changed.
+func bindsAnew(old, updated *scopeTemplate) bool {
+	subjects := make(map[string][]scopesv1alpha1.Subject, len(old.Spec.ClusterRoles))
+	for _, role := range old.Spec.ClusterRoles {
+		subjects[role.GenerateName] = role.Subjects
+	}
+	for _, role := range updated.Spec.ClusterRoles {
+		before, ok := subjects[role.GenerateName]
+		if !ok || !equality.Semantic.DeepEqual(before, role.Subjects) {
+			return true
+		}
+	}
+	return false
+}
+
+// instancesNamed names up to maxNamespacesNamed instances and counts the rest.
+func instancesNamed(names []string) string {
+	slices.Sort(names)
+	if len(names) == 1 {
+		return "ScopeInstance " + quotedNames(names)
+	}
+	return "ScopeInstances " + quotedNames(names)
 }
 
 type scopeInstance scopesv1alpha1.ScopeInstance
@@ -93,7 +146,7 @@ func (o *scopeInstance) spec() any                { return o.Spec }
 // that does not exist yet grants what its future author writes, which
 // cannot be checked now (as Kubernetes refuses a RoleBinding to a missing
 // role unless its author may bind any role).
-func (o *scopeInstance) grants(ctx context.Context, c *Checker) ([]grant, []string, error) {
+func (o *scopeInstance) grants(ctx context.Context, c *Checker, _ object) ([]grant, []string, error) {
 	name := o.Spec.ScopeTemplateName
 	if name == "" {
 		return nil, nil, nil
@@ -144,7 +197,7 @@ func (o *apiAccessPolicy) spec() any                { return o.Spec }
 // not they exist yet (a CRD's name is <plural>.<group>, all the rules
 // need). A selection by ClusterExtension or label also grants on CRDs
 // installed or labelled later, which cannot be checked now.
-func (o *apiAccessPolicy) grants(_ context.Context, _ *Checker) ([]grant, []string, error) {
+func (o *apiAccessPolicy) grants(_ context.Context, _ *Checker, _ object) ([]grant, []string, error) {
 	switch o.Spec.Mode {
 	case apiaccessv1alpha1.ModeUnmanaged:
 		return nil, nil, nil

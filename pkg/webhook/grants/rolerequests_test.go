@@ -30,7 +30,7 @@ func roleRequest(t *testing.T, namespace, name string, actions ...string) []byte
 }
 
 func checkRoleRequest(auth Authorizer, operation string, object, old []byte) Decision {
-	c := &Checker{Authorizer: auth}
+	c := &Checker{Instances: noInstances, Authorizer: auth}
 	return c.Check(context.Background(), Request{Group: podidentityv1alpha1.GroupName, Resource: IAMRoleRequests,
 		Operation: operation, Object: object, OldObject: old, Requester: alice})
 }
