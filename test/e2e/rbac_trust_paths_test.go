@@ -117,7 +117,9 @@ func TestAListedNamespaceBesideASelectorIsPinned(t *testing.T) {
 	if _, err := env.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: listed}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = env.kube.CoreV1().Namespaces().Delete(context.Background(), listed, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = env.kube.CoreV1().Namespaces().Delete(context.Background(), listed, metav1.DeleteOptions{})
+	})
 	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{Namespaces: []string{listed},
 		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"e2e-team": suffix}}})
 	expectRoleBindings(t, instance.Name, []string{listed}, listed)
