@@ -232,8 +232,9 @@ type CheckedScope struct {
 
 	// specWrittenAt is when this generation of the spec was written, as
 	// the API server recorded it: the latest of the object's creation and
-	// its managed-fields times outside status, read at the generation's
-	// first sync. A listed namespace created more than 2 seconds after it
+	// its managed-fields times outside status, but no later than the
+	// generation's first sync, when it is read (a client may write
+	// managed-fields times). A listed namespace created more than 2 seconds after it
 	// is not the one the access-grants check judged (it did not exist
 	// then): it is not pinned, and not bound in, until the spec is written
 	// again.
