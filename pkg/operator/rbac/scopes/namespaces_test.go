@@ -62,22 +62,8 @@ func TestANamespaceCreatedAfterTheSpecWasWrittenIsNotBound(t *testing.T) {
 	// spec was written, before the operator's first sync.
 	f := newFixture(t, newTemplate("t", "reader-"), instance, namespace("early", -2*time.Hour), namespace("late", 10*time.Second))
 	f.syncTemplate("t")
-	sync := func() *scopesv1alpha1.ScopeInstance {
-		t.Helper()
-		if err := f.syncInstance("i"); err != nil {
-			t.Fatal(err)
-		}
-		got, _ := f.scopes.ScopesV1alpha1().ScopeInstances().Get(ctx, "i", metav1.GetOptions{})
-		return got
-	}
-	boundIn := func() []string {
-		rbs, _ := f.kube.RbacV1().RoleBindings("").List(ctx, metav1.ListOptions{})
-		var out []string
-		for _, rb := range rbs.Items {
-			out = append(out, rb.Namespace)
-		}
-		return out
-	}
+	sync := func() *scopesv1alpha1.ScopeInstance { t.Helper(); return f.syncedInstance(t, "i") }
+	boundIn := f.bindingNamespaces
 
 	got := sync()
 	if c := got.Status.Checked; c == nil || c.SpecWrittenAt == nil || !c.SpecWrittenAt.Time.Equal(written) ||
@@ -175,23 +161,8 @@ func TestAListedNamespaceIsPinnedBesideASelector(t *testing.T) {
 	instance.CreationTimestamp = metav1.Time{Time: written}
 	f := newFixture(t, newTemplate("t", "reader-"), instance, namespace("team-a-dev", "dev-1", nil, -time.Hour), namespace("team-a-qa", "qa-1", team, -time.Hour))
 	f.syncTemplate("t")
-	sync := func() *scopesv1alpha1.ScopeInstance {
-		t.Helper()
-		if err := f.syncInstance("i"); err != nil {
-			t.Fatal(err)
-		}
-		got, _ := f.scopes.ScopesV1alpha1().ScopeInstances().Get(ctx, "i", metav1.GetOptions{})
-		return got
-	}
-	boundIn := func() []string {
-		rbs, _ := f.kube.RbacV1().RoleBindings("").List(ctx, metav1.ListOptions{})
-		var out []string
-		for _, rb := range rbs.Items {
-			out = append(out, rb.Namespace)
-		}
-		slices.Sort(out)
-		return out
-	}
+	sync := func() *scopesv1alpha1.ScopeInstance { t.Helper(); return f.syncedInstance(t, "i") }
+	boundIn := f.bindingNamespaces
 	got := sync()
 	if ns := boundIn(); !slices.Equal(ns, []string{"team-a-dev", "team-a-qa"}) {
 		t.Fatalf("bound in %v, want team-a-dev (listed) and team-a-qa (selected)", ns)
@@ -213,4 +184,25 @@ func TestAListedNamespaceIsPinnedBesideASelector(t *testing.T) {
 			t.Errorf("re-created with labels %v: Bound %+v, want NamespacesReplaced", labels, c)
 		}
 	}
+}
+
+// syncedInstance syncs the instance and returns it as stored after.
+func (f *fixture) syncedInstance(t *testing.T, name string) *scopesv1alpha1.ScopeInstance {
+	t.Helper()
+	if err := f.syncInstance(name); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := f.scopes.ScopesV1alpha1().ScopeInstances().Get(context.Background(), name, metav1.GetOptions{})
+	return got
+}
+
+// bindingNamespaces are the namespaces of every RoleBinding, sorted.
+func (f *fixture) bindingNamespaces() []string {
+	rbs, _ := f.kube.RbacV1().RoleBindings("").List(context.Background(), metav1.ListOptions{})
+	var out []string
+	for _, rb := range rbs.Items {
+		out = append(out, rb.Namespace)
+	}
+	slices.Sort(out)
+	return out
 }
