@@ -60,7 +60,7 @@ const ControllerName = "IAMRoleRequest"
 
 const (
 	// Finalizer holds a request until its role is deleted.
-	Finalizer = "podidentity.openshift.io/iam-role"
+	Finalizer = podidentityv1alpha1.IAMRoleFinalizer
 	// CredentialsSecret, in the operator's namespace, holds the IAM
 	// credentials the CredentialsRequest of the same name asks for.
 	CredentialsSecret = "workload-access-iam"
