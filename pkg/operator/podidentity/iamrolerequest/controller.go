@@ -367,7 +367,7 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 			linked = *previous
 		}
 	} else {
-		linked, linkErr = c.link(ctx, request, sa, role.arn)
+		linked, linkErr = c.link(ctx, request, sa, role.arn, status.NamespaceUID)
 		setCondition(status, request.Generation, linked)
 	}
 	if err := c.writeStatus(ctx, request, status); err != nil {
