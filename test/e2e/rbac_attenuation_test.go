@@ -330,10 +330,12 @@ func ptrTo[T any](v T) *T { return &v }
 // With the ValidatingWebhookConfiguration gone, nobody checks what these
 // objects grant, so the API server's own policy refuses them, even from a
 // cluster admin; once the operator restores the configuration they are
-// checked and admitted again. So are the writes that move an
+// checked and admitted again. With the configuration there but not
+// sending deletes of IAMRoleRequests, so are the writes that move an
 // IAMRoleRequest's trust without touching its spec (a confirmation, the
-// finalizer's removal, a delete, while its namespace is pinned); a label
-// is admitted.
+// finalizer's removal, a delete, while its namespace is pinned), and a
+// label is admitted; with it missing, every write the policy matches is
+// refused, an IAMRoleRequest's delete too.
 func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 	dumpOnFailure(t)
 	ensureWebhook(t)
@@ -360,11 +362,6 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 	}{
 		{"fails open", func(w *admissionregistrationv1.ValidatingWebhook) { w.FailurePolicy = &ignore }},
 		{"no longer sends APIAccessPolicies", func(w *admissionregistrationv1.ValidatingWebhook) { w.Rules = w.Rules[:1] }},
-		{"no longer sends deletes of IAMRoleRequests", func(w *admissionregistrationv1.ValidatingWebhook) {
-			for i := range w.Rules {
-				w.Rules[i].Operations = []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
-			}
-		}},
 		{"no longer sends updates", func(w *admissionregistrationv1.ValidatingWebhook) {
 			for i := range w.Rules {
 				w.Rules[i].Operations = []admissionregistrationv1.OperationType{admissionregistrationv1.Create}
@@ -375,6 +372,12 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 		}},
 		{"has a match condition", func(w *admissionregistrationv1.ValidatingWebhook) {
 			w.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "never", Expression: "false"}}
+		}},
+		// Last: the configuration stays so for the IAMRoleRequest writes below.
+		{"no longer sends deletes of IAMRoleRequests", func(w *admissionregistrationv1.ValidatingWebhook) {
+			for i := range w.Rules {
+				w.Rules[i].Operations = []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
+			}
 		}},
 	} {
 		vwc, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
@@ -394,6 +397,25 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 			return nil
 		})
 	}
+	// With the configuration present but not sending deletes of
+	// IAMRoleRequests, the writes that move a request's trust without
+	// touching its spec are refused with the policy's message; a label,
+	// which moves nothing, is not matched.
+	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
+	dry := metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}
+	for what, patch := range map[string]string{
+		"a confirmation":          fmt.Sprintf(`{"metadata":{"annotations":{%q:"some-uid"}}}`, podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation),
+		"the finalizer's removal": `{"metadata":{"finalizers":null}}`,
+	} {
+		_, err := requests.Patch(ctx, pinnedRequest, types.MergePatchType, []byte(patch), dry)
+		wantRefused(t, what+" of a pinned IAMRoleRequest, the check not sent deletes", err, "no longer sends it fail-closed")
+	}
+	err = requests.Delete(ctx, pinnedRequest, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+	wantRefused(t, "the delete of a pinned IAMRoleRequest, the check not sent deletes", err, "IAMRoleRequest "+pinnedRequest, "no longer sends it fail-closed")
+	if _, err := requests.Patch(ctx, pinnedRequest, types.MergePatchType, []byte(`{"metadata":{"labels":{"team":"a"}}}`), dry); err != nil {
+		t.Errorf("a label on a pinned IAMRoleRequest, the check not sent deletes: %v", err)
+	}
+
 	// Put back as shipped (still Unmanaged), it is accepted again: the
 	// check refuses the edits, not the configuration.
 	vwc, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
@@ -421,20 +443,10 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 	_, err = env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, template, metav1.CreateOptions{})
 	wantRefused(t, "a ScopeTemplate with no check configured", err, accessGrantsPolicy)
 	t.Logf("refused: %v", err)
-	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
-	dry := metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}
-	for what, patch := range map[string]string{
-		"a confirmation":          fmt.Sprintf(`{"metadata":{"annotations":{%q:"some-uid"}}}`, podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation),
-		"the finalizer's removal": `{"metadata":{"finalizers":null}}`,
-	} {
-		_, err := requests.Patch(ctx, pinnedRequest, types.MergePatchType, []byte(patch), dry)
-		wantRefused(t, what+" of a pinned IAMRoleRequest with no check configured", err, accessGrantsPolicy)
-	}
-	err = requests.Delete(ctx, pinnedRequest, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
-	wantRefused(t, "the delete of a pinned IAMRoleRequest with no check configured", err, accessGrantsPolicy)
-	if _, err := requests.Patch(ctx, pinnedRequest, types.MergePatchType, []byte(`{"metadata":{"labels":{"team":"a"}}}`), dry); err != nil {
-		t.Errorf("a label on an IAMRoleRequest with no check configured: %v", err)
-	}
+	// Without its parameter the policy refuses every write it matches,
+	// before its match conditions: a delete of an IAMRoleRequest too.
+	err = env.operator.PodIdentityV1alpha1().IAMRoleRequests().Delete(ctx, pinnedRequest, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+	wantRefused(t, "the delete of an IAMRoleRequest with no check configured", err, accessGrantsPolicy)
 
 	setManagementState(t, operatorv1.Managed)
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
