@@ -47,7 +47,8 @@ func waitRoleRequestsChecked(t *testing.T) {
 // binds to the requester role may have that done only where they may
 // write ServiceAccounts themselves: not in another team's namespace, not in
 // openshift-*; with edit in their own, yes. A cluster admin may anywhere.
-// Once admitted, only a change of the ServiceAccount is judged again.
+// Once admitted, a change of the statements is not judged again (the writes
+// that move the role's trust are: TestIAMRoleRequestTrustMovesOnlyWithServiceAccountWrites).
 func TestIAMRoleRequestersWriteOnlyServiceAccountsTheyMay(t *testing.T) {
 	dumpOnFailure(t)
 	ensureWebhook(t)
@@ -100,9 +101,9 @@ func TestIAMRoleRequestersWriteOnlyServiceAccountsTheyMay(t *testing.T) {
 		}
 	}
 
-	// Admitted once, the request is judged again only if its ServiceAccount
-	// changes (which CEL refuses anyway): with her edit gone she may still
-	// change its statements, as the operator its finalizer.
+	// Admitted once, a change of its statements is not judged again: with
+	// her edit gone she may still make it, as the operator adds its
+	// finalizer.
 	created, err := requests.Create(ctx, request(own), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
