@@ -15,7 +15,7 @@ import (
 
 // ValidateAccessGrantsPath is where the API server sends ScopeTemplates,
 // ScopeInstances, APIAccessPolicies and IAMRoleRequests being created or
-// changed.
+// changed, and IAMRoleRequests being deleted.
 const ValidateAccessGrantsPath = "/validate-access-grants"
 
 // accessGrantsTimeout bounds one check, inside the 15 s the

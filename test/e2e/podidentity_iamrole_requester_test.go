@@ -3,10 +3,12 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -45,7 +47,8 @@ func waitRoleRequestsChecked(t *testing.T) {
 // binds to the requester role may have that done only where they may
 // write ServiceAccounts themselves: not in another team's namespace, not in
 // openshift-*; with edit in their own, yes. A cluster admin may anywhere.
-// Once admitted, only a change of the ServiceAccount is judged again.
+// Once admitted, a change of the statements is not judged again (the writes
+// that move the role's trust are: TestIAMRoleRequestTrustMovesOnlyWithServiceAccountWrites).
 func TestIAMRoleRequestersWriteOnlyServiceAccountsTheyMay(t *testing.T) {
 	dumpOnFailure(t)
 	ensureWebhook(t)
@@ -98,9 +101,9 @@ func TestIAMRoleRequestersWriteOnlyServiceAccountsTheyMay(t *testing.T) {
 		}
 	}
 
-	// Admitted once, the request is judged again only if its ServiceAccount
-	// changes (which CEL refuses anyway): with her edit gone she may still
-	// change its statements, as the operator its finalizer.
+	// Admitted once, a change of its statements is not judged again: with
+	// her edit gone she may still make it, as the operator adds its
+	// finalizer.
 	created, err := requests.Create(ctx, request(own), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -132,5 +135,122 @@ func TestIAMRoleRequestersWriteOnlyServiceAccountsTheyMay(t *testing.T) {
 	})
 	if err != nil {
 		t.Errorf("changing the statements of her admitted request: %v", err)
+	}
+}
+
+// The attack of issue 46: a requester bound only to the requester role,
+// with no rights on ServiceAccounts in namespace N, may not move the trust
+// of a request for N: not confirm a re-created N (a namespace-only user's,
+// whose ServiceAccount would get the role), not strip the finalizer, not
+// delete the request while its role may exist (its namespace is pinned).
+// Each refusal says which write and what is missing. A requester with edit
+// in N may make each of them. No IAM is reachable here: the operator pins
+// the namespace before it calls IAM, so the pin stands for the role.
+func TestIAMRoleRequestTrustMovesOnlyWithServiceAccountWrites(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t)
+	waitRoleRequestsChecked(t)
+	ctx := context.Background()
+	namespaces := env.kube.CoreV1().Namespaces()
+	requester, editor := "e2e-requester-"+rand.String(5), "e2e-editor-"+rand.String(5)
+	bindClusterRole(t, requester, iamRoleRequesterRole, metav1.ObjectMeta{GenerateName: "e2e-iam-requester-"})
+	bindClusterRole(t, editor, iamRoleRequesterRole, metav1.ObjectMeta{GenerateName: "e2e-iam-requester-"})
+
+	name := "iam-trust-" + rand.String(5)
+	first, err := namespaces.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = namespaces.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	admin := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
+	created, err := admin.Create(ctx, &podidentityv1alpha1.IAMRoleRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-trust-" + rand.String(5)},
+		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
+			Storage: podidentityv1alpha1.Storage{ServiceAccount: podidentityv1alpha1.ServiceAccountStorage{Namespace: name, Name: "app"}},
+			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{
+				{Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::e2e/*"}}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// No IAM here to serve the controller's finalizer: an admin drops it.
+		_, _ = admin.Patch(context.Background(), created.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		_ = admin.Delete(context.Background(), created.Name, metav1.DeleteOptions{})
+	})
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		r, err := admin.Get(ctx, created.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if r.Status.NamespaceUID != string(first.UID) || !slices.Contains(r.Finalizers, podidentityv1alpha1.IAMRoleFinalizer) {
+			return fmt.Errorf("status.namespaceUID %q, finalizers %v: want %s pinned and the finalizer", r.Status.NamespaceUID, r.Finalizers, first.UID)
+		}
+		return nil
+	})
+
+	// A namespace-only user deletes N and makes it again: another UID.
+	if err := namespaces.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var squatted *corev1.Namespace
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		squatted, err = namespaces.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+		return err
+	})
+	grantEdit(t, name, "e2e-editor-edit", rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: "User", Name: editor})
+
+	patchOf := func(uid string) []byte {
+		return []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation, uid))
+	}
+	unfinalize := []byte(`{"metadata":{"finalizers":null}}`)
+	dry := metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}
+	missing := func(user, doing string) []string {
+		return []string{fmt.Sprintf(`user %q may not patch or create serviceaccounts in namespace %q`, user, name),
+			requesterAttenuation, "so whoever may " + doing + " must be able to"}
+	}
+
+	// The requester alone: each write is refused, and says which it was.
+	mine := asUser(t, requester).PodIdentityV1alpha1().IAMRoleRequests()
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		_, err := mine.Get(ctx, created.Name, metav1.GetOptions{})
+		return err // RBAC caches bindings briefly
+	})
+	_, err = mine.Patch(ctx, created.Name, types.MergePatchType, patchOf(string(squatted.UID)), metav1.PatchOptions{})
+	wantRefused(t, "the requester's confirmation of the re-created namespace", err,
+		append(missing(requester, "confirm a namespace"), podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation+"="+string(squatted.UID))...)
+	_, err = mine.Patch(ctx, created.Name, types.MergePatchType, unfinalize, metav1.PatchOptions{})
+	wantRefused(t, "the requester's removal of the finalizer", err,
+		append(missing(requester, "remove the finalizer"), "status.namespaceUID "+string(first.UID))...)
+	err = mine.Delete(ctx, created.Name, metav1.DeleteOptions{})
+	wantRefused(t, "the requester's delete", err, missing(requester, "delete the request")...)
+	// A write that moves no trust is still hers to make.
+	if _, err := mine.Patch(ctx, created.Name, types.MergePatchType, []byte(`{"metadata":{"labels":{"team":"a"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Errorf("the requester's label: %v", err)
+	}
+	current, err := admin.Get(ctx, created.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if current.DeletionTimestamp != nil || !slices.Contains(current.Finalizers, podidentityv1alpha1.IAMRoleFinalizer) ||
+		current.Annotations[podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation] != "" || current.Status.NamespaceUID != string(first.UID) {
+		t.Fatalf("after the refusals: deletion %v, finalizers %v, annotations %v, pin %q", current.DeletionTimestamp, current.Finalizers, current.Annotations, current.Status.NamespaceUID)
+	}
+
+	// With edit in N: each is admitted (dry runs, then the delete itself).
+	theirs := asUser(t, editor).PodIdentityV1alpha1().IAMRoleRequests()
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		_, err := theirs.Patch(ctx, created.Name, types.MergePatchType, patchOf(string(squatted.UID)), dry)
+		return err
+	})
+	if _, err := theirs.Patch(ctx, created.Name, types.MergePatchType, unfinalize, dry); err != nil {
+		t.Errorf("the editor's removal of the finalizer: %v", err)
+	}
+	if err := theirs.Delete(ctx, created.Name, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+		t.Errorf("the editor's delete (dry run): %v", err)
+	}
+	if err := theirs.Delete(ctx, created.Name, metav1.DeleteOptions{}); err != nil {
+		t.Errorf("the editor's delete: %v", err)
 	}
 }

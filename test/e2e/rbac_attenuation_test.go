@@ -13,11 +13,13 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
+	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 	operatorclientset "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
@@ -328,16 +330,23 @@ func ptrTo[T any](v T) *T { return &v }
 // With the ValidatingWebhookConfiguration gone, nobody checks what these
 // objects grant, so the API server's own policy refuses them, even from a
 // cluster admin; once the operator restores the configuration they are
-// checked and admitted again.
+// checked and admitted again. With the configuration there but not
+// sending deletes of IAMRoleRequests, so are the writes that move an
+// IAMRoleRequest's trust without touching its spec (a confirmation, the
+// finalizer's removal, a delete, while its namespace is pinned), and a
+// label is admitted; with it missing, every write the policy matches is
+// refused, an IAMRoleRequest's delete too.
 func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 	dumpOnFailure(t)
 	ensureWebhook(t)
+	waitRoleRequestsChecked(t)
 	ctx := context.Background()
 	template := grantingTemplate("e2e-unchecked-"+rand.String(5), rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}})
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
 		_, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
 		return err
 	})
+	pinnedRequest := pinnedRoleRequest(t)
 	setManagementState(t, operatorv1.Unmanaged)
 	defer setManagementState(t, operatorv1.Managed)
 	// Failing open, or no longer sending every one of these objects to the
@@ -364,6 +373,12 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 		{"has a match condition", func(w *admissionregistrationv1.ValidatingWebhook) {
 			w.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "never", Expression: "false"}}
 		}},
+		// Last: the configuration stays so for the IAMRoleRequest writes below.
+		{"no longer sends deletes of IAMRoleRequests", func(w *admissionregistrationv1.ValidatingWebhook) {
+			for i := range w.Rules {
+				w.Rules[i].Operations = []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
+			}
+		}},
 	} {
 		vwc, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
 		if err != nil {
@@ -382,6 +397,25 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 			return nil
 		})
 	}
+	// With the configuration present but not sending deletes of
+	// IAMRoleRequests, the writes that move a request's trust without
+	// touching its spec are refused with the policy's message; a label,
+	// which moves nothing, is not matched.
+	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
+	dry := metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}
+	for what, patch := range map[string]string{
+		"a confirmation":          fmt.Sprintf(`{"metadata":{"annotations":{%q:"some-uid"}}}`, podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation),
+		"the finalizer's removal": `{"metadata":{"finalizers":null}}`,
+	} {
+		_, err := requests.Patch(ctx, pinnedRequest, types.MergePatchType, []byte(patch), dry)
+		wantRefused(t, what+" of a pinned IAMRoleRequest, the check not sent deletes", err, "no longer sends it fail-closed")
+	}
+	err = requests.Delete(ctx, pinnedRequest, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+	wantRefused(t, "the delete of a pinned IAMRoleRequest, the check not sent deletes", err, "IAMRoleRequest "+pinnedRequest, "no longer sends it fail-closed")
+	if _, err := requests.Patch(ctx, pinnedRequest, types.MergePatchType, []byte(`{"metadata":{"labels":{"team":"a"}}}`), dry); err != nil {
+		t.Errorf("a label on a pinned IAMRoleRequest, the check not sent deletes: %v", err)
+	}
+
 	// Put back as shipped (still Unmanaged), it is accepted again: the
 	// check refuses the edits, not the configuration.
 	vwc, err := env.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, framework.WebhookName, metav1.GetOptions{})
@@ -409,10 +443,53 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 	_, err = env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, template, metav1.CreateOptions{})
 	wantRefused(t, "a ScopeTemplate with no check configured", err, accessGrantsPolicy)
 	t.Logf("refused: %v", err)
+	// Without its parameter the policy refuses every write it matches,
+	// before its match conditions: a delete of an IAMRoleRequest too.
+	err = env.operator.PodIdentityV1alpha1().IAMRoleRequests().Delete(ctx, pinnedRequest, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+	wantRefused(t, "the delete of an IAMRoleRequest with no check configured", err, accessGrantsPolicy)
 
 	setManagementState(t, operatorv1.Managed)
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
 		_, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, template, dryRun)
 		return err
 	})
+}
+
+// pinnedRoleRequest is an admin's IAMRoleRequest for a test namespace,
+// once the operator has pinned that namespace (and added its finalizer).
+func pinnedRoleRequest(t *testing.T) string {
+	t.Helper()
+	ns := testNamespace(t, "iam-pinned-")
+	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
+	created, err := requests.Create(context.Background(), &podidentityv1alpha1.IAMRoleRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-pinned-" + rand.String(5)},
+		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
+			Storage: podidentityv1alpha1.Storage{ServiceAccount: podidentityv1alpha1.ServiceAccountStorage{Namespace: ns, Name: "app"}},
+			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{
+				{Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::e2e/*"}}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// No IAM here to serve the controller's finalizer: an admin drops it
+		// (once the check is back).
+		framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+			_, err := requests.Patch(ctx, created.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+			return err
+		})
+		_ = requests.Delete(context.Background(), created.Name, metav1.DeleteOptions{})
+	})
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		r, err := requests.Get(ctx, created.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if r.Status.NamespaceUID == "" || len(r.Finalizers) == 0 {
+			return fmt.Errorf("status.namespaceUID %q, finalizers %v: not pinned yet", r.Status.NamespaceUID, r.Finalizers)
+		}
+		return nil
+	})
+	return created.Name
 }

@@ -44,9 +44,11 @@ type Checker struct {
 type Request struct {
 	Group, Resource string
 	// Operation is CREATE or UPDATE; anything else is admitted (nothing is
-	// granted by deleting or connecting).
+	// granted by deleting or connecting), but for the DELETE of an
+	// IAMRoleRequest, which can decide what becomes of its role's trust.
 	Operation string
-	// Object and OldObject are the objects' JSON; OldObject only on UPDATE.
+	// Object and OldObject are the objects' JSON; OldObject only on UPDATE
+	// and DELETE (where Object is empty).
 	Object, OldObject []byte
 	Requester         Requester
 }
@@ -86,13 +88,14 @@ type Decision struct {
 // nothing, so controllers and users without the object's permissions may
 // still make it. Then every namespace the object lists must exist: one
 // deleted since an unchanged spec was written is the controllers' to
-// report, not a reason to refuse a label.
+// report, not a reason to refuse a label. IAMRoleRequests are judged by
+// what moves their role's trust, a delete included (checkRoleRequest).
 func (c *Checker) Check(ctx context.Context, req Request) Decision {
-	if req.Operation != "CREATE" && req.Operation != "UPDATE" {
-		return Decision{Allowed: true}
-	}
 	if isRoleRequest(req) {
 		return c.checkRoleRequest(ctx, req)
+	}
+	if req.Operation != "CREATE" && req.Operation != "UPDATE" {
+		return Decision{Allowed: true}
 	}
 	obj, err := decode(req.Group, req.Resource, req.Object)
 	if err != nil {

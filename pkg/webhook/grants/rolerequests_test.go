@@ -41,7 +41,7 @@ func checkRoleRequest(auth Authorizer, operation string, object, old []byte) Dec
 // missing and how to get it.
 func TestRoleRequestsNeedTheServiceAccountWrites(t *testing.T) {
 	patch, create := res("patch", "", "serviceaccounts"), res("create", "", "serviceaccounts")
-	const advice = `: an IAMRoleRequest has the operator write that ServiceAccount (annotate it, or create it when absent), so its requester must be able to; ` +
+	const advice = `: an IAMRoleRequest has the operator write that ServiceAccount (annotate it, or create it when absent), so whoever may create the request must be able to; ` +
 		`ask an admin of payments for edit there (oc adm policy add-role-to-user edit alice -n payments), or have someone who may write its ServiceAccounts create the request`
 	for _, tc := range []struct {
 		name    string
@@ -77,31 +77,142 @@ func TestRoleRequestsNeedTheServiceAccountWrites(t *testing.T) {
 	}
 }
 
-// On UPDATE only a change of spec.storage is judged: the operator adds and
-// removes its finalizer, and a requester may change the statements,
-// without anyone being asked for ServiceAccount writes. A changed storage
-// (CEL forbids it; the check does not rely on that) is judged in full.
-func TestRoleRequestUpdatesAreJudgedOnlyWhenTheServiceAccountChanges(t *testing.T) {
-	old := roleRequest(t, "payments", "app", "s3:GetObject")
-	auth := newFake()
-	if d := checkRoleRequest(auth, "UPDATE", roleRequest(t, "payments", "app", "s3:PutObject"), old); !d.Allowed || len(auth.questions()) != 0 {
-		t.Errorf("a change of statements: %+v, asked %q", d, auth.questions())
+// with edits a request as the API server would send it.
+func with(t *testing.T, raw []byte, edit func(*podidentityv1alpha1.IAMRoleRequest)) []byte {
+	t.Helper()
+	var r podidentityv1alpha1.IAMRoleRequest
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
 	}
-	var withFinalizer map[string]any
-	_ = json.Unmarshal(old, &withFinalizer)
-	withFinalizer["metadata"].(map[string]any)["finalizers"] = []string{"podidentity.openshift.io/iam-role"}
-	updated, _ := json.Marshal(withFinalizer)
-	if d := checkRoleRequest(auth, "UPDATE", updated, old); !d.Allowed || len(auth.questions()) != 0 {
-		t.Errorf("the operator's finalizer: %+v, asked %q", d, auth.questions())
+	edit(&r)
+	out, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if d := checkRoleRequest(auth, "UPDATE", roleRequest(t, "openshift-monitoring", "prometheus-k8s", "s3:GetObject"), old); d.Allowed ||
-		!strings.Contains(d.Message, `may not patch or create serviceaccounts in namespace "openshift-monitoring"`) {
-		t.Errorf("a changed ServiceAccount: %+v", d)
+	return out
+}
+
+func pinned(r *podidentityv1alpha1.IAMRoleRequest) { r.Status.NamespaceUID = "uid-payments" }
+func withARN(r *podidentityv1alpha1.IAMRoleRequest) {
+	r.Status.RoleARN = "arn:aws:iam::123456789012:role/workload-access/infra/reader"
+}
+func finalized(r *podidentityv1alpha1.IAMRoleRequest) {
+	r.Finalizers = append(r.Finalizers, podidentityv1alpha1.IAMRoleFinalizer)
+}
+func confirmed(uid string) func(*podidentityv1alpha1.IAMRoleRequest) {
+	return func(r *podidentityv1alpha1.IAMRoleRequest) {
+		r.Annotations = map[string]string{podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation: uid}
 	}
-	// Deleting writes nothing the requester chose: the operator only
-	// removes what it added.
-	if d := checkRoleRequest(newFake(), "DELETE", nil, old); !d.Allowed {
-		t.Errorf("a delete: %+v", d)
+}
+func both(edits ...func(*podidentityv1alpha1.IAMRoleRequest)) func(*podidentityv1alpha1.IAMRoleRequest) {
+	return func(r *podidentityv1alpha1.IAMRoleRequest) {
+		for _, e := range edits {
+			e(r)
+		}
+	}
+}
+
+// Writes that move no trust are not judged: a change of the statements or
+// labels, the operator adding its finalizer, the removal of a confirmation,
+// the finalizer removed or the request deleted before any role could
+// exist (no pin, no ARN). Nobody is asked anything.
+func TestRoleRequestWritesThatMoveNoTrustAreNotJudged(t *testing.T) {
+	base := roleRequest(t, "payments", "app", "s3:GetObject")
+	for _, tc := range []struct {
+		name, operation string
+		old, object     []byte
+	}{
+		{"a change of statements", "UPDATE", with(t, base, both(pinned, finalized)), with(t, roleRequest(t, "payments", "app", "s3:PutObject"), both(pinned, finalized))},
+		{"a label", "UPDATE", with(t, base, both(pinned, finalized)), with(t, base, both(pinned, finalized, func(r *podidentityv1alpha1.IAMRoleRequest) {
+			r.Labels = map[string]string{"team": "a"}
+		}))},
+		{"the operator's finalizer added", "UPDATE", base, with(t, base, finalized)},
+		{"a confirmation removed", "UPDATE", with(t, base, both(pinned, finalized, confirmed("uid-new"))), with(t, base, both(pinned, finalized))},
+		{"a confirmation kept", "UPDATE", with(t, base, both(pinned, finalized, confirmed("uid-new"))), with(t, base, both(pinned, finalized, confirmed("uid-new"), func(r *podidentityv1alpha1.IAMRoleRequest) {
+			r.Labels = map[string]string{"team": "a"}
+		}))},
+		{"the finalizer removed before any pin", "UPDATE", with(t, base, finalized), base},
+		{"a delete before any pin", "DELETE", with(t, base, finalized), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			auth := newFake()
+			if d := checkRoleRequest(auth, tc.operation, tc.object, tc.old); !d.Allowed || len(auth.questions()) != 0 {
+				t.Errorf("%+v, asked %q", d, auth.questions())
+			}
+		})
+	}
+}
+
+// Every write that decides whom the role trusts is judged as a create: a
+// confirmation (set or changed), the finalizer removed while a role may
+// exist (pinned, or with an ARN), a delete then, with or without the
+// finalizer, and a changed ServiceAccount (CEL forbids it; the check does
+// not rely on that). Whoever may patch and create ServiceAccounts in the
+// namespace may; the refusal names the write and what is missing. The
+// operator, which holds both cluster-wide, removes its finalizer after it
+// deleted the role.
+func TestRoleRequestWritesThatMoveTrustAreJudgedAsACreate(t *testing.T) {
+	base := roleRequest(t, "payments", "app", "s3:GetObject")
+	patch, create := res("patch", "", "serviceaccounts"), res("create", "", "serviceaccounts")
+	refused := func(doing, why string) string {
+		return `IAMRoleRequest "reader" links ServiceAccount payments/app; ` + why + `: user "alice" may not patch or create serviceaccounts in namespace "payments": ` +
+			`an IAMRoleRequest has the operator write that ServiceAccount (annotate it, or create it when absent), so whoever may ` + doing + ` must be able to; ` +
+			`ask an admin of payments for edit there (oc adm policy add-role-to-user edit alice -n payments), or have someone who may write its ServiceAccounts ` + doing
+	}
+	const arn = "arn:aws:iam::123456789012:role/workload-access/infra/reader"
+	for _, tc := range []struct {
+		name, operation string
+		old, object     []byte
+		message         string
+	}{
+		{"a confirmation", "UPDATE", with(t, base, finalized), with(t, base, both(finalized, confirmed("uid-squatted"))),
+			refused("confirm a namespace", "setting podidentity.openshift.io/confirmed-namespace-uid=uid-squatted makes its IAM role trust that ServiceAccount in the namespace of that UID")},
+		{"a changed confirmation", "UPDATE", with(t, base, both(pinned, finalized, confirmed("uid-payments"))), with(t, base, both(pinned, finalized, confirmed("uid-squatted"))),
+			refused("confirm a namespace", "setting podidentity.openshift.io/confirmed-namespace-uid=uid-squatted makes its IAM role trust that ServiceAccount in the namespace of that UID")},
+		{"the finalizer removed, pinned", "UPDATE", with(t, base, both(pinned, finalized)), with(t, base, pinned),
+			refused("remove the finalizer", "removing the finalizer podidentity.openshift.io/iam-role while its IAM role may exist (status.namespaceUID uid-payments) "+
+				"would leave that role trusting that ServiceAccount with no request to revoke it when the namespace goes")},
+		{"the finalizer removed, with an ARN", "UPDATE", with(t, base, both(withARN, finalized)), with(t, base, withARN),
+			refused("remove the finalizer", "removing the finalizer podidentity.openshift.io/iam-role while its IAM role may exist (status.roleARN "+arn+") "+
+				"would leave that role trusting that ServiceAccount with no request to revoke it when the namespace goes")},
+		{"the finalizer removed while deleting", "UPDATE", with(t, base, both(pinned, withARN, finalized, func(r *podidentityv1alpha1.IAMRoleRequest) {
+			r.DeletionTimestamp = &metav1.Time{}
+		})), with(t, base, both(pinned, withARN, func(r *podidentityv1alpha1.IAMRoleRequest) { r.DeletionTimestamp = &metav1.Time{} })),
+			refused("remove the finalizer", "removing the finalizer podidentity.openshift.io/iam-role while its IAM role may exist (status.roleARN "+arn+") "+
+				"would leave that role trusting that ServiceAccount with no request to revoke it when the namespace goes")},
+		{"a delete with the finalizer", "DELETE", with(t, base, both(pinned, finalized)), nil,
+			refused("delete the request", "deleting it while its IAM role may exist (status.namespaceUID uid-payments) ends that role's trust of that ServiceAccount "+
+				"(the operator deletes the role), a decision for who may write it")},
+		{"a delete without the finalizer", "DELETE", with(t, base, withARN), nil,
+			refused("delete the request", "deleting it without its finalizer podidentity.openshift.io/iam-role while its IAM role may exist (status.roleARN "+arn+") "+
+				"would leave that role trusting that ServiceAccount with no request to revoke it when the namespace goes")},
+		{"a changed ServiceAccount", "UPDATE", with(t, base, pinned), with(t, roleRequest(t, "payments", "other", "s3:GetObject"), pinned),
+			`IAMRoleRequest "reader" links ServiceAccount payments/other: user "alice" may not patch or create serviceaccounts in namespace "payments": ` +
+				`an IAMRoleRequest has the operator write that ServiceAccount (annotate it, or create it when absent), so whoever may change the request's ServiceAccount must be able to; ` +
+				`ask an admin of payments for edit there (oc adm policy add-role-to-user edit alice -n payments), or have someone who may write its ServiceAccounts change the request's ServiceAccount`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			auth := newFake()
+			d := checkRoleRequest(auth, tc.operation, tc.object, tc.old)
+			if d.Allowed || d.Reason != Escalation || d.Message != tc.message {
+				t.Errorf("without ServiceAccount writes: %+v\nwant %s\n%s", d, Escalation, tc.message)
+			}
+			asked := auth.questions()
+			slices.Sort(asked)
+			if want := []string{`payments|verb "create" on "serviceaccounts" (group "")`, `payments|verb "patch" on "serviceaccounts" (group "")`}; !slices.Equal(asked, want) || d.Reviews != 2 {
+				t.Errorf("asked %q (%d reviews), want %q", asked, d.Reviews, want)
+			}
+			if d := checkRoleRequest(newFake().hold("payments", patch, create), tc.operation, tc.object, tc.old); !d.Allowed {
+				t.Errorf("with edit in payments: %+v", d)
+			}
+			// The operator's own ServiceAccount holds both cluster-wide.
+			operator := newFake().hold("", patch, create)
+			c := &Checker{Authorizer: operator}
+			if d := c.Check(context.Background(), Request{Group: podidentityv1alpha1.GroupName, Resource: IAMRoleRequests, Operation: tc.operation, Object: tc.object, OldObject: tc.old,
+				Requester: Requester{Name: "system:serviceaccount:openshift-workload-access-operator:cluster-workload-access-operator"}}); !d.Allowed {
+				t.Errorf("as the operator: %+v", d)
+			}
+		})
 	}
 }
 
@@ -121,11 +232,15 @@ func TestRoleRequestsFailClosed(t *testing.T) {
 		"no object":         {newFake(), nil, Invalid, "the request carries no iamrolerequests"},
 		"no ServiceAccount": {newFake(), []byte(`{"metadata":{"name":"x"},"spec":{}}`), Invalid, "spec.storage.serviceAccount needs a namespace and a name"},
 		"review fails": {failing, roleRequest(t, "payments", "app", "s3:GetObject"), CheckFailed,
-			`could not check whether user "alice" may patch and create serviceaccounts in namespace "payments", which IAMRoleRequest "reader" has the operator write: the server is currently unable to handle the request; it is refused until the check succeeds; retry`},
+			`could not check whether user "alice" may patch and create serviceaccounts in namespace "payments", which IAMRoleRequest "reader" has the operator write, to create the request: the server is currently unable to handle the request; it is refused until the check succeeds; retry`},
 	} {
 		d := checkRoleRequest(tc.auth, "CREATE", tc.object, nil)
 		if d.Allowed || d.Reason != tc.reason || !strings.Contains(d.Message, tc.part) {
 			t.Errorf("%s: %+v, want %s containing %q", name, d, tc.reason, tc.part)
 		}
+	}
+	// A delete whose object cannot be read is refused too.
+	if d := checkRoleRequest(newFake(), "DELETE", nil, []byte(`{`)); d.Allowed || d.Reason != Invalid {
+		t.Errorf("a delete of an unreadable object: %+v", d)
 	}
 }

@@ -212,9 +212,18 @@ type StatementEntry struct {
 
 // ConfirmedNamespaceUIDAnnotation, on an IAMRoleRequest, confirms that the
 // namespace of that UID is the one its role may trust: a namespace created
-// after the request, or in place of the one its role trusted. Only whoever
-// may update IAMRoleRequests sets it; a namespace's creator cannot.
+// after the request, or in place of the one its role trusted. Setting or
+// changing it moves the role's trust, so the access-grants check admits it
+// only from whoever may also patch and create ServiceAccounts in that
+// namespace, as a create; a namespace's creator cannot set it.
 const ConfirmedNamespaceUIDAnnotation = "podidentity.openshift.io/confirmed-namespace-uid"
+
+// IAMRoleFinalizer holds an IAMRoleRequest until the operator has deleted
+// its role. Removing it, or deleting the request, while the role may exist
+// decides what becomes of the role's trust: the access-grants check admits
+// either only from whoever may patch and create ServiceAccounts in the
+// request's namespace, as a create.
+const IAMRoleFinalizer = "podidentity.openshift.io/iam-role"
 
 // LinkedByAnnotation, on a ServiceAccount, is the UID of the IAMRoleRequest
 // that wrote its RoleARNAnnotation: only that request changes or removes

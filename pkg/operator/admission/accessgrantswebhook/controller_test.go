@@ -73,7 +73,8 @@ func get(t *testing.T, client *fake.Clientset) *admissionregistrationv1.Validati
 }
 
 // The shipped configuration is what the safety-net policy expects: one
-// fail-closed webhook on the check's path for the four kinds.
+// fail-closed webhook on the check's path for the four kinds, and for the
+// deletes of IAMRoleRequests, which can move a role's trust.
 func TestManifestFailsClosed(t *testing.T) {
 	m := Manifest()
 	if m.Name != operatorclient.WebhookName || len(m.Webhooks) != 1 {
@@ -87,8 +88,12 @@ func TestManifestFailsClosed(t *testing.T) {
 	}
 	var resources []string
 	for _, r := range w.Rules {
-		if !slices.Equal(r.Operations, []admissionregistrationv1.OperationType{"CREATE", "UPDATE"}) {
-			t.Errorf("rule %v: operations %v", r.Resources, r.Operations)
+		want := []admissionregistrationv1.OperationType{"CREATE", "UPDATE"}
+		if slices.Equal(r.Resources, []string{"iamrolerequests"}) {
+			want = append(want, "DELETE")
+		}
+		if !slices.Equal(r.Operations, want) {
+			t.Errorf("rule %v: operations %v, want %v", r.Resources, r.Operations, want)
 		}
 		resources = append(resources, r.Resources...)
 	}

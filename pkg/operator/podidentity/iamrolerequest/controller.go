@@ -52,6 +52,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/informerkit"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/managementsync"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 )
 
@@ -60,7 +61,7 @@ const ControllerName = "IAMRoleRequest"
 
 const (
 	// Finalizer holds a request until its role is deleted.
-	Finalizer = "podidentity.openshift.io/iam-role"
+	Finalizer = podidentityv1alpha1.IAMRoleFinalizer
 	// CredentialsSecret, in the operator's namespace, holds the IAM
 	// credentials the CredentialsRequest of the same name asks for.
 	CredentialsSecret = "workload-access-iam"
@@ -117,6 +118,10 @@ type controller struct {
 	namespaces       corev1client.NamespacesGetter
 	operatorClient   v1helpers.OperatorClient
 	events           record.EventRecorder
+	// unrevokedRoles is IAMRoleRequestDegraded: requests whose role should
+	// be gone from IAM (deleted request, namespace deleted or replaced) and
+	// is not known to be.
+	unrevokedRoles *reconcileloop.Failures
 
 	// transport replaces the HTTP transport of the AWS clients in tests.
 	transport http.RoundTripper
@@ -160,6 +165,7 @@ func newController(in Inputs, secrets corev1listers.SecretLister) *controller {
 		namespaces:       in.Namespaces,
 		operatorClient:   in.OperatorClient,
 		events:           in.ObjectEvents,
+		unrevokedRoles:   reconcileloop.NewFailures(ControllerName, "IAMRoleRequest", in.OperatorClient),
 		backoff:          newBackoff(),
 	}
 }
@@ -201,7 +207,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if state != operatorv1.Managed {
 		// Unmanaged and Removed leave roles and finalizers alone: a role
 		// must outlive the operator as long as pods use it.
-		return nil
+		return c.unrevokedRoles.Clear(ctx)
 	}
 	key := syncCtx.QueueKey()
 	if key == factory.DefaultQueueKey {
@@ -213,7 +219,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	cached, err := c.requests.Get(key)
 	if apierrors.IsNotFound(err) {
 		c.backoff.Reset(key)
-		return nil
+		return c.report(ctx, key, nil)
 	}
 	if err != nil {
 		return err
@@ -226,7 +232,48 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	} else {
 		err = c.addFinalizerAndReconcile(ctx, syncCtx, request)
 	}
+	if reportErr := c.report(ctx, key, err); reportErr != nil {
+		klog.Errorf("IAMRoleRequest %s: updating %sDegraded: %v", key, ControllerName, reportErr)
+	}
 	return c.retry(syncCtx, key, err)
+}
+
+// unrevokedRole is a failure that leaves a role in IAM that should be gone:
+// it still trusts the request's ServiceAccount.
+type unrevokedRole struct {
+	arn string
+	f   *awscall.Failure
+}
+
+func (u *unrevokedRole) Error() string { return u.f.Message }
+func (u *unrevokedRole) Unwrap() error { return u.f }
+
+func unrevoked(request *podidentityv1alpha1.IAMRoleRequest, f *awscall.Failure) error {
+	return &unrevokedRole{arn: request.Status.RoleARN, f: f}
+}
+
+// report keeps IAMRoleRequestDegraded: True while a request's role could
+// not be deleted, and only then (the ClusterOperator says Degraded after the
+// operator's inertia); other failures stay on the request. A sync that
+// ends well clears it; one that fails otherwise (an API conflict) leaves
+// it as it was.
+func (c *controller) report(ctx context.Context, key string, err error) error {
+	var u *unrevokedRole
+	switch {
+	case errors.As(err, &u):
+		role := "its IAM role"
+		if u.arn != "" {
+			role = "IAM role " + u.arn
+		}
+		cause := fmt.Errorf("%s should be deleted and is not known to be: %s", role, u.f.Message)
+		if err := c.unrevokedRoles.Record(ctx, key, cause); err != cause {
+			return err // updating the condition failed
+		}
+		return nil
+	case err == nil:
+		return c.unrevokedRoles.Record(ctx, key, nil)
+	}
+	return nil
 }
 
 func (c *controller) addFinalizerAndReconcile(ctx context.Context, syncCtx factory.SyncContext, request *podidentityv1alpha1.IAMRoleRequest) error {
@@ -320,7 +367,7 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 			linked = *previous
 		}
 	} else {
-		linked, linkErr = c.link(ctx, request, sa, role.arn)
+		linked, linkErr = c.link(ctx, request, sa, role.arn, status.NamespaceUID)
 		setCondition(status, request.Generation, linked)
 	}
 	if err := c.writeStatus(ctx, request, status); err != nil {

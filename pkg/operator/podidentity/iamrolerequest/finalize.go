@@ -17,14 +17,15 @@ import (
 
 // finalize deletes the role (only when its uid tag is the request's) and
 // its inline policy, removes the annotations the request added, then the
-// finalizer. Until IAM answers, the request stays, with Provisioned saying
-// why; a request that never got a role (RoleARN empty) and cannot reach IAM
-// (pod identity off, no credentials) is let go.
+// finalizer. Until IAM answers that the role is gone, the request stays,
+// with Provisioned saying why and IAMRoleRequestDegraded set (unrevoked); a
+// request that never got a role (RoleARN empty) and cannot reach IAM (pod
+// identity off, no credentials) is let go.
 func (c *controller) finalize(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) error {
 	if !slices.Contains(request.Finalizers, Finalizer) {
 		return nil
 	}
-	deleted, refused, f := c.deleteRole(ctx, request)
+	deleted, f := c.deleteRole(ctx, request)
 	if f != nil {
 		if request.Status.RoleARN == "" && (f.Reason == podidentityv1alpha1.ReasonPlatformNotSupported || f.Reason == podidentityv1alpha1.ReasonCredentialsMissing) {
 			return c.removeFinalizer(ctx, request)
@@ -36,17 +37,10 @@ func (c *controller) finalize(ctx context.Context, request *podidentityv1alpha1.
 		if err := c.writeStatus(ctx, request, status); err != nil {
 			return err
 		}
-		return f
+		return unrevoked(request, f)
 	}
 	if deleted != "" {
 		c.events.Eventf(request, corev1.EventTypeNormal, "RoleDeleted", "Deleted IAM role %s", deleted)
-	}
-	if refused != "" && request.Status.RoleARN != "" {
-		// Keeping the finalizer would hold the request for ever; letting it go
-		// says which role to look for, in case the grant was narrowed instead.
-		c.events.Eventf(request, corev1.EventTypeWarning, "RoleNotFound",
-			"IAM refused iam:GetRole on role %s, which under the operator's grant means it no longer exists; the request is let go (if the grant was narrowed instead, delete %s by hand)",
-			refused, request.Status.RoleARN)
 	}
 	if err := c.unlink(ctx, request); err != nil {
 		return err
@@ -56,36 +50,44 @@ func (c *controller) finalize(ctx context.Context, request *podidentityv1alpha1.
 
 // deleteRole deletes the request's role and its inline policy, when the
 // role's request-uid tag is the request's, and returns its ARN; a role that
-// does not exist, or is someone else's, is left alone. refused names the role
-// when IAM refused to read it, which under the operator's grant means it does
-// not exist (see mayBeAbsent): deleted by hand, or by an earlier pass whose
-// answer was lost.
-func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) (deleted, refused string, f *awscall.Failure) {
+// IAM says does not exist (NoSuchEntity), or is someone else's, is left
+// alone. A refused GetRole (AccessDenied) proves nothing: under the shipped
+// grant IAM refuses it for a role that no longer exists (mayBeAbsent), but
+// also when the grant was narrowed or an SCP denies it, and then the role
+// and its trust stand. So it is taken as "no role" only for a request that
+// never recorded one (RoleARN empty: nothing was made, or the role's ARN
+// was never stored, see provision); a request with an ARN keeps it, and its
+// finalizer, and is retried until IAM answers, or an admin who saw the role
+// gone removes the finalizer.
+func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) (deleted string, f *awscall.Failure) {
 	env, f := c.environment(false)
 	if f != nil {
-		return "", "", f
+		return "", f
 	}
 	client, _, f := c.connect(ctx, env.conn, env.creds)
 	if f != nil {
-		return "", "", f
+		return "", f
 	}
 	name := iamrole.RoleName(env.infrastructureName, request.Name)
 	got, err := client.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
 	if isNoSuchEntity(err) {
-		return "", "", nil
+		return "", nil
+	}
+	if mayBeAbsent(err) && request.Status.RoleARN == "" {
+		return "", nil
 	}
 	if mayBeAbsent(err) {
-		return "", name, nil
+		return "", unreadableRole(request, name, describe("iam:GetRole", "role "+name, err, env.creds))
 	}
 	if err != nil {
-		return "", "", describe("iam:GetRole", "role "+name, err, env.creds)
+		return "", describe("iam:GetRole", "role "+name, err, env.creds)
 	}
 	if ownership(got.Role, request) != nil {
-		return "", "", nil // someone else's role of that name: never touched
+		return "", nil // someone else's role of that name: never touched
 	}
 	_, err = client.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(iamrole.PolicyName)})
 	if err != nil && !isNoSuchEntity(err) {
-		return "", "", describe("iam:DeleteRolePolicy", "role "+name, err, env.creds)
+		return "", describe("iam:DeleteRolePolicy", "role "+name, err, env.creds)
 	}
 	_, err = client.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(name)})
 	if err != nil && !isNoSuchEntity(err) {
@@ -93,9 +95,23 @@ func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha
 		if awscall.ErrorCode(err) == "DeleteConflict" {
 			f.Message += " (detach the policies attached to the role by hand; the operator deletes only its inline policy " + iamrole.PolicyName + ")"
 		}
-		return "", "", f
+		return "", f
 	}
-	return aws.ToString(got.Role.Arn), "", nil
+	return aws.ToString(got.Role.Arn), nil
+}
+
+// unreadableRole says what a refused GetRole of a role the request recorded
+// means, and what to do.
+func unreadableRole(request *podidentityv1alpha1.IAMRoleRequest, name string, f *awscall.Failure) *awscall.Failure {
+	f.Message = fmt.Sprintf("IAM refused to read role %s (%s), which this request recorded as %s: either the role is gone "+
+		"(under the shipped grant, limited to role/workload-access/*, IAM refuses iam:GetRole for a role that does not exist) or the operator's grant was narrowed "+
+		"or a service control policy denies iam:GetRole, and the role still trusts ServiceAccount %s/%s. The operator keeps status.roleARN and the finalizer and retries with backoff. "+
+		"If `aws iam get-role --role-name %s`, run as an admin of the account, answers NoSuchEntity, remove the finalizer %s "+
+		"(as someone who may write ServiceAccounts in namespace %s); otherwise restore iam:GetRole on arn:<partition>:iam::<account>:role/workload-access/* to the operator's credentials",
+		name, f.Message, request.Status.RoleARN, request.Spec.Storage.ServiceAccount.Namespace, request.Spec.Storage.ServiceAccount.Name,
+		name, Finalizer, request.Spec.Storage.ServiceAccount.Namespace)
+	f.Retry = true
+	return f
 }
 
 func (c *controller) removeFinalizer(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) error {

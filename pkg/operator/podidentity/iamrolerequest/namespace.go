@@ -160,8 +160,14 @@ func (c *controller) withhold(ctx context.Context, syncCtx factory.SyncContext, 
 	if err := c.writeStatus(ctx, request, status); err != nil {
 		return err
 	}
-	if f != nil && f.Retry {
-		return f // retried with backoff (see retry)
+	if f != nil {
+		// Retried with backoff (see retry); a failure that is not (pod
+		// identity turned off with a role standing) is looked at again with
+		// the namespace.
+		if !f.Retry {
+			syncCtx.Queue().AddAfter(request.Name, waitingRecheck)
+		}
+		return unrevoked(request, f)
 	}
 	syncCtx.Queue().AddAfter(request.Name, waitingRecheck)
 	return nil
@@ -171,7 +177,7 @@ func (c *controller) withhold(ctx context.Context, syncCtx factory.SyncContext, 
 // A request that never got a role and cannot reach IAM (pod identity off,
 // no credentials) has nothing to delete, as in finalize.
 func (c *controller) revoke(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) (string, *awscall.Failure) {
-	deleted, _, f := c.deleteRole(ctx, request)
+	deleted, f := c.deleteRole(ctx, request)
 	if f != nil && request.Status.RoleARN == "" && (f.Reason == podidentityv1alpha1.ReasonPlatformNotSupported || f.Reason == podidentityv1alpha1.ReasonCredentialsMissing) {
 		return "", nil
 	}

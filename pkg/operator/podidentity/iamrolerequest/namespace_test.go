@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -405,4 +407,76 @@ func TestJudge(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wantDegraded checks IAMRoleRequestDegraded on the operator.
+func (f *fixture) wantDegraded(degraded bool, messageHas ...string) {
+	f.t.Helper()
+	_, status, _, err := f.c.operatorClient.GetOperatorState()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	c := v1helpers.FindOperatorCondition(status.Conditions, ControllerName+operatorv1.OperatorStatusTypeDegraded)
+	want := operatorv1.ConditionFalse
+	if degraded {
+		want = operatorv1.ConditionTrue
+	}
+	if c == nil || c.Status != want {
+		f.t.Fatalf("%sDegraded %+v, want %s", ControllerName, c, want)
+	}
+	for _, part := range messageHas {
+		if !strings.Contains(c.Message, part) {
+			f.t.Errorf("%sDegraded message %q does not say %q", ControllerName, c.Message, part)
+		}
+	}
+}
+
+// IAM refuses GetRole (an SCP's explicit deny, or a grant narrowed) when a
+// namespace the role trusted is deleted: the refusal is not taken for "no
+// role". The request keeps its roleARN across retries, with backoff, says
+// that IAM refused to read the role and which grant is missing, and
+// IAMRoleRequestDegraded is True; once IAM answers again the role is
+// deleted and the condition clears. versitygw evaluates the explicit Deny.
+func TestRefusedGetRoleNeverForgetsTheRole(t *testing.T) {
+	f := newFixture(t, true)
+	f.request("app", "apps", "app")
+	if err := f.sync("app"); err != nil {
+		t.Fatal(err)
+	}
+	arn := f.get("app").Status.RoleARN
+	if arn == "" {
+		t.Fatal("no role was provisioned")
+	}
+	f.wantDegraded(false)
+	f.useKeys(f.user("denied", `{"Version":"2012-10-17","Statement":[`+
+		`{"Effect":"Allow","Action":"iam:*","Resource":"*"},`+
+		`{"Effect":"Deny","Action":"iam:GetRole","Resource":"*"}]}`))
+	f.terminate("apps")
+	for i, wait := range []time.Duration{retryInitial, 2 * retryInitial} {
+		if err := f.sync("app"); err != nil {
+			t.Fatal(err)
+		}
+		f.wantRetry(wait)
+		if got := f.get("app").Status.RoleARN; got != arn {
+			t.Fatalf("sync %d: roleARN %q, want %s kept while IAM refuses to read the role", i+1, got, arn)
+		}
+		if _, err := f.getRole("app"); err != nil {
+			t.Fatalf("sync %d: the role: %v", i+1, err)
+		}
+		f.wantCondition("app", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceDeleted,
+			"Deleting the role failed, and is retried", "IAM refused to read role "+f.roleName("app"), "AccessDenied",
+			"restore iam:GetRole on arn:<partition>:iam::<account>:role/workload-access/*")
+		f.wantDegraded(true, "IAMRoleRequest app", arn, "should be deleted")
+	}
+	f.useKeys(f.s.AccessKeyID, f.s.SecretAccessKey)
+	if err := f.sync("app"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.getRole("app"); awscall.ErrorCode(err) != "NoSuchEntity" {
+		t.Errorf("with IAM answering again, the role: %v, want NoSuchEntity", err)
+	}
+	if got := f.get("app").Status.RoleARN; got != "" {
+		t.Errorf("roleARN %q once the role is deleted", got)
+	}
+	f.wantDegraded(false)
 }

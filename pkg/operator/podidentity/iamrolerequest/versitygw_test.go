@@ -50,6 +50,7 @@ import (
 	operatorv1alpha1listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/operator/v1alpha1"
 	podidentitylisters "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/operatorclient"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/frame/reconcileloop"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrole"
 	"github.com/openshift/cluster-workload-access-operator/test/s3server"
@@ -322,6 +323,8 @@ func (f *fixture) controller() *controller {
 	var infra, wa, secret runtime.Object = f.infra, f.wa, f.secret
 	if f.c == nil {
 		f.c = &controller{transport: f.http, backoff: newBackoff()}
+		f.c.operatorClient = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
+		f.c.unrevokedRoles = reconcileloop.NewFailures(ControllerName, "IAMRoleRequest", f.c.operatorClient)
 	}
 	f.c.requests = podidentitylisters.NewIAMRoleRequestLister(indexer(requests...))
 	f.c.requestClient = f.requests.PodIdentityV1alpha1()
@@ -330,7 +333,6 @@ func (f *fixture) controller() *controller {
 	f.c.secrets = corev1listers.NewSecretLister(indexer(secret))
 	f.c.serviceAccounts = f.kube.CoreV1()
 	f.c.namespaces = f.kube.CoreV1()
-	f.c.operatorClient = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
 	f.c.events = f.events
 	return f.c
 }
