@@ -60,8 +60,8 @@ func TestRoleTrustFollowsOnlyWhatAnAdminJudged(t *testing.T) {
 		_ = env.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), bindingName, metav1.DeleteOptions{})
 	})
 
-	const stepsPerSequence = 14
-	seeds := []uint64{46, 4603}
+	const stepsPerSequence = 20
+	seeds := []uint64{46, 4603, 4604}
 	var total roleStats
 	start := time.Now()
 	for _, seed := range seeds {
@@ -149,7 +149,9 @@ func newRoleSequence(t *testing.T, seed uint64, squatter kubernetes.Interface, r
 	return s
 }
 
-func (s *roleSequence) note(format string, args ...any) { s.log = append(s.log, fmt.Sprintf(format, args...)) }
+func (s *roleSequence) note(format string, args ...any) {
+	s.log = append(s.log, fmt.Sprintf(format, args...))
+}
 
 func (s *roleSequence) fail(format string, args ...any) {
 	s.t.Helper()
@@ -202,27 +204,39 @@ func (s *roleSequence) step() {
 		if live == nil || live.DeletionTimestamp != nil {
 			return
 		}
-		if err := s.confirm(ctx, requests, ns, live.UID); err == nil {
+		err := s.confirm(ctx, requests, ns, live.UID)
+		s.note("admin confirms %s (uid %s): %v", ns, live.UID, err)
+		if err == nil {
 			s.judged[ns].Insert(live.UID)
 		}
 	case r < 76: // the requester, who may not write its ServiceAccounts, confirms
 		live := liveNamespace(ctx, ns)
-		if live == nil || live.DeletionTimestamp != nil {
-			return
+		request, err := requests.Get(ctx, ns, metav1.GetOptions{})
+		if live == nil || live.DeletionTimestamp != nil || err != nil ||
+			request.Annotations[podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation] == string(live.UID) {
+			return // nothing to confirm: a write that changes nothing moves no trust
 		}
 		s.requesterMay("confirm "+string(live.UID), s.confirm(ctx, s.requester.PodIdentityV1alpha1().IAMRoleRequests(), ns, live.UID))
-	case r < 84: // the requester strips the finalizer
-		s.requesterMay("strip the finalizer", s.stripFinalizer(ctx, ns))
-	case r < 90: // the requester deletes the request
-		err := s.requester.PodIdentityV1alpha1().IAMRoleRequests().Delete(ctx, ns, metav1.DeleteOptions{})
-		if apierrors.IsNotFound(err) {
-			return
+	case r < 84: // the requester strips the finalizer of a request whose role may exist
+		if s.mayHoldRole(ctx, ns) {
+			s.requesterMay("strip the finalizer", s.stripFinalizer(ctx, ns))
 		}
-		s.requesterMay("delete the request", err)
+	case r < 90: // the requester deletes a request whose role may exist
+		if s.mayHoldRole(ctx, ns) {
+			s.requesterMay("delete the request", s.requester.PodIdentityV1alpha1().IAMRoleRequests().Delete(ctx, ns, metav1.DeleteOptions{}))
+		}
 	default: // the admin deletes the request; the operator deletes its role
 		err := requests.Delete(ctx, ns, metav1.DeleteOptions{})
 		s.note("admin deletes request %s: %v", ns, err)
 	}
+}
+
+// mayHoldRole says whether the request of that name may have a role: it
+// recorded an ARN or pinned a namespace. One that never did holds no trust
+// to move, and its requester may let it go.
+func (s *roleSequence) mayHoldRole(ctx context.Context, name string) bool {
+	got, err := env.operator.PodIdentityV1alpha1().IAMRoleRequests().Get(ctx, name, metav1.GetOptions{})
+	return err == nil && (got.Status.RoleARN != "" || got.Status.NamespaceUID != "")
 }
 
 // requesterMay records one of the requester's attempts: each must be
