@@ -636,7 +636,9 @@ func TestOLMScopesGroupGrantsAreNotHeld(t *testing.T) {
 		if _, err := env.kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{rule}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), name, metav1.DeleteOptions{})
+		})
 		subjects := []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: group}}
 		roleRef := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}
 		if group == "system:serviceaccounts:"+ns {
@@ -648,7 +650,9 @@ func TestOLMScopesGroupGrantsAreNotHeld(t *testing.T) {
 			if _, err := env.kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Subjects: subjects, RoleRef: roleRef}, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { _ = env.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+			t.Cleanup(func() {
+				_ = env.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
+			})
 		}
 		// The ServiceAccount has it, as its token's groups give it.
 		expectCan(t, ns, map[string]bool{"get e2e-broad.example.com/" + resource + " " + ns: true})
@@ -738,4 +742,16 @@ func TestOLMScopesEmptiedInstanceBindsNowhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForInstance(t, base, ops, teamA)
+
+	// The admin's mark on the template takes the instance away too.
+	if _, err := env.operator.ScopesV1alpha1().ScopeTemplates().Patch(ctx, base, types.MergePatchType,
+		[]byte(`{"metadata":{"annotations":{"`+olmscopes.WithdrawnAnnotation+`":"true"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		if _, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(ctx, base, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("the ScopeInstance of a template marked withdrawn is still there: %v", err)
+		}
+		return nil
+	})
 }

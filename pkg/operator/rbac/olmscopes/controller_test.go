@@ -2,13 +2,16 @@ package olmscopes
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -279,6 +282,26 @@ func TestGenerateWithdrawsAnInstanceNarrowedToNothing(t *testing.T) {
 		}
 	}
 	if keep["ScopeInstance/olm-ops-etcdoperator"] || !keep["ScopeTemplate/olm-ops-etcdoperator"] {
+		t.Errorf("kept %v", keep)
+	}
+}
+
+// A mark that cannot be written does not keep a cluster-wide instance: it
+// is deleted all the same, and the failure is an error (Degraded).
+func TestGenerateWithdrawsEvenWhenTheMarkFails(t *testing.T) {
+	old := settledWith(t, func(i *scopesv1alpha1.ScopeInstance) { i.Spec.Namespaces = nil })
+	c, scopes, _, _ := newTestController(t, true, old...)
+	scopes.PrependReactor("update", "scopetemplates", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "scopetemplates"}, "olm-ops-etcdoperator", errors.New("no"))
+	})
+	keep := map[string]bool{}
+	if _, err := c.generate(context.Background(), plan(exampleCSV, opsGroups, config{}), keep); err == nil {
+		t.Error("no error")
+	}
+	if w := writes(scopes); strings.Join(w, ",") != "update scopetemplates,delete scopeinstances" {
+		t.Errorf("wrote %v", w)
+	}
+	if keep["ScopeInstance/olm-ops-etcdoperator"] {
 		t.Errorf("kept %v", keep)
 	}
 }
