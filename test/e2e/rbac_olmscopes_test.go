@@ -511,3 +511,247 @@ func sortedCopy(xs ...string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// updateInstance changes a ScopeInstance as an admin would (kubectl edit).
+func updateInstance(t *testing.T, name string, edit func(*scopesv1alpha1.ScopeInstance)) {
+	t.Helper()
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		i, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		edit(i)
+		_, err = env.operator.ScopesV1alpha1().ScopeInstances().Update(ctx, i, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// waitForInstance waits for the generated ScopeInstance to bind in want.
+func waitForInstance(t *testing.T, name string, want ...string) {
+	t.Helper()
+	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		i, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(sortedCopy(i.Spec.Namespaces...), sortedCopy(want...)) {
+			return fmt.Errorf("ScopeInstance %s binds in %v, want %v", name, i.Spec.Namespaces, want)
+		}
+		return nil
+	})
+}
+
+// An upgrade's new rule, on an instance the admin gave a namespaceSelector,
+// is carried only if the CSV's ServiceAccount holds it cluster-wide: the
+// selector binds wherever labels match, now or later, while OLM granted it
+// only in the OperatorGroup's namespaces. Without the selector, the upgrade
+// goes ahead, bound where OLM granted it.
+func TestOLMScopesUpgradeUnderASelectorAsksClusterWide(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t)
+	serveOLMv0(t)
+	t.Cleanup(func() { patchOLMScopes(t, "null") })
+	grantGeneratorClusterAdmin(t)
+	ops, teamA, teamB := testNamespace(t, "olm-sel-ops-"), testNamespace(t, "olm-sel-a-"), testNamespace(t, "olm-sel-b-")
+	configMaps := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}
+	secrets := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}
+	createOperatorGroup(t, ops, ops, teamA)
+	grantAsOLM(t, ops, "selop-v1", []string{ops, teamA}, []rbacv1.PolicyRule{configMaps}, nil)
+	createCSV(t, ops, "selop.v0.0.1", "", nil, []rbacv1.PolicyRule{configMaps}, nil)
+	patchOLMScopes(t, `{"mode":"Namespaces","namespaces":["`+ops+`"]}`)
+	base := "olm-" + ops + "-selop"
+	waitForInstance(t, base, ops, teamA)
+
+	// The admin adds a selector, which matches teamB: the admin's grant.
+	labelNamespace(t, teamB, map[string]string{"e2e-olm-selector": teamB})
+	updateInstance(t, base, func(i *scopesv1alpha1.ScopeInstance) {
+		i.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"e2e-olm-selector": teamB}}
+	})
+	expectCan(t, ops, map[string]bool{"list /configmaps " + teamB: true})
+
+	// The upgrade adds get secrets; OLM grants it where the group targets.
+	grantAsOLM(t, ops, "selop-v2", []string{ops, teamA}, []rbacv1.PolicyRule{configMaps, secrets}, nil)
+	v2 := createCSV(t, ops, "selop.v0.0.2", "selop.v0.0.1", nil, []rbacv1.PolicyRule{configMaps, secrets}, nil)
+	framework.Eventually(t, time.Minute, func(context.Context) error {
+		if csvSACan(t, ops, "get", "", "secrets", teamB) {
+			t.Fatalf("the upgrade's get secrets is bound in %s, where only the admin's selector binds and OLM never granted it", teamB)
+		}
+		if msg, ok := csvEvents(t, ops, v2)[olmscopes.ReasonPermissionsNotHeld]; !ok || !strings.Contains(msg, "cluster-wide") || !strings.Contains(msg, "namespaceSelector") {
+			return fmt.Errorf("no PermissionsNotHeld event naming the selector: %v", csvEvents(t, ops, v2))
+		}
+		return nil
+	})
+	template, err := env.operator.ScopesV1alpha1().ScopeTemplates().Get(context.Background(), base, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rules := template.Spec.ClusterRoles[0].Rules; len(rules) != 1 {
+		t.Errorf("the template carries the upgrade's rules under a selector: %+v", rules)
+	}
+	expectCan(t, ops, map[string]bool{"get /secrets " + teamB: false})
+
+	// Without the selector, the upgrade is carried, where OLM granted it.
+	updateInstance(t, base, func(i *scopesv1alpha1.ScopeInstance) { i.Spec.NamespaceSelector = nil })
+	touchCSV(t, ops, "selop.v0.0.2")
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		template, err := env.operator.ScopesV1alpha1().ScopeTemplates().Get(ctx, base, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if rules := template.Spec.ClusterRoles[0].Rules; len(rules) != 2 {
+			return fmt.Errorf("the template has %+v", rules)
+		}
+		return nil
+	})
+	expectNamespaces(t, base, ops, teamA)
+	expectCan(t, ops, map[string]bool{"get /secrets " + teamB: false, "list /configmaps " + teamB: false})
+}
+
+// "Holds it" means bound to the CSV's ServiceAccount by name, as OLM binds
+// it: a rule it has only through a group every ServiceAccount (or every
+// user) is in is not re-expressed as a binding of its own. The API server
+// answers a review naming the user and no groups from bindings to that
+// user alone.
+func TestOLMScopesGroupGrantsAreNotHeld(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t)
+	serveOLMv0(t)
+	t.Cleanup(func() { patchOLMScopes(t, "null") })
+	grantGeneratorClusterAdmin(t)
+	ctx := context.Background()
+	type hand struct {
+		ns, resource string
+		uid          types.UID
+	}
+	var csvs []hand
+	var optIn []string
+	for i, group := range []string{"system:serviceaccounts", "system:serviceaccounts:", "system:authenticated"} {
+		ns := testNamespace(t, fmt.Sprintf("olm-group-%d-", i))
+		if strings.HasSuffix(group, ":") {
+			group += ns
+		}
+		resource := fmt.Sprintf("widgets%d", i)
+		rule := rbacv1.PolicyRule{APIGroups: []string{"e2e-broad.example.com"}, Resources: []string{resource}, Verbs: []string{"get"}}
+		name := "e2e-olm-group-" + ns
+		if _, err := env.kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{rule}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), name, metav1.DeleteOptions{})
+		})
+		subjects := []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: group}}
+		roleRef := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}
+		if group == "system:serviceaccounts:"+ns {
+			// The namespace's group, in the namespace.
+			if _, err := env.kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Subjects: subjects, RoleRef: roleRef}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			if _, err := env.kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Subjects: subjects, RoleRef: roleRef}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				_ = env.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
+			})
+		}
+		// The ServiceAccount has it, as its token's groups give it.
+		expectCan(t, ns, map[string]bool{"get e2e-broad.example.com/" + resource + " " + ns: true})
+		createOperatorGroup(t, ns, ns)
+		uid := createCSV(t, ns, "handwritten.v1.0.0", "", nil, []rbacv1.PolicyRule{rule}, nil)
+		csvs = append(csvs, hand{ns: ns, resource: resource, uid: uid})
+		optIn = append(optIn, `"`+ns+`"`)
+	}
+	patchOLMScopes(t, `{"mode":"Namespaces","namespaces":[`+strings.Join(optIn, ",")+`]}`)
+	for i, c := range csvs {
+		framework.Eventually(t, time.Minute, func(context.Context) error {
+			if names := anyGenerated(t); len(names) > 0 {
+				t.Fatalf("generated from grants to groups everyone is in (case %d and on): %v", i, names)
+			}
+			if msg, ok := csvEvents(t, c.ns, c.uid)[olmscopes.ReasonPermissionsNotHeld]; !ok || !strings.Contains(msg, olmSA) || !strings.Contains(msg, c.resource) {
+				return fmt.Errorf("no PermissionsNotHeld event in %s: %v", c.ns, csvEvents(t, c.ns, c.uid))
+			}
+			return nil
+		})
+	}
+	if names := anyGenerated(t); len(names) > 0 {
+		t.Errorf("generated from grants to groups everyone is in: %v", names)
+	}
+
+	// OLM's grant, a binding to the ServiceAccount by name, counts.
+	c := csvs[0]
+	rule := rbacv1.PolicyRule{APIGroups: []string{"e2e-broad.example.com"}, Resources: []string{c.resource}, Verbs: []string{"get"}}
+	grantAsOLM(t, c.ns, "handwritten", []string{c.ns}, []rbacv1.PolicyRule{rule}, nil)
+	touchCSV(t, c.ns, "handwritten.v1.0.0")
+	waitForInstance(t, "olm-"+c.ns+"-handwritten", c.ns)
+	if names := anyGenerated(t); len(names) != 1 {
+		t.Errorf("generated %v, want only the one OLM granted by name", names)
+	}
+}
+
+// An admin who empties a generated instance's spec.namespaces means
+// nowhere, not the cluster-wide binding a ScopeInstance without namespaces
+// or selector is: the generator deletes the instance, marks its template
+// withdrawn, and generates none again; deleting the template starts over.
+func TestOLMScopesEmptiedInstanceBindsNowhere(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t)
+	serveOLMv0(t)
+	t.Cleanup(func() { patchOLMScopes(t, "null") })
+	grantGeneratorClusterAdmin(t)
+	ctx := context.Background()
+	ops, teamA, teamB := testNamespace(t, "olm-empty-ops-"), testNamespace(t, "olm-empty-a-"), testNamespace(t, "olm-empty-b-")
+	configMaps := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}
+	createOperatorGroup(t, ops, ops, teamA)
+	revoke := grantAsOLM(t, ops, "emptyop-v1", []string{ops, teamA}, []rbacv1.PolicyRule{configMaps}, nil)
+	uid := createCSV(t, ops, "emptyop.v0.0.1", "", nil, []rbacv1.PolicyRule{configMaps}, nil)
+	patchOLMScopes(t, `{"mode":"Namespaces","namespaces":["`+ops+`"]}`)
+	base := "olm-" + ops + "-emptyop"
+	waitForInstance(t, base, ops, teamA)
+	revoke() // the migration: the scope alone gives it
+	expectCan(t, ops, map[string]bool{"list /configmaps " + teamA: true, "list /configmaps " + teamB: false})
+
+	updateInstance(t, base, func(i *scopesv1alpha1.ScopeInstance) { i.Spec.Namespaces = nil })
+	expectCan(t, ops, map[string]bool{"list /configmaps " + ops: false, "list /configmaps " + teamA: false,
+		"list /configmaps " + teamB: false, "list /configmaps": false})
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		if _, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(ctx, base, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("the emptied ScopeInstance is still there: %v", err)
+		}
+		return nil
+	})
+	template, err := env.operator.ScopesV1alpha1().ScopeTemplates().Get(ctx, base, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if template.Annotations[olmscopes.WithdrawnAnnotation] != "true" {
+		t.Errorf("the template is not marked withdrawn: %v", template.Annotations)
+	}
+	if _, ok := csvEvents(t, ops, uid)[olmscopes.ReasonWithdrawn]; !ok {
+		t.Errorf("no Withdrawn event: %v", csvEvents(t, ops, uid))
+	}
+	touchCSV(t, ops, "emptyop.v0.0.1")
+	time.Sleep(5 * time.Second)
+	if _, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(ctx, base, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the withdrawn ScopeInstance was generated again: %v", err)
+	}
+
+	// Deleting the template starts over, from the OperatorGroup, for what
+	// OLM grants.
+	grantAsOLM(t, ops, "emptyop-v1-again", []string{ops, teamA}, []rbacv1.PolicyRule{configMaps}, nil)
+	if err := env.operator.ScopesV1alpha1().ScopeTemplates().Delete(ctx, base, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForInstance(t, base, ops, teamA)
+
+	// The admin's mark on the template takes the instance away too.
+	if _, err := env.operator.ScopesV1alpha1().ScopeTemplates().Patch(ctx, base, types.MergePatchType,
+		[]byte(`{"metadata":{"annotations":{"`+olmscopes.WithdrawnAnnotation+`":"true"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		if _, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(ctx, base, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("the ScopeInstance of a template marked withdrawn is still there: %v", err)
+		}
+		return nil
+	})
+}

@@ -308,12 +308,45 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 		return false, nil // what it claimed goes
 	}
 
+	// First what the admin narrowed to nothing: such an instance binds
+	// cluster-wide until it is gone.
+	withdrawn := map[string]bool{}
+	soon := false
+	for _, p := range d.pairs {
+		how, err := c.withdraw(ctx, d, p, claimedTemplates[p.permissions], claimedInstances[p.permissions])
+		if how == withdrawnNow || how == withdrawnStartOver {
+			delete(claimedInstances, p.permissions)
+		}
+		if err != nil {
+			keepClaimed()
+			return false, err
+		}
+		switch how {
+		case withdrawnRetry:
+			soon = true
+		case withdrawnNow, withdrawnStartOver:
+			// Its bindings go with it (the garbage collector); its template
+			// changes no rule before the next sync, and one that is gone
+			// is generated afresh then.
+			soon = true
+		case withdrawnKept:
+			withdrawn[p.permissions] = true
+		}
+	}
+	if soon {
+		keepClaimed()
+		c.again = true
+		return false, nil
+	}
+
 	type write struct {
 		template       *scopesv1alpha1.ScopeTemplate
 		oldTemplate    *scopesv1alpha1.ScopeTemplate
 		instance       *scopesv1alpha1.ScopeInstance
 		oldInstance    *scopesv1alpha1.ScopeInstance
+		entries        []permission
 		grantsChange   bool
+		rulesChange    bool
 		namespacesDesc string
 	}
 	var writes []write
@@ -333,12 +366,18 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 				return false, nil
 			}
 		}
-		template := &scopesv1alpha1.ScopeTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labelSet, Annotations: annotations},
+		template := &scopesv1alpha1.ScopeTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labelSet, Annotations: merged(annotations, nil)},
 			Spec: *p.template.DeepCopy()}
 		for k := range template.Spec.ClusterRoles {
 			// Role prefixes follow the template's name, not the one derived
 			// for a CSV that took it over.
 			template.Spec.ClusterRoles[k].GenerateName = fmt.Sprintf("%s-%d-", name, k)
+		}
+		if withdrawn[p.permissions] {
+			// The template alone binds nothing; it keeps the mark.
+			template.Annotations[WithdrawnAnnotation] = "true"
+			writes = append(writes, write{template: template, oldTemplate: oldTemplate})
+			continue
 		}
 		oldInstance := claimedInstances[p.permissions]
 		if oldInstance == nil {
@@ -350,7 +389,7 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 				return false, nil
 			}
 		}
-		namespaces, narrowed := instanceNamespaces(oldInstance, p.namespaces)
+		namespaces, narrowed, _ := instanceNamespaces(oldInstance, p.namespaces)
 		instance := &scopesv1alpha1.ScopeInstance{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labelSet, Annotations: map[string]string{}},
 			Spec: scopesv1alpha1.ScopeInstanceSpec{ScopeTemplateName: name, Namespaces: namespaces}}
 		for k, v := range annotations {
@@ -360,29 +399,39 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 		if narrowed {
 			instance.Annotations[NarrowedAnnotation] = "true"
 		}
-		w := write{template: template, oldTemplate: oldTemplate, instance: instance, oldInstance: oldInstance}
+		w := write{template: template, oldTemplate: oldTemplate, instance: instance, oldInstance: oldInstance, entries: p.entries}
 		if oldInstance != nil {
 			instance.Name = oldInstance.Name
 			instance.Spec.NamespaceSelector = oldInstance.Spec.NamespaceSelector // the admin's, kept
 		}
-		w.grantsChange = oldTemplate == nil || !equalTemplateSpec(oldTemplate, template) || oldInstance == nil ||
+		w.rulesChange = oldTemplate == nil || !equalTemplateSpec(oldTemplate, template)
+		w.grantsChange = w.rulesChange || oldInstance == nil ||
 			!equalNamespaces(oldInstance.Spec.Namespaces, instance.Spec.Namespaces) || oldInstance.Spec.ScopeTemplateName != instance.Spec.ScopeTemplateName
-		w.namespacesDesc = describeNamespaces(instance.Spec.Namespaces)
+		w.namespacesDesc = describeWhere(instance.Spec)
 		writes = append(writes, w)
 	}
 
 	// Before granting anything new: the CSV's ServiceAccounts must already
-	// hold it where it would be granted, as OLM's RBAC gives it them.
-	for i, w := range writes {
-		if !w.grantsChange {
+	// hold it, bound to them by name, wherever it would newly be bound, as
+	// OLM's RBAC gives it them.
+	for _, w := range writes {
+		if w.instance == nil {
 			continue
 		}
-		missing, err := c.held(ctx, d.csv.Namespace, d.pairs[i].entries, w.instance.Spec.Namespaces)
+		where, none := newlyBound(w.oldInstance, w.instance.Spec, w.rulesChange)
+		if none {
+			continue
+		}
+		missing, err := c.held(ctx, d.csv.Namespace, w.entries, where)
 		if err != nil {
 			keepClaimed()
 			return false, fmt.Errorf("checking what ClusterServiceVersion %s/%s's ServiceAccounts hold: %w", d.csv.Namespace, d.csv.Name, err)
 		}
 		if missing != "" {
+			if w.instance.Spec.NamespaceSelector != nil {
+				missing += fmt.Sprintf(" (ScopeInstance %s binds through its namespaceSelector, in every namespace whose labels match, now or later, so what it carries must be held cluster-wide; "+
+					"remove the selector to have it checked in spec.namespaces only)", w.instance.Name)
+			}
 			keepClaimed()
 			c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonPermissionsNotHeld, fmt.Sprintf(
 				"no scope is generated or changed: %s, so OLM has not (or not yet) given it what this ClusterServiceVersion asks for; a scope grants only what OLM already granted. Retried every minute",
@@ -394,11 +443,14 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 	var wrote []string
 	for _, w := range writes {
 		keep["ScopeTemplate/"+w.template.Name] = true
-		keep["ScopeInstance/"+w.instance.Name] = true
 		if err := c.writeTemplate(ctx, w.oldTemplate, w.template); err != nil {
 			keepClaimed()
 			return c.refused(d, "ScopeTemplate", w.template.Name, err)
 		}
+		if w.instance == nil {
+			continue // withdrawn
+		}
+		keep["ScopeInstance/"+w.instance.Name] = true
 		if err := c.writeInstance(ctx, w.oldInstance, w.instance); err != nil {
 			keepClaimed()
 			return c.refused(d, "ScopeInstance", w.instance.Name, err)
@@ -413,6 +465,73 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 			"; OLM's own RBAC for it is untouched (docs/scopes.md says how to move the operator over)")
 	}
 	return false, nil
+}
+
+// withdrawal is what withdraw did with a pair.
+type withdrawal int
+
+const (
+	// withdrawnNot: the pair is generated as usual.
+	withdrawnNot withdrawal = iota
+	// withdrawnKept: its template is marked and it has no instance.
+	withdrawnKept
+	// withdrawnNow: its instance was deleted now, its template marked.
+	withdrawnNow
+	// withdrawnStartOver: its instance was deleted now, and its template
+	// is gone or could not be marked: the pair is generated afresh.
+	withdrawnStartOver
+	// withdrawnRetry: the mark met a newer template; tried again soon.
+	withdrawnRetry
+)
+
+// withdraw takes away a pair's instance when the admin narrowed it to no
+// namespace (instanceNamespaces' nowhere: without namespaces or selector
+// it binds cluster-wide) or marked its template WithdrawnAnnotation. The
+// mark is written first: once the instance is gone, it alone says that
+// none is to be generated again.
+func (c *controller) withdraw(ctx context.Context, d desired, p pair, template *scopesv1alpha1.ScopeTemplate, instance *scopesv1alpha1.ScopeInstance) (withdrawal, error) {
+	marked := template != nil && template.Annotations[WithdrawnAnnotation] == "true"
+	_, _, nowhere := instanceNamespaces(instance, p.namespaces)
+	switch {
+	case !marked && !nowhere:
+		return withdrawnNot, nil
+	case instance == nil:
+		return withdrawnKept, nil
+	}
+	var markErr error
+	if template != nil && !marked {
+		updated := template.DeepCopy()
+		updated.Annotations = merged(updated.Annotations, map[string]string{WithdrawnAnnotation: "true"})
+		_, markErr = c.generator.ScopeTemplates().Update(ctx, updated, metav1.UpdateOptions{})
+		if apierrors.IsConflict(markErr) {
+			return withdrawnRetry, nil
+		}
+	}
+	uid := instance.UID
+	if err := c.generator.ScopeInstances().Delete(ctx, instance.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
+		return withdrawnNot, errors.Join(markErr, fmt.Errorf("deleting ScopeInstance %s, narrowed to no namespace: %w", instance.Name, err))
+	}
+	why := fmt.Sprintf("ScopeTemplate %s is marked %s=true", instance.Spec.ScopeTemplateName, WithdrawnAnnotation)
+	eventType := corev1.EventTypeNormal
+	if nowhere {
+		why = "it was narrowed to no namespace (spec.namespaces emptied, or none of its namespaces still targeted by the OperatorGroup) and has no namespaceSelector, " +
+			"which a ScopeInstance reads as cluster-wide"
+		eventType = corev1.EventTypeWarning
+	}
+	switch {
+	case template == nil:
+		c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, eventType, ReasonWithdrawn, fmt.Sprintf(
+			"ScopeInstance %s is deleted: %s. Its ScopeTemplate is gone too, which starts over: both are generated again from the OperatorGroup", instance.Name, why))
+		return withdrawnStartOver, nil
+	case markErr != nil:
+		c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, eventType, ReasonWithdrawn, fmt.Sprintf(
+			"ScopeInstance %s is deleted: %s. Marking ScopeTemplate %s %s=true failed (%v), so it is generated again from the OperatorGroup", instance.Name, why, template.Name, WithdrawnAnnotation, markErr))
+		return withdrawnStartOver, fmt.Errorf("marking ScopeTemplate %s withdrawn: %w", template.Name, markErr)
+	}
+	c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, eventType, ReasonWithdrawn, fmt.Sprintf(
+		"ScopeInstance %s is deleted, and none is generated again: %s. ScopeTemplate %s keeps %s=true and binds nowhere; to start over, delete it: both are then generated again from the OperatorGroup",
+		instance.Name, why, template.Name, WithdrawnAnnotation))
+	return withdrawnNow, nil
 }
 
 // refused reports a write the API server refused: the access-grants check
@@ -527,9 +646,14 @@ func equalNamespaces(a, b []string) bool {
 	return joinNamespaces(sortedUnique(append([]string(nil), a...))) == joinNamespaces(sortedUnique(append([]string(nil), b...)))
 }
 
-func describeNamespaces(namespaces []string) string {
-	if len(namespaces) == 0 {
+func describeWhere(spec scopesv1alpha1.ScopeInstanceSpec) string {
+	switch {
+	case spec.NamespaceSelector != nil && len(spec.Namespaces) > 0:
+		return "in namespaces " + strings.Join(spec.Namespaces, ", ") + " and those its namespaceSelector matches"
+	case spec.NamespaceSelector != nil:
+		return "in the namespaces its namespaceSelector matches"
+	case len(spec.Namespaces) == 0:
 		return "cluster-wide"
 	}
-	return "in namespaces " + strings.Join(namespaces, ", ")
+	return "in namespaces " + strings.Join(spec.Namespaces, ", ")
 }

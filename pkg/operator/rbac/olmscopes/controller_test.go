@@ -2,13 +2,16 @@ package olmscopes
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -161,5 +164,144 @@ func TestDeleteUnclaimedDeletesOnlyGeneratedObjectsByUID(t *testing.T) {
 	// Instances before templates: a template without instances loses its roles anyway.
 	if !strings.HasPrefix(deleted[0], "scopeinstances") || !strings.HasPrefix(deleted[3], "scopetemplates") {
 		t.Errorf("order %v", deleted)
+	}
+}
+
+// settledWith is settled(t) with the namespaced instance changed by edit,
+// as the admin's write would leave it.
+func settledWith(t *testing.T, edit func(*scopesv1alpha1.ScopeInstance)) []runtime.Object {
+	t.Helper()
+	objects := settled(t)
+	for _, o := range objects {
+		if i, ok := o.(*scopesv1alpha1.ScopeInstance); ok && i.Name == "olm-ops-etcdoperator" {
+			edit(i)
+		}
+	}
+	return objects
+}
+
+// askedWhere is every SubjectAccessReview asked: its namespace ("" is
+// cluster-wide), and whether it named any group.
+func askedWhere(kube *kubefake.Clientset) (namespaces []string, groups bool) {
+	for _, a := range kube.Actions() {
+		create, ok := a.(clienttesting.CreateAction)
+		if !ok {
+			continue
+		}
+		review := create.GetObject().(*authorizationv1.SubjectAccessReview)
+		groups = groups || len(review.Spec.Groups) > 0
+		if review.Spec.ResourceAttributes != nil {
+			namespaces = append(namespaces, review.Spec.ResourceAttributes.Namespace)
+		}
+	}
+	return namespaces, groups
+}
+
+// Held means bound to the ServiceAccount by name: the review names its user
+// and none of the groups every ServiceAccount is in.
+func TestHeldAsksForTheServiceAccountAlone(t *testing.T) {
+	c, _, kube, _ := newTestController(t, true)
+	if _, err := c.generate(context.Background(), plan(exampleCSV, opsGroups, config{}), map[string]bool{}); err != nil {
+		t.Fatal(err)
+	}
+	namespaces, groups := askedWhere(kube)
+	if groups || len(namespaces) == 0 {
+		t.Errorf("asked %d reviews, with groups: %v", len(namespaces), groups)
+	}
+}
+
+// An upgrade's changed rule, on an instance the admin gave a selector, is
+// asked cluster-wide: the selector binds wherever labels match, now or later.
+func TestGenerateAsksClusterWideUnderASelector(t *testing.T) {
+	old := settledWith(t, func(i *scopesv1alpha1.ScopeInstance) {
+		i.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
+	})
+	c, scopes, kube, events := newTestController(t, false, old...)
+	upgraded := exampleCSV
+	upgraded.Name, upgraded.UID, upgraded.Replaces = "etcdoperator.v0.9.5", "uid-2", "etcdoperator.v0.9.4"
+	upgraded.Permissions = []permission{{ServiceAccountName: "etcd-operator", Rules: []rbacv1.PolicyRule{podsRule, crdsRule}}}
+	retry, err := c.generate(context.Background(), plan(upgraded, opsGroups, config{}), map[string]bool{})
+	if err != nil || !retry {
+		t.Fatalf("retry=%v err=%v", retry, err)
+	}
+	if namespaces, _ := askedWhere(kube); len(namespaces) != 1 || namespaces[0] != "" {
+		t.Errorf("asked in %q, want cluster-wide only", namespaces)
+	}
+	if w := writes(scopes); len(w) > 0 {
+		t.Errorf("wrote %v", w)
+	}
+	if e := <-events.Events; !strings.Contains(e, ReasonPermissionsNotHeld) || !strings.Contains(e, "namespaceSelector") {
+		t.Errorf("event %q", e)
+	}
+}
+
+// An instance the admin empties binds nowhere: deleted, its template marked
+// first, and not generated again.
+func TestGenerateWithdrawsAnInstanceNarrowedToNothing(t *testing.T) {
+	old := settledWith(t, func(i *scopesv1alpha1.ScopeInstance) { i.Spec.Namespaces = nil })
+	c, scopes, _, events := newTestController(t, true, old...)
+	keep := map[string]bool{}
+	if _, err := c.generate(context.Background(), plan(exampleCSV, opsGroups, config{}), keep); err != nil {
+		t.Fatal(err)
+	}
+	if w := writes(scopes); strings.Join(w, ",") != "update scopetemplates,delete scopeinstances" {
+		t.Errorf("wrote %v, want the mark, then the deletion", w)
+	}
+	if keep["ScopeInstance/olm-ops-etcdoperator"] || !keep["ScopeTemplate/olm-ops-etcdoperator"] {
+		t.Errorf("kept %v", keep)
+	}
+	if e := <-events.Events; !strings.Contains(e, ReasonWithdrawn) {
+		t.Errorf("event %q", e)
+	}
+	template, err := scopes.ScopesV1alpha1().ScopeTemplates().Get(context.Background(), "olm-ops-etcdoperator", metav1.GetOptions{})
+	if err != nil || template.Annotations[WithdrawnAnnotation] != "true" {
+		t.Fatalf("template %v, err %v", template.Annotations, err)
+	}
+
+	// Later syncs (and the upgrade) generate no instance for it.
+	var now []runtime.Object
+	for _, o := range old {
+		if i, ok := o.(*scopesv1alpha1.ScopeInstance); ok && i.Name == "olm-ops-etcdoperator" {
+			continue
+		}
+		if tm, ok := o.(*scopesv1alpha1.ScopeTemplate); ok && tm.Name == "olm-ops-etcdoperator" {
+			o = template
+		}
+		now = append(now, o)
+	}
+	c, scopes, _, _ = newTestController(t, true, now...)
+	upgraded := exampleCSV
+	upgraded.Name, upgraded.UID, upgraded.Replaces = "etcdoperator.v0.9.5", "uid-2", "etcdoperator.v0.9.4"
+	keep = map[string]bool{}
+	if _, err := c.generate(context.Background(), plan(upgraded, opsGroups, config{}), keep); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range scopes.Actions() {
+		if a.GetVerb() == "create" {
+			t.Errorf("created %s", a.GetResource().Resource)
+		}
+	}
+	if keep["ScopeInstance/olm-ops-etcdoperator"] || !keep["ScopeTemplate/olm-ops-etcdoperator"] {
+		t.Errorf("kept %v", keep)
+	}
+}
+
+// A mark that cannot be written does not keep a cluster-wide instance: it
+// is deleted all the same, and the failure is an error (Degraded).
+func TestGenerateWithdrawsEvenWhenTheMarkFails(t *testing.T) {
+	old := settledWith(t, func(i *scopesv1alpha1.ScopeInstance) { i.Spec.Namespaces = nil })
+	c, scopes, _, _ := newTestController(t, true, old...)
+	scopes.PrependReactor("update", "scopetemplates", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "scopetemplates"}, "olm-ops-etcdoperator", errors.New("no"))
+	})
+	keep := map[string]bool{}
+	if _, err := c.generate(context.Background(), plan(exampleCSV, opsGroups, config{}), keep); err == nil {
+		t.Error("no error")
+	}
+	if w := writes(scopes); strings.Join(w, ",") != "update scopetemplates,delete scopeinstances" {
+		t.Errorf("wrote %v", w)
+	}
+	if keep["ScopeInstance/olm-ops-etcdoperator"] {
+		t.Errorf("kept %v", keep)
 	}
 }

@@ -6,10 +6,12 @@
 // target namespaces, and another pair, bound cluster-wide, from its
 // clusterPermissions. What it generates carries the CSV's UID; an upgrade
 // (spec.replaces) takes it over, and it goes with the CSV. An admin's
-// narrowing of a generated ScopeInstance is kept. OLM's own RBAC is never
-// read or written. The generator writes as its own ServiceAccount
+// narrowing of a generated ScopeInstance is kept, and one narrowed to no
+// namespace is withdrawn, never bound cluster-wide. OLM's own RBAC is
+// never read or written. The generator writes as its own ServiceAccount
 // (olm-scope-generator), so the access-grants check judges it like anyone
-// else, and first asks whether the CSV's ServiceAccounts already hold
-// what it would grant (OLM gave it them): a CSV written by hand, which OLM
-// gave nothing, gets nothing. docs/scopes.md has the mapping.
+// else, and first asks whether the CSV's ServiceAccounts already hold,
+// bound to them by name, what it would grant wherever it would newly bind
+// it (OLM gave it them): a CSV written by hand, which OLM gave nothing,
+// gets nothing. docs/scopes.md has the mapping.
 package olmscopes

@@ -71,6 +71,12 @@ func questions(entries []permission, namespaces []string) ([]question, error) {
 
 // held says what the CSV's ServiceAccounts (in namespace) lack of entries
 // in namespaces (none: cluster-wide), as "" when they hold all of it.
+//
+// Each review names the ServiceAccount's user and no groups, so only what
+// is bound to it by name counts (OLM's RBAC binds it so). A ServiceAccount
+// also belongs to system:serviceaccounts, system:serviceaccounts:<ns> and
+// system:authenticated; a grant to those is everyone's, and re-expressing
+// it as a binding to one ServiceAccount would outlive it.
 func (c *controller) held(ctx context.Context, namespace string, entries []permission, namespaces []string) (string, error) {
 	qs, err := questions(entries, namespaces)
 	if err != nil {
@@ -78,8 +84,7 @@ func (c *controller) held(ctx context.Context, namespace string, entries []permi
 	}
 	for _, q := range qs {
 		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-			User:   serviceaccount.MakeUsername(namespace, q.serviceAccount),
-			Groups: append(serviceaccount.MakeGroupNames(namespace), "system:authenticated"),
+			User: serviceaccount.MakeUsername(namespace, q.serviceAccount),
 		}}
 		if q.nonResource != nil {
 			review.Spec.NonResourceAttributes = q.nonResource
@@ -92,7 +97,7 @@ func (c *controller) held(ctx context.Context, namespace string, entries []permi
 			return "", err
 		}
 		if !answer.Status.Allowed {
-			return fmt.Sprintf("ServiceAccount %s/%s may not %s", namespace, q.serviceAccount, describe(q)), nil
+			return fmt.Sprintf("ServiceAccount %s/%s is not bound by name to %s", namespace, q.serviceAccount, describe(q)), nil
 		}
 	}
 	return "", nil

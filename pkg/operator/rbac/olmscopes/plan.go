@@ -41,6 +41,11 @@ const (
 	// its namespaces: from then on the generator only ever removes
 	// namespaces, never adds one.
 	NarrowedAnnotation = "olmscopes.workload-access.openshift.io/narrowed"
+	// WithdrawnAnnotation (ScopeTemplate), "true" once its instance was
+	// narrowed to no namespace: the generator deleted the instance and
+	// generates none for the template again. An admin may set it to take
+	// the instance away; deleting the template starts over.
+	WithdrawnAnnotation = "olmscopes.workload-access.openshift.io/withdrawn"
 
 	permissionsNamespaced = "Namespaced"
 	permissionsCluster    = "Cluster"
@@ -65,6 +70,7 @@ const (
 	ReasonRefused              = "ScopeNotGeneratedRefused"
 	ReasonTargetsNotResolved   = "ScopeNotGeneratedTargetsPending"
 	ReasonTooManyOperatorGroup = "ScopeNotGeneratedTooManyOperatorGroups"
+	ReasonWithdrawn            = "ScopeInstanceWithdrawn"
 )
 
 // config is the WorkloadAccess opt-in, read.
@@ -257,38 +263,82 @@ func joinNamespaces(namespaces []string) string {
 
 // instanceNamespaces decides the namespaces of a generated instance: what
 // the OperatorGroup gives, unless the admin narrowed the instance, in which
-// case what the admin kept that the group still gives (the admin's list as
-// it is when nothing of it is left, since an empty list would bind
-// cluster-wide). narrowed says whether the instance is, or now becomes,
-// narrowed.
-func instanceNamespaces(existing *scopesv1alpha1.ScopeInstance, want []string) (namespaces []string, narrowed bool) {
+// case what the admin kept that the group still gives. narrowed says
+// whether the instance is, or now becomes, narrowed. nowhere says it is
+// narrowed to no namespace (its list emptied, or none of it left) and has
+// no selector: it must bind nowhere, and a ScopeInstance without
+// namespaces or selector would bind cluster-wide.
+func instanceNamespaces(existing *scopesv1alpha1.ScopeInstance, want []string) (namespaces []string, narrowed, nowhere bool) {
 	if existing == nil {
-		return want, false
+		return want, false, false
 	}
 	current := existing.Spec.Namespaces
+	selector := existing.Spec.NamespaceSelector != nil
+	recorded := existing.Annotations[GeneratedNamespacesAnnotation]
 	narrowed = existing.Annotations[NarrowedAnnotation] == "true" ||
-		(existing.Annotations[GeneratedNamespacesAnnotation] != "" && joinNamespaces(sortedUnique(slices.Clone(current))) != existing.Annotations[GeneratedNamespacesAnnotation]) ||
-		existing.Spec.NamespaceSelector != nil
+		(recorded != "" && joinNamespaces(sortedUnique(slices.Clone(current))) != recorded) ||
+		(recorded == "" && len(current) == 0 && want != nil) || selector
 	if !narrowed {
-		return want, false
+		return want, false, false
+	}
+	if want != nil {
+		var kept []string
+		for _, ns := range current {
+			if slices.Contains(want, ns) {
+				kept = append(kept, ns)
+			}
+		}
+		current = kept
+	}
+	if len(current) == 0 && !selector {
+		return nil, true, true
 	}
 	if len(current) == 0 {
-		// Narrowed with a selector alone: the admin's to keep as it is.
-		return nil, true
+		return nil, true, false // the admin's selector alone
 	}
-	if want == nil {
-		return sortedUnique(slices.Clone(current)), true
+	return sortedUnique(slices.Clone(current)), true, false
+}
+
+// bindsIn is where an instance's spec binds, as held asks it: its
+// namespaces, or nil for cluster-wide. A namespaceSelector binds in every
+// namespace whose labels match, now or later, which only a cluster-wide
+// grant covers.
+func bindsIn(spec scopesv1alpha1.ScopeInstanceSpec) []string {
+	if spec.NamespaceSelector != nil || len(spec.Namespaces) == 0 {
+		return nil
 	}
-	var kept []string
-	for _, ns := range current {
-		if slices.Contains(want, ns) {
-			kept = append(kept, ns)
+	return sortedUnique(slices.Clone(spec.Namespaces))
+}
+
+// newlyBound is where an instance binds something it did not before: all
+// of where it binds when its template's rules change (old too, since the
+// template is written first), else the namespaces it adds. nil is
+// cluster-wide; none says nothing new is bound.
+func newlyBound(old *scopesv1alpha1.ScopeInstance, want scopesv1alpha1.ScopeInstanceSpec, rulesChange bool) (namespaces []string, none bool) {
+	now := bindsIn(want)
+	if old == nil {
+		return now, false
+	}
+	before := bindsIn(old.Spec)
+	if rulesChange || old.Spec.ScopeTemplateName != want.ScopeTemplateName {
+		if now == nil || before == nil {
+			return nil, false
+		}
+		return sortedUnique(append(slices.Clone(now), before...)), false
+	}
+	if before == nil {
+		return nil, true // cluster-wide already: nothing new
+	}
+	if now == nil {
+		return nil, false
+	}
+	var added []string
+	for _, ns := range now {
+		if !slices.Contains(before, ns) {
+			added = append(added, ns)
 		}
 	}
-	if len(kept) == 0 {
-		return sortedUnique(slices.Clone(current)), true
-	}
-	return sortedUnique(kept), true
+	return added, len(added) == 0
 }
 
 // sameTemplate says whether the existing template already is what the

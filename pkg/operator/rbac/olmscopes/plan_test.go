@@ -120,25 +120,75 @@ func TestInstanceNamespacesKeepsTheAdminsNarrowing(t *testing.T) {
 		}
 		return i
 	}
+	withSelector := func(i *scopesv1alpha1.ScopeInstance) *scopesv1alpha1.ScopeInstance {
+		i.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
+		return i
+	}
 	for _, tc := range []struct {
 		name         string
 		existing     *scopesv1alpha1.ScopeInstance
 		want         []string
 		got          []string
 		wantNarrowed bool
+		wantNowhere  bool
 	}{
-		{"new", nil, []string{"a", "b"}, []string{"a", "b"}, false},
-		{"as generated: follows the group", instance([]string{"a", "b"}, "a,b", false), []string{"a", "b", "c"}, []string{"a", "b", "c"}, false},
-		{"narrowed by the admin: kept", instance([]string{"a"}, "a,b", false), []string{"a", "b"}, []string{"a"}, true},
-		{"narrowed: a new target is not added", instance([]string{"a"}, "a,b", true), []string{"a", "b", "c"}, []string{"a"}, true},
-		{"narrowed, and the group drops one it kept", instance([]string{"a", "b"}, "a,b,c", true), []string{"b", "c"}, []string{"b"}, true},
-		{"narrowed to where the group no longer targets: left as is", instance([]string{"a"}, "a,b", true), []string{"c"}, []string{"a"}, true},
-		{"cluster-wide narrowed to namespaces: kept", instance([]string{"x"}, "*", false), nil, []string{"x"}, true},
+		{"new", nil, []string{"a", "b"}, []string{"a", "b"}, false, false},
+		{"as generated: follows the group", instance([]string{"a", "b"}, "a,b", false), []string{"a", "b", "c"}, []string{"a", "b", "c"}, false, false},
+		{"cluster-wide as generated: stays", instance(nil, "*", false), nil, nil, false, false},
+		{"narrowed by the admin: kept", instance([]string{"a"}, "a,b", false), []string{"a", "b"}, []string{"a"}, true, false},
+		{"narrowed: a new target is not added", instance([]string{"a"}, "a,b", true), []string{"a", "b", "c"}, []string{"a"}, true, false},
+		{"narrowed, and the group drops one it kept", instance([]string{"a", "b"}, "a,b,c", true), []string{"b", "c"}, []string{"b"}, true, false},
+		{"narrowed to where the group no longer targets: nowhere", instance([]string{"a"}, "a,b", true), []string{"c"}, nil, true, true},
+		{"cluster-wide narrowed to namespaces: kept", instance([]string{"x"}, "*", false), nil, []string{"x"}, true, false},
+		{"emptied by the admin: nowhere, never cluster-wide", instance(nil, "a,b", false), []string{"a", "b"}, nil, true, true},
+		{"emptied after narrowing: nowhere", instance(nil, "a,b", true), []string{"a", "b"}, nil, true, true},
+		{"cluster-wide narrowed, then emptied: nowhere", instance(nil, "*", true), nil, nil, true, true},
+		{"emptied, its record gone: nowhere", instance(nil, "", false), []string{"a"}, nil, true, true},
+		{"a selector alone: the admin's", withSelector(instance(nil, "a,b", false)), []string{"a", "b"}, nil, true, false},
+		{"a selector, none of the list left: the selector's", withSelector(instance([]string{"a"}, "a,b", true)), []string{"c"}, nil, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, narrowed := instanceNamespaces(tc.existing, tc.want)
-			if !reflect.DeepEqual(got, tc.got) || narrowed != tc.wantNarrowed {
-				t.Errorf("got %v narrowed=%v, want %v narrowed=%v", got, narrowed, tc.got, tc.wantNarrowed)
+			got, narrowed, nowhere := instanceNamespaces(tc.existing, tc.want)
+			if !reflect.DeepEqual(got, tc.got) || narrowed != tc.wantNarrowed || nowhere != tc.wantNowhere {
+				t.Errorf("got %v narrowed=%v nowhere=%v, want %v narrowed=%v nowhere=%v", got, narrowed, nowhere, tc.got, tc.wantNarrowed, tc.wantNowhere)
+			}
+		})
+	}
+}
+
+func TestNewlyBound(t *testing.T) {
+	spec := func(selector bool, namespaces ...string) scopesv1alpha1.ScopeInstanceSpec {
+		s := scopesv1alpha1.ScopeInstanceSpec{ScopeTemplateName: "t", Namespaces: namespaces}
+		if selector {
+			s.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
+		}
+		return s
+	}
+	instance := func(s scopesv1alpha1.ScopeInstanceSpec) *scopesv1alpha1.ScopeInstance {
+		return &scopesv1alpha1.ScopeInstance{Spec: s}
+	}
+	for _, tc := range []struct {
+		name        string
+		old         *scopesv1alpha1.ScopeInstance
+		want        scopesv1alpha1.ScopeInstanceSpec
+		rulesChange bool
+		where       []string
+		none        bool
+	}{
+		{"new: where it binds", nil, spec(false, "b", "a"), true, []string{"a", "b"}, false},
+		{"new, cluster-wide", nil, spec(false), true, nil, false},
+		{"rules change: everywhere, before and after", instance(spec(false, "a", "b")), spec(false, "b", "c"), true, []string{"a", "b", "c"}, false},
+		{"rules change under a selector: cluster-wide", instance(spec(true, "a")), spec(true, "a"), true, nil, false},
+		{"rules change, a selector before: cluster-wide", instance(spec(true, "a")), spec(false, "a"), true, nil, false},
+		{"a namespace added: it alone", instance(spec(false, "a")), spec(false, "a", "b"), false, []string{"b"}, false},
+		{"a namespace removed: nothing new", instance(spec(false, "a", "b")), spec(false, "a"), false, nil, true},
+		{"narrowed from cluster-wide: nothing new", instance(spec(false)), spec(false, "a"), false, nil, true},
+		{"removed under a selector: nothing new", instance(spec(true, "a", "b")), spec(true, "a"), false, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			where, none := newlyBound(tc.old, tc.want, tc.rulesChange)
+			if !reflect.DeepEqual(where, tc.where) || none != tc.none {
+				t.Errorf("got %v none=%v, want %v none=%v", where, none, tc.where, tc.none)
 			}
 		})
 	}
