@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	operatorv1 "github.com/openshift/api/operator/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -131,4 +132,76 @@ func TestAListedNamespaceBesideASelectorIsPinned(t *testing.T) {
 	namespaceSquatter(t, "e2e-squatter-"+suffix)(listed, "deployer")
 	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionFalse, scopesv1alpha1.ReasonNamespacesReplaced, listed)
 	noBindingsIn(t, listed)
+}
+
+// Managed fields are the client's to write: a spec written with an entry
+// stamped 2099, while the operator is Unmanaged (as it could be down), and a
+// listed namespace deleted before the operator's first sync and made again
+// after it by a user who may only create namespaces. The namespace is not
+// pinned: when the spec was written is bounded by the first sync (issue 46
+// §5: before, 2099 made every namespace created later count as judged).
+func TestAForgedWriteTimeDoesNotPinANamespaceMadeLater(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t)
+	ctx := context.Background()
+	suffix := rand.String(5)
+	template := scopeTemplate(t, "")
+	accessGrantsChecked(t, template.Name)
+	target := "e2e-forged-" + suffix
+	if _, err := env.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: target}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.kube.CoreV1().Namespaces().Delete(context.Background(), target, metav1.DeleteOptions{})
+	})
+
+	setManagementState(t, operatorv1.Unmanaged)
+	t.Cleanup(func() { setManagementState(t, operatorv1.Managed) })
+	instance := scopeInstance(t, template.Name, scopesv1alpha1.ScopeInstanceSpec{Namespaces: []string{target}})
+	forged := metav1.NewTime(time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC))
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		got, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(ctx, instance.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		got.Labels = map[string]string{"e2e-forged": "yes"}
+		got.ManagedFields = append(got.ManagedFields, metav1.ManagedFieldsEntry{Manager: "e2e-forger", Operation: metav1.ManagedFieldsOperationUpdate,
+			APIVersion: scopesv1alpha1.SchemeGroupVersion.String(), Time: &forged, FieldsType: "FieldsV1",
+			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:e2e-forged":{}}}}`)}})
+		updated, err := env.operator.ScopesV1alpha1().ScopeInstances().Update(ctx, got, metav1.UpdateOptions{})
+		if err != nil {
+			return err
+		}
+		for _, f := range updated.ManagedFields {
+			if f.Manager == "e2e-forger" && f.Time != nil && f.Time.Equal(&forged) {
+				return nil
+			}
+		}
+		return fmt.Errorf("the API server did not keep the forged entry: %+v", updated.ManagedFields)
+	})
+
+	if err := env.kube.CoreV1().Namespaces().Delete(ctx, target, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		if live, err := env.kube.CoreV1().Namespaces().Get(ctx, target, metav1.GetOptions{}); err == nil {
+			return fmt.Errorf("namespace %s still there (deleting: %v)", target, live.DeletionTimestamp != nil)
+		}
+		return nil
+	})
+	setManagementState(t, operatorv1.Managed)
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionFalse, scopesv1alpha1.ReasonNamespacesNotFound, target)
+	got, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(ctx, instance.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := got.Status.Checked; c == nil || c.SpecWrittenAt == nil || c.SpecWrittenAt.After(time.Now()) {
+		t.Errorf("status.checked %+v: the spec's write time is after now", c)
+	}
+
+	// Past the 2 s the controllers allow for clocks and one-second stamps.
+	time.Sleep(3 * time.Second)
+	namespaceSquatter(t, "e2e-forged-squatter-"+suffix)(target, scopeSA)
+	expectInstanceCondition(t, instance.Name, scopesv1alpha1.ConditionBound, metav1.ConditionFalse, scopesv1alpha1.ReasonNamespacesReplaced, target)
+	noBindingsIn(t, target)
 }
