@@ -423,6 +423,15 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 			continue
 		}
 		missing, err := c.held(ctx, d.csv.Namespace, w.entries, where)
+		var tooMany *tooManyQuestions
+		if errors.As(err, &tooMany) {
+			keepClaimed()
+			c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonTooManyPermissions, fmt.Sprintf(
+				"no scope is generated or changed: %v, and the generator asks at most %d for one ClusterServiceVersion (a fixed bound, docs/scopes.md); "+
+					"what it had stays. Target fewer namespaces with the OperatorGroup, or leave this operator on OLM's RBAC. Retried every minute",
+				tooMany, maxQuestions))
+			return true, nil
+		}
 		if err != nil {
 			keepClaimed()
 			return false, fmt.Errorf("checking what ClusterServiceVersion %s/%s's ServiceAccounts hold: %w", d.csv.Namespace, d.csv.Name, err)

@@ -3,6 +3,7 @@ package olmscopes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -303,5 +304,35 @@ func TestGenerateWithdrawsEvenWhenTheMarkFails(t *testing.T) {
 	}
 	if keep["ScopeInstance/olm-ops-etcdoperator"] {
 		t.Errorf("kept %v", keep)
+	}
+}
+
+// A CSV whose permissions expand past the bound on reviews is told so, with
+// its own reason: not that OLM has not given its ServiceAccount something.
+// Nothing is asked, nothing is written.
+func TestGenerateSaysWhenACSVHasTooManyPermissionsToCheck(t *testing.T) {
+	c, scopes, kube, events := newTestController(t, true)
+	var resources, verbs []string
+	for i := range 100 {
+		resources = append(resources, fmt.Sprintf("things%d", i))
+	}
+	for i := range 21 {
+		verbs = append(verbs, fmt.Sprintf("verb%d", i))
+	}
+	big := exampleCSV
+	big.Permissions = []permission{{ServiceAccountName: "etcd-operator", Rules: []rbacv1.PolicyRule{{APIGroups: []string{"example.com"}, Resources: resources, Verbs: verbs}}}}
+	retry, err := c.generate(context.Background(), plan(big, opsGroups, config{}), map[string]bool{})
+	if err != nil || !retry {
+		t.Fatalf("retry=%v err=%v", retry, err)
+	}
+	if w := writes(scopes); len(w) > 0 {
+		t.Errorf("wrote %v", w)
+	}
+	if n := len(kube.Actions()); n > 0 {
+		t.Errorf("asked %d SubjectAccessReviews of a CSV past the bound", n)
+	}
+	e := <-events.Events
+	if !strings.Contains(e, ReasonTooManyPermissions) || !strings.Contains(e, "more than 2000 single permissions") || strings.Contains(e, "OLM has not") {
+		t.Errorf("event %q, want %s naming the bound", e, ReasonTooManyPermissions)
 	}
 }

@@ -10,8 +10,23 @@ import (
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 )
 
-// maxQuestions bounds the SubjectAccessReviews one CSV may cost.
+// maxQuestions bounds the SubjectAccessReviews one CSV may cost: each
+// single permission where the scope would newly bind it is one review, and
+// a CSV past the bound is refused with its own reason, not asked in part.
+// A fixed bound, named in docs/scopes.md.
 const maxQuestions = 2000
+
+// tooManyQuestions is a CSV whose permissions, where they would be bound,
+// expand past maxQuestions.
+type tooManyQuestions struct{ where int }
+
+func (e *tooManyQuestions) Error() string {
+	in := "cluster-wide"
+	if e.where > 0 {
+		in = fmt.Sprintf("in %d namespaces", e.where)
+	}
+	return fmt.Sprintf("its permissions, asked %s where the scope would bind them, expand to more than %d single permissions, each one SubjectAccessReview", in, maxQuestions)
+}
 
 // question is one permission asked of a ServiceAccount, in a namespace or
 // cluster-wide ("").
@@ -31,7 +46,7 @@ func questions(entries []permission, namespaces []string) ([]question, error) {
 	var out []question
 	add := func(q question) error {
 		if len(out) >= maxQuestions {
-			return fmt.Errorf("its permissions expand to more than %d single permissions to check", maxQuestions)
+			return &tooManyQuestions{where: len(namespaces)}
 		}
 		out = append(out, q)
 		return nil
@@ -70,7 +85,9 @@ func questions(entries []permission, namespaces []string) ([]question, error) {
 }
 
 // held says what the CSV's ServiceAccounts (in namespace) lack of entries
-// in namespaces (none: cluster-wide), as "" when they hold all of it.
+// in namespaces (none: cluster-wide), as "" when they hold all of it; a
+// *tooManyQuestions error when checking would take more than maxQuestions
+// reviews.
 //
 // Each review names the ServiceAccount's user and no groups, so only what
 // is bound to it by name counts (OLM's RBAC binds it so). A ServiceAccount
@@ -80,7 +97,7 @@ func questions(entries []permission, namespaces []string) ([]question, error) {
 func (c *controller) held(ctx context.Context, namespace string, entries []permission, namespaces []string) (string, error) {
 	qs, err := questions(entries, namespaces)
 	if err != nil {
-		return err.Error(), nil
+		return "", err
 	}
 	for _, q := range qs {
 		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{

@@ -67,6 +67,7 @@ const (
 	ReasonInvalid              = "ScopeNotGeneratedInvalid"
 	ReasonConflict             = "ScopeNotGeneratedConflict"
 	ReasonPermissionsNotHeld   = "ScopeNotGeneratedPermissionsNotHeld"
+	ReasonTooManyPermissions   = "ScopeNotGeneratedTooManyPermissions"
 	ReasonRefused              = "ScopeNotGeneratedRefused"
 	ReasonTargetsNotResolved   = "ScopeNotGeneratedTargetsPending"
 	ReasonTooManyOperatorGroup = "ScopeNotGeneratedTooManyOperatorGroups"
