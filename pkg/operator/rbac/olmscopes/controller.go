@@ -83,7 +83,7 @@ type Inputs struct {
 func New(in Inputs) factory.Controller {
 	c := &controller{crds: in.CRDs.GetIndexer(), config: in.WorkloadAccesses.Lister(),
 		templates: in.Templates.Lister(), instances: in.Instances.Lister(), generator: in.Generator,
-		reviews: in.Reviews, events: in.Events, said: map[types.UID]string{},
+		reviews: in.Reviews, events: in.Events, said: map[types.UID]string{}, operator: in.OperatorClient,
 		start: func(ctx context.Context) watches { return startWatches(ctx, in.Dynamic) }}
 	return factory.New().
 		WithInformers(in.CRDs, in.WorkloadAccesses.Informer(), in.Templates.Informer(), in.Instances.Informer()).
@@ -155,6 +155,11 @@ type controller struct {
 	// said is the last Event recorded on each CSV ("reason: message"), so a
 	// resync repeats nothing.
 	said map[types.UID]string
+	// kept are the CSVs whose scope this sync kept while their
+	// OperatorGroup is not whole ("namespace/name (why)"), for
+	// OLMScopesFollowOperatorGroups.
+	kept     []string
+	operator v1helpers.OperatorClient
 }
 
 func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
@@ -172,7 +177,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 			c.watching, c.said = nil, map[types.UID]string{}
 		}
 		// Opted out, or OLM gone with its CSVs: nothing generated stays.
-		return c.deleteUnclaimed(ctx, map[string]bool{})
+		return errors.Join(c.deleteUnclaimed(ctx, map[string]bool{}), c.reportKept(ctx, nil))
 	}
 	if c.watching == nil {
 		w := c.start(ctx)
@@ -227,6 +232,7 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	keep := map[string]bool{}
 	var errs []error
 	retry := false
+	c.kept = nil
 	for _, one := range csvs {
 		if replaced[one.Namespace+"/"+one.Name] {
 			continue // its successor takes its scope over
@@ -238,6 +244,9 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		}
 	}
 	if err := c.deleteUnclaimed(ctx, keep); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.reportKept(ctx, c.kept); err != nil {
 		errs = append(errs, err)
 	}
 	switch {
@@ -302,6 +311,19 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 		for _, i := range claimedInstances {
 			keep["ScopeInstance/"+i.Name] = true
 		}
+	}
+	if d.reason != "" && d.groupProblem != "" && len(claimedTemplates)+len(claimedInstances) > 0 {
+		// OLM leaves its RBAC in place while the OperatorGroup is not
+		// whole; so does the generator: after step 3 of the move the scope
+		// is all the operator has.
+		keepClaimed()
+		names := keptNames(claimedTemplates, claimedInstances)
+		c.kept = append(c.kept, fmt.Sprintf("%s/%s (%s)", d.csv.Namespace, d.csv.Name, d.groupProblem))
+		c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, d.reason, fmt.Sprintf(
+			"no scope is generated or changed: %s. What was generated from this ClusterServiceVersion stays as it is (%s), as OLM leaves its RBAC; "+
+				"it follows the OperatorGroup again once namespace %s has exactly one, its targets resolved",
+			d.groupProblem, names, d.csv.Namespace))
+		return false, nil
 	}
 	if d.reason != "" {
 		c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, d.reason, d.message)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -334,5 +336,104 @@ func TestGenerateSaysWhenACSVHasTooManyPermissionsToCheck(t *testing.T) {
 	e := <-events.Events
 	if !strings.Contains(e, ReasonTooManyPermissions) || !strings.Contains(e, "more than 2000 single permissions") || strings.Contains(e, "OLM has not") {
 		t.Errorf("event %q, want %s naming the bound", e, ReasonTooManyPermissions)
+	}
+}
+
+// While a CSV's OperatorGroup is not whole (none, two, a selector OLM has
+// not resolved), what was generated stays as it is, as OLM leaves its RBAC:
+// nothing deleted, nothing written, the Event says why and names what is
+// kept, and the condition names the CSV. Once the group is whole again, the
+// generator follows it.
+func TestGenerateKeepsTheScopeWhileTheOperatorGroupIsNotWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		groups map[string][]operatorGroup
+		reason string
+	}{
+		{"no OperatorGroup", map[string][]operatorGroup{}, ReasonNoOperatorGroup},
+		{"two OperatorGroups", map[string][]operatorGroup{"ops": {opsGroups["ops"][0], {Name: "second", Namespace: "ops", Targets: []string{"ops"}}}}, ReasonTooManyOperatorGroup},
+		{"a selector not resolved", map[string][]operatorGroup{"ops": {{Name: "g", Namespace: "ops", Pending: true}}}, ReasonTargetsNotResolved},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, scopes, kube, events := newTestController(t, true, settled(t)...)
+			keep := map[string]bool{}
+			if _, err := c.generate(context.Background(), plan(exampleCSV, tc.groups, config{}), keep); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.deleteUnclaimed(context.Background(), keep); err != nil {
+				t.Fatal(err)
+			}
+			if w := writes(scopes); len(w) > 0 {
+				t.Errorf("wrote %v", w)
+			}
+			if n := len(kube.Actions()); n > 0 {
+				t.Errorf("asked %d SubjectAccessReviews", n)
+			}
+			if len(keep) != 4 {
+				t.Errorf("kept %v, want the 4 generated objects", keep)
+			}
+			e := <-events.Events
+			if !strings.Contains(e, tc.reason) || !strings.Contains(e, "stays as it is") || !strings.Contains(e, "ScopeInstance olm-ops-etcdoperator-cluster") {
+				t.Errorf("event %q", e)
+			}
+			if len(c.kept) != 1 || !strings.HasPrefix(c.kept[0], "ops/etcdoperator.v0.9.4 (") {
+				t.Errorf("kept CSVs %q", c.kept)
+			}
+			condition := keptCondition(c.kept)
+			if *condition.Status != operatorv1.ConditionFalse || *condition.Reason != ReasonScopesKept || !strings.Contains(*condition.Message, "ops/etcdoperator.v0.9.4") {
+				t.Errorf("condition %s %s %q", *condition.Status, *condition.Reason, *condition.Message)
+			}
+
+			// Whole again: followed, with nothing new to write for the same targets.
+			c.kept = nil
+			keep = map[string]bool{}
+			if _, err := c.generate(context.Background(), plan(exampleCSV, opsGroups, config{}), keep); err != nil {
+				t.Fatal(err)
+			}
+			if w := writes(scopes); len(w) > 0 || len(keep) != 4 || len(c.kept) != 0 {
+				t.Errorf("wrote %v, kept %v and CSVs %q", w, keep, c.kept)
+			}
+			if condition := keptCondition(c.kept); *condition.Status != operatorv1.ConditionTrue {
+				t.Errorf("condition %s", *condition.Status)
+			}
+		})
+	}
+}
+
+// A CSV that never had a scope is told nothing is generated, as before,
+// and is not named in the condition: nothing is kept for it.
+func TestGenerateWithoutAScopeSaysNothingIsGenerated(t *testing.T) {
+	c, scopes, _, events := newTestController(t, true)
+	if _, err := c.generate(context.Background(), plan(exampleCSV, map[string][]operatorGroup{}, config{}), map[string]bool{}); err != nil {
+		t.Fatal(err)
+	}
+	if w := writes(scopes); len(w) > 0 || len(c.kept) > 0 {
+		t.Errorf("wrote %v, kept %q", w, c.kept)
+	}
+	if e := <-events.Events; !strings.Contains(e, ReasonNoOperatorGroup) || !strings.Contains(e, "no scope is generated:") {
+		t.Errorf("event %q", e)
+	}
+}
+
+// The condition is applied under the controller's field manager, and says
+// True once nothing is kept.
+func TestReportKeptAppliesTheCondition(t *testing.T) {
+	client := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{}, nil)
+	c := &controller{operator: client}
+	if err := c.reportKept(context.Background(), []string{"ops/b (x)", "ops/a (y)"}); err != nil {
+		t.Fatal(err)
+	}
+	_, status, _, _ := client.GetOperatorState()
+	got := v1helpers.FindOperatorCondition(status.Conditions, FollowsOperatorGroups)
+	if got == nil || got.Status != operatorv1.ConditionFalse || !strings.Contains(got.Message, "2 ClusterServiceVersion(s)") ||
+		strings.Index(got.Message, "ops/a") > strings.Index(got.Message, "ops/b") {
+		t.Fatalf("condition %+v", got)
+	}
+	if err := c.reportKept(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	_, status, _, _ = client.GetOperatorState()
+	if !v1helpers.IsOperatorConditionTrue(status.Conditions, FollowsOperatorGroups) {
+		t.Errorf("conditions %+v", status.Conditions)
 	}
 }

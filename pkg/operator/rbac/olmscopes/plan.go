@@ -117,6 +117,10 @@ type desired struct {
 	pairs []pair
 	// reason and message, when nothing can be generated for the CSV.
 	reason, message string
+	// groupProblem, when its OperatorGroup is not whole (none, several, a
+	// selector not resolved): what was generated stays as it is, as OLM
+	// leaves its RBAC in place, and the message says why.
+	groupProblem string
 }
 
 // plan decides, for each CSV, what it should have. groups are the
@@ -126,20 +130,23 @@ func plan(c csv, groups map[string][]operatorGroup, cfg config) desired {
 	og := groups[c.Namespace]
 	switch {
 	case len(og) == 0:
-		d.reason, d.message = ReasonNoOperatorGroup, fmt.Sprintf(
-			"no scope is generated: namespace %s has no OperatorGroup, so OLM does not install this operator and the namespaces it targets are unknown", c.Namespace)
+		d.reason, d.groupProblem = ReasonNoOperatorGroup, fmt.Sprintf(
+			"namespace %s has no OperatorGroup, so OLM does not install this operator and the namespaces it targets are unknown", c.Namespace)
+		d.message = "no scope is generated: " + d.groupProblem
 		return d
 	case len(og) > 1:
-		d.reason, d.message = ReasonTooManyOperatorGroup, fmt.Sprintf(
-			"no scope is generated: namespace %s has %d OperatorGroups, and OLM installs nothing until it has one", c.Namespace, len(og))
+		d.reason, d.groupProblem = ReasonTooManyOperatorGroup, fmt.Sprintf(
+			"namespace %s has %d OperatorGroups, and OLM installs nothing until it has one", c.Namespace, len(og))
+		d.message = "no scope is generated: " + d.groupProblem
 		return d
 	}
 	g := og[0]
 	var namespaces []string
 	switch {
 	case g.Pending:
-		d.reason, d.message = ReasonTargetsNotResolved, fmt.Sprintf(
-			"no scope is generated yet: OperatorGroup %s/%s selects its namespaces by label and OLM has not listed them in its status.namespaces", g.Namespace, g.Name)
+		d.reason, d.groupProblem = ReasonTargetsNotResolved, fmt.Sprintf(
+			"OperatorGroup %s/%s selects its namespaces by label and OLM has not listed them in its status.namespaces", g.Namespace, g.Name)
+		d.message = "no scope is generated yet: " + d.groupProblem
 		return d
 	case g.AllNamespaces && !cfg.bindAll:
 		d.reason, d.message = ReasonAllNamespaces, fmt.Sprintf(
