@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	operatorv1 "github.com/openshift/api/operator/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -751,6 +752,116 @@ func TestOLMScopesEmptiedInstanceBindsNowhere(t *testing.T) {
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
 		if _, err := env.operator.ScopesV1alpha1().ScopeInstances().Get(ctx, base, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("the ScopeInstance of a template marked withdrawn is still there: %v", err)
+		}
+		return nil
+	})
+}
+
+// After step 3 of the move (OLM's RBAC removed, the scope all the operator
+// has), an OperatorGroup that is not whole for a while (a second one in the
+// namespace) takes nothing away: OLM leaves its RBAC in place then, and the
+// generator its scope. The CSV's Event and WorkloadAccess say why; once the
+// group is whole again, the generator follows it.
+func TestOLMScopesKeptWhileTheOperatorGroupIsNotWhole(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t)
+	serveOLMv0(t)
+	t.Cleanup(func() { patchOLMScopes(t, "null") })
+	grantGeneratorClusterAdmin(t)
+	ops, teamA, teamB := testNamespace(t, "olm-keep-ops-"), testNamespace(t, "olm-keep-a-"), testNamespace(t, "olm-keep-b-")
+	configMaps := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}
+	crds := rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"get"}}
+	createOperatorGroup(t, ops, ops, teamA)
+	revoke := grantAsOLM(t, ops, "keepop-v1", []string{ops, teamA}, []rbacv1.PolicyRule{configMaps}, []rbacv1.PolicyRule{crds})
+	uid := createCSV(t, ops, "keepop.v0.0.1", "", nil, []rbacv1.PolicyRule{configMaps}, []rbacv1.PolicyRule{crds})
+	patchOLMScopes(t, `{"mode":"Namespaces","namespaces":["`+ops+`"]}`)
+	base := "olm-" + ops + "-keepop"
+	waitForInstance(t, base, ops, teamA)
+	waitForInstance(t, base+"-cluster")
+	revoke() // step 3: the scope alone gives it
+	can := map[string]bool{
+		"list /configmaps " + ops: true, "list /configmaps " + teamA: true, "list /configmaps " + teamB: false,
+		"get apiextensions.k8s.io/customresourcedefinitions": true,
+	}
+	expectCan(t, ops, can)
+	generated := func(ctx context.Context) (string, error) {
+		ts, is, err := generatedFrom(ctx, uid)
+		if err != nil {
+			return "", err
+		}
+		var out []string
+		for _, tmpl := range ts {
+			out = append(out, fmt.Sprintf("ScopeTemplate %s %s %d roles", tmpl.Name, tmpl.UID, len(tmpl.Spec.ClusterRoles)))
+		}
+		for _, i := range is {
+			out = append(out, fmt.Sprintf("ScopeInstance %s %s %v", i.Name, i.UID, sortedCopy(i.Spec.Namespaces...)))
+		}
+		return strings.Join(sortedCopy(out...), "; "), nil
+	}
+	before, err := generated(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A second OperatorGroup: OLM installs nothing until one is left.
+	second := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "operators.coreos.com/v1", "kind": "OperatorGroup",
+		"metadata": map[string]any{"name": "second", "namespace": ops}, "spec": map[string]any{"targetNamespaces": []any{ops}}}}
+	groups := dynamicAs(t, "").Resource(olmscopes.OperatorGroups).Namespace(ops)
+	if _, err := groups.Create(context.Background(), second, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		if msg, ok := csvEvents(t, ops, uid)[olmscopes.ReasonTooManyOperatorGroup]; !ok || !strings.Contains(msg, "stays as it is") {
+			return fmt.Errorf("no Event saying the scope is kept: %v", csvEvents(t, ops, uid))
+		}
+		c, err := operatorCondition(ctx, olmscopes.FollowsOperatorGroups)
+		if err != nil {
+			return err
+		}
+		if c.Status != operatorv1.ConditionFalse || c.Reason != olmscopes.ReasonScopesKept || !strings.Contains(c.Message, ops+"/keepop.v0.0.1") {
+			return fmt.Errorf("%s is %s %s %q", olmscopes.FollowsOperatorGroups, c.Status, c.Reason, c.Message)
+		}
+		return nil
+	})
+	for range 20 {
+		now, err := generated(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now != before {
+			t.Fatalf("with two OperatorGroups the generated objects changed:\nbefore %s\nnow    %s", before, now)
+		}
+		for q, allowed := range can {
+			parts := strings.Fields(q)
+			group, resource, _ := strings.Cut(parts[1], "/")
+			ns := ""
+			if len(parts) > 2 {
+				ns = parts[2]
+			}
+			if got := csvSACan(t, ops, parts[0], group, resource, ns); got != allowed {
+				t.Fatalf("with two OperatorGroups, %s: %v, want %v", q, got, allowed)
+			}
+		}
+		time.Sleep(time.Second)
+	}
+
+	// Whole again: the generator follows the group, here narrowed to ops.
+	if err := groups.Delete(context.Background(), "second", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := groups.Patch(context.Background(), "group", types.MergePatchType, []byte(`{"spec":{"targetNamespaces":["`+ops+`"]}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForInstance(t, base, ops)
+	expectCan(t, ops, map[string]bool{"list /configmaps " + ops: true, "list /configmaps " + teamA: false,
+		"get apiextensions.k8s.io/customresourcedefinitions": true})
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		c, err := operatorCondition(ctx, olmscopes.FollowsOperatorGroups)
+		if err != nil {
+			return err
+		}
+		if c.Status != operatorv1.ConditionTrue {
+			return fmt.Errorf("%s is %s %s %q", olmscopes.FollowsOperatorGroups, c.Status, c.Reason, c.Message)
 		}
 		return nil
 	})
