@@ -810,16 +810,11 @@ func TestOLMScopesKeptWhileTheOperatorGroupIsNotWhole(t *testing.T) {
 	if _, err := groups.Create(context.Background(), second, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
-		if msg, ok := csvEvents(t, ops, uid)[olmscopes.ReasonTooManyOperatorGroup]; !ok || !strings.Contains(msg, "stays as it is") {
-			return fmt.Errorf("no Event saying the scope is kept: %v", csvEvents(t, ops, uid))
-		}
-		c, err := operatorCondition(ctx, olmscopes.FollowsOperatorGroups)
-		if err != nil {
-			return err
-		}
-		if c.Status != operatorv1.ConditionFalse || c.Reason != olmscopes.ReasonScopesKept || !strings.Contains(c.Message, ops+"/keepop.v0.0.1") {
-			return fmt.Errorf("%s is %s %s %q", olmscopes.FollowsOperatorGroups, c.Status, c.Reason, c.Message)
+	// Once the generator has seen it, for 20 s, checked every second, the
+	// scope and what it gives stay.
+	framework.Eventually(t, time.Minute, func(context.Context) error {
+		if _, ok := csvEvents(t, ops, uid)[olmscopes.ReasonTooManyOperatorGroup]; !ok {
+			return fmt.Errorf("the generator has not seen the second OperatorGroup yet: %v", csvEvents(t, ops, uid))
 		}
 		return nil
 	})
@@ -844,6 +839,21 @@ func TestOLMScopesKeptWhileTheOperatorGroupIsNotWhole(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
+
+	// The CSV and WorkloadAccess say why.
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		if msg, ok := csvEvents(t, ops, uid)[olmscopes.ReasonTooManyOperatorGroup]; !ok || !strings.Contains(msg, "stays as it is") {
+			return fmt.Errorf("no Event saying the scope is kept: %v", csvEvents(t, ops, uid))
+		}
+		c, err := operatorCondition(ctx, olmscopes.FollowsOperatorGroups)
+		if err != nil {
+			return err
+		}
+		if c.Status != operatorv1.ConditionFalse || c.Reason != olmscopes.ReasonScopesKept || !strings.Contains(c.Message, ops+"/keepop.v0.0.1") {
+			return fmt.Errorf("%s is %s %s %q", olmscopes.FollowsOperatorGroups, c.Status, c.Reason, c.Message)
+		}
+		return nil
+	})
 
 	// Whole again: the generator follows the group, here narrowed to ops.
 	if err := groups.Delete(context.Background(), "second", metav1.DeleteOptions{}); err != nil {

@@ -5,7 +5,10 @@
 // ScopeInstance binding it in its OperatorGroup's (operators.coreos.com/v1)
 // target namespaces, and another pair, bound cluster-wide, from its
 // clusterPermissions. What it generates carries the CSV's UID; an upgrade
-// (spec.replaces) takes it over, and it goes with the CSV. An admin's
+// (spec.replaces) takes it over, and it goes with the CSV; while the CSV's
+// OperatorGroup is not whole (none, two, a selector not resolved) it stays
+// as it is, as OLM's RBAC does, and WorkloadAccess
+// OLMScopesFollowOperatorGroups says so. An admin's
 // narrowing of a generated ScopeInstance is kept, and one narrowed to no
 // namespace is withdrawn, never bound cluster-wide. OLM's own RBAC is
 // never read or written. The generator writes as its own ServiceAccount
