@@ -437,3 +437,25 @@ func TestReportKeptAppliesTheCondition(t *testing.T) {
 		t.Errorf("conditions %+v", status.Conditions)
 	}
 }
+
+// An upgrade that arrives while the OperatorGroup is not whole keeps what
+// the CSV it replaces had, unchanged: the takeover waits for the group.
+func TestGenerateKeepsAnUpgradesScopeWhileTheOperatorGroupIsNotWhole(t *testing.T) {
+	c, scopes, _, events := newTestController(t, true, settled(t)...)
+	upgraded := exampleCSV
+	upgraded.Name, upgraded.UID, upgraded.Replaces = "etcdoperator.v0.9.5", "uid-2", "etcdoperator.v0.9.4"
+	upgraded.Permissions = []permission{{ServiceAccountName: "etcd-operator", Rules: []rbacv1.PolicyRule{podsRule, crdsRule}}}
+	keep := map[string]bool{}
+	if _, err := c.generate(context.Background(), plan(upgraded, map[string][]operatorGroup{}, config{}), keep); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.deleteUnclaimed(context.Background(), keep); err != nil {
+		t.Fatal(err)
+	}
+	if w := writes(scopes); len(w) > 0 || len(keep) != 4 {
+		t.Errorf("wrote %v, kept %v", w, keep)
+	}
+	if e := <-events.Events; !strings.Contains(e, ReasonNoOperatorGroup) || !strings.Contains(e, "stays as it is") {
+		t.Errorf("event %q", e)
+	}
+}
