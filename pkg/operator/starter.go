@@ -170,6 +170,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		iamrolerequest.New(iamrolerequest.Inputs{Requests: ownAPIInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
 			RequestClient: c.ownAPIs.PodIdentityV1alpha1(), WorkloadAccesses: workloadAccesses,
 			Config: configInformers.Config().V1(), Kube: c.kube, NamespaceEvents: namespaces, ServiceAccounts: c.kube.CoreV1(), Namespaces: c.kube.CoreV1(),
+			ConfigMaps: c.kube.CoreV1(), KubeAPIServer: iamrolerequest.KubeAPIServerReader(c.kube),
 			OperatorClient: c.operator, Recorder: recorder, ObjectEvents: objectevents.NewForAdmins(ctx, c.kube)}),
 		// Requests waiting for a usable permissions boundary, on the ClusterOperator.
 		iamroleboundary.New(iamroleboundary.Inputs{Requests: ownAPIInformers.PodIdentity().V1alpha1().IAMRoleRequests(),

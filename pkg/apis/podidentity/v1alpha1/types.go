@@ -64,6 +64,7 @@ const (
 // +kubebuilder:printcolumn:name="ServiceAccount",type=string,JSONPath=`.status.serviceAccount`
 // +kubebuilder:printcolumn:name="Provisioned",type=string,JSONPath=`.status.conditions[?(@.type=="Provisioned")].status`
 // +kubebuilder:printcolumn:name="Linked",type=string,JSONPath=`.status.conditions[?(@.type=="ServiceAccountLinked")].status`
+// +kubebuilder:printcolumn:name="TokensAccepted",type=string,JSONPath=`.status.conditions[?(@.type=="TokensAccepted")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type IAMRoleRequest struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -238,6 +239,34 @@ const (
 	// ConditionServiceAccountLinked is True when the ServiceAccount carries
 	// the role's ARN in eks.amazonaws.com/role-arn.
 	ConditionServiceAccountLinked = "ServiceAccountLinked"
+	// ConditionTokensAccepted is True when AWS STS will accept the pod's
+	// token for the role: the issuer the cluster's tokens carry is the one
+	// the role trusts, IAM has its OIDC provider with the token's audience,
+	// and the issuer's JWKS holds the keys the cluster signs tokens with.
+	ConditionTokensAccepted = "TokensAccepted"
+)
+
+// Reasons of the TokensAccepted condition.
+const (
+	ReasonTokensAccepted = "TokensAccepted"
+	// ReasonRoleNotProvisioned: no role to assume yet (see Provisioned).
+	ReasonRoleNotProvisioned = "RoleNotProvisioned"
+	// ReasonClusterIssuerNotPublic: the tokens carry an issuer AWS STS cannot
+	// fetch keys from (Authentication/cluster spec.serviceAccountIssuer is
+	// empty, or not an https:// URL).
+	ReasonClusterIssuerNotPublic = "ClusterIssuerNotPublic"
+	// ReasonAudienceNotRegistered: the issuer's IAM OIDC provider does not
+	// list the audience the webhook projects into the token.
+	ReasonAudienceNotRegistered = "AudienceNotRegistered"
+	// ReasonSigningKeysNotPublished: the issuer's JWKS lacks a key the
+	// cluster signs tokens with.
+	ReasonSigningKeysNotPublished = "SigningKeysNotPublished"
+	// ReasonSigningKeysUnknown: the cluster's signing keys could not be read.
+	ReasonSigningKeysUnknown = "SigningKeysUnknown"
+	// ReasonIssuerUnreachable: the issuer's discovery document or JWKS
+	// could not be read, or is not valid.
+	ReasonIssuerUnreachable = "IssuerUnreachable"
+	// ReasonOIDCProviderNotRegistered (above) also makes it False.
 )
 
 // Reasons of the Provisioned condition.

@@ -157,11 +157,35 @@ func TestPolicyDocumentSizeLimit(t *testing.T) {
 }
 
 func TestTrustPolicy(t *testing.T) {
-	got := TrustPolicy("arn:aws:iam::111122223333:oidc-provider/h/p", "h/p", "ns", "sa", "sts.amazonaws.com")
+	got := TrustPolicy([]Provider{{ARN: "arn:aws:iam::111122223333:oidc-provider/h/p", HostPath: "h/p"}}, "ns", "sa", "sts.amazonaws.com")
 	want := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"arn:aws:iam::111122223333:oidc-provider/h/p"},` +
 		`"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"StringEquals":{"h/p:aud":["sts.amazonaws.com"],"h/p:sub":["system:serviceaccount:ns:sa"]}}}]}`
 	if got != want {
 		t.Errorf("TrustPolicy =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestATrustPolicyNamesEveryProviderTheTokensMayCome(t *testing.T) {
+	providers := []Provider{
+		{ARN: "arn:aws:iam::1:oidc-provider/new.example/p", HostPath: "new.example/p"},
+		{ARN: "arn:aws:iam::1:oidc-provider/old.example", HostPath: "old.example"},
+	}
+	trust := TrustPolicy(providers, "ns", "sa", "sts.amazonaws.com")
+	want := `{"Version":"2012-10-17","Statement":[` +
+		`{"Effect":"Allow","Principal":{"Federated":"arn:aws:iam::1:oidc-provider/new.example/p"},"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"StringEquals":{"new.example/p:aud":["sts.amazonaws.com"],"new.example/p:sub":["system:serviceaccount:ns:sa"]}}},` +
+		`{"Effect":"Allow","Principal":{"Federated":"arn:aws:iam::1:oidc-provider/old.example"},"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"StringEquals":{"old.example:aud":["sts.amazonaws.com"],"old.example:sub":["system:serviceaccount:ns:sa"]}}}]}`
+	if trust != want {
+		t.Errorf("TrustPolicy =\n%s\nwant\n%s", trust, want)
+	}
+	got := TrustedProviders(trust)
+	if len(got) != 2 || got[0] != providers[0].ARN || got[1] != providers[1].ARN {
+		t.Errorf("TrustedProviders = %q", got)
+	}
+	if got := TrustedProviders(`{"Statement":[{"Principal":{"Federated":["a","b"]}}]}`); len(got) != 2 {
+		t.Errorf("a list of Federated principals: %q", got)
+	}
+	if got := TrustedProviders("not json"); got != nil {
+		t.Errorf("not a document: %q", got)
 	}
 }
 
@@ -204,7 +228,7 @@ func TestSameDocument(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	wanted := Wanted{
-		Trust:  TrustPolicy("arn:aws:iam::1:oidc-provider/h", "h", "ns", "sa", "a"),
+		Trust:  TrustPolicy([]Provider{{ARN: "arn:aws:iam::1:oidc-provider/h", HostPath: "h"}}, "ns", "sa", "a"),
 		Policy: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:*"],"Resource":"*"}]}`,
 	}
 	held := Held{Trust: url.PathEscape(wanted.Trust), Policy: url.PathEscape(wanted.Policy), PolicyFound: true}
@@ -212,7 +236,7 @@ func TestCompare(t *testing.T) {
 		t.Errorf("no drift expected, got %+v", d)
 	}
 	otherTrust := held
-	otherTrust.Trust = url.PathEscape(TrustPolicy("arn:aws:iam::1:oidc-provider/h", "h", "ns", "other", "a"))
+	otherTrust.Trust = url.PathEscape(TrustPolicy([]Provider{{ARN: "arn:aws:iam::1:oidc-provider/h", HostPath: "h"}}, "ns", "other", "a"))
 	if d := Compare(wanted, otherTrust); d != (Drift{Trust: true}) {
 		t.Errorf("trust for another ServiceAccount: %+v", d)
 	}
@@ -242,7 +266,7 @@ func TestCompare(t *testing.T) {
 
 // json.Valid and our decoder agree on what a document is.
 func TestTrustPolicyIsJSON(t *testing.T) {
-	if !json.Valid([]byte(TrustPolicy(`a"b`, `h"`, "n", "s", "<aud>"))) {
+	if !json.Valid([]byte(TrustPolicy([]Provider{{ARN: `a"b`, HostPath: `h"`}}, "n", "s", "<aud>"))) {
 		t.Error("TrustPolicy does not escape")
 	}
 }

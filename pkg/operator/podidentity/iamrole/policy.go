@@ -59,23 +59,64 @@ func PolicyDocument(entries []podidentityv1alpha1.StatementEntry) (string, error
 	return text, nil
 }
 
+// Provider is an IAM OIDC provider a role trusts: its ARN, and the
+// issuer's host and path, the prefix of its condition keys.
+type Provider struct {
+	ARN, HostPath string
+}
+
 // TrustPolicy lets the pods of one ServiceAccount, with tokens of audience,
-// assume the role through the cluster's OIDC provider and nothing else.
-func TrustPolicy(providerARN, issuerHostPath, namespace, name, audience string) string {
-	doc := document{Version: policyVersion, Statement: []statement{{
-		Effect:    "Allow",
-		Principal: map[string]string{"Federated": providerARN},
-		Action:    "sts:AssumeRoleWithWebIdentity",
-		Condition: map[string]map[string][]string{"StringEquals": {
-			issuerHostPath + ":sub": {"system:serviceaccount:" + namespace + ":" + name},
-			issuerHostPath + ":aud": {audience},
-		}},
-	}}}
+// assume the role through the given OIDC providers and nothing else: one
+// statement per provider, since each names its own condition keys. Several
+// while the cluster's issuer moves (tokens of the old one are accepted for
+// a while); one otherwise.
+func TrustPolicy(providers []Provider, namespace, name, audience string) string {
+	doc := document{Version: policyVersion}
+	for _, p := range providers {
+		doc.Statement = append(doc.Statement, statement{
+			Effect:    "Allow",
+			Principal: map[string]string{"Federated": p.ARN},
+			Action:    "sts:AssumeRoleWithWebIdentity",
+			Condition: map[string]map[string][]string{"StringEquals": {
+				p.HostPath + ":sub": {"system:serviceaccount:" + namespace + ":" + name},
+				p.HostPath + ":aud": {audience},
+			}},
+		})
+	}
 	text, err := marshal(doc)
 	if err != nil {
 		panic(err) // strings and maps of strings always marshal
 	}
 	return text
+}
+
+// TrustedProviders are the provider ARNs a trust policy names as
+// Federated principals, in order; nil for a document that is not one.
+func TrustedProviders(trust string) []string {
+	var doc struct {
+		Statement []struct {
+			Principal struct {
+				Federated any
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(trust), &doc); err != nil {
+		return nil
+	}
+	var arns []string
+	for _, s := range doc.Statement {
+		switch f := s.Principal.Federated.(type) {
+		case string:
+			arns = append(arns, f)
+		case []any:
+			for _, a := range f {
+				if text, ok := a.(string); ok {
+					arns = append(arns, text)
+				}
+			}
+		}
+	}
+	return arns
 }
 
 // marshal writes compact JSON without HTML escaping: IAM stores what it is

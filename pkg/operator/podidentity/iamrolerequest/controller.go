@@ -42,6 +42,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	podidentityclient "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned/typed/podidentity/v1alpha1"
@@ -101,7 +102,14 @@ type Inputs struct {
 	// ServiceAccounts are read by name (GET), never cached cluster-wide.
 	ServiceAccounts corev1client.ServiceAccountsGetter
 	// Namespaces are listed by name at each sync: the role trusts one.
-	Namespaces     corev1client.NamespacesGetter
+	Namespaces corev1client.NamespacesGetter
+	// ConfigMaps reads the cluster's signing keys
+	// (openshift-kube-apiserver/bound-sa-token-signing-certs) by name when
+	// a request is judged TokensAccepted.
+	ConfigMaps corev1client.ConfigMapsGetter
+	// KubeAPIServer reads KubeAPIServer/cluster (KubeAPIServerReader): the
+	// earlier issuers whose tokens are still accepted. Nil: none are.
+	KubeAPIServer  func(context.Context) (*operatorv1.KubeAPIServer, error)
 	OperatorClient v1helpers.OperatorClient
 	Recorder       events.Recorder
 	// ObjectEvents records Events on the IAMRoleRequests.
@@ -113,6 +121,9 @@ type controller struct {
 	requestClient    podidentityclient.IAMRoleRequestsGetter
 	workloadAccesses operatorv1alpha1listers.WorkloadAccessLister
 	infrastructures  configv1listers.InfrastructureLister
+	authentications  configv1listers.AuthenticationLister
+	kubeAPIServer    func(context.Context) (*operatorv1.KubeAPIServer, error)
+	configMaps       corev1client.ConfigMapsGetter
 	secrets          corev1listers.SecretLister
 	serviceAccounts  corev1client.ServiceAccountsGetter
 	namespaces       corev1client.NamespacesGetter
@@ -125,6 +136,13 @@ type controller struct {
 
 	// transport replaces the HTTP transport of the AWS clients in tests.
 	transport http.RoundTripper
+	// issuerTransport replaces the HTTP transport of the issuer reads in
+	// tests.
+	issuerTransport http.RoundTripper
+	// issuers remembers what each issuer served (tokens.go).
+	issuers issuerReads
+	// clock is the time issuers expire by.
+	clock clock.PassiveClock
 	// backoff spaces the retries of each request's failed IAM calls.
 	backoff *flowcontrol.Backoff
 	// The clients and the account of the last connection.
@@ -146,6 +164,7 @@ func New(in Inputs) factory.Controller {
 		WithInformersQueueKeysFunc(requestKey, informerkit.UpdatesWhen(in.Requests.Informer(), requestChanged)).
 		WithInformersQueueKeysFunc(allRequests, informerkit.UpdatesWhen(in.WorkloadAccesses.Informer(), podIdentityChanged)).
 		WithInformersQueueKeysFunc(allRequests, informerkit.UpdatesWhen(secrets.Informer(), credentialsChanged)).
+		WithInformersQueueKeysFunc(allRequests, informerkit.UpdatesWhen(in.Config.Authentications().Informer(), issuerChanged)).
 		WithInformersQueueKeysFunc(c.requestsIn, informerkit.UpdatesWhen(in.NamespaceEvents.Informer(), namespaceChanged)).
 		WithBareInformers(in.Config.Infrastructures().Informer(), in.OperatorClient.Informer()).
 		WithSync(c.sync).
@@ -160,6 +179,10 @@ func newController(in Inputs, secrets corev1listers.SecretLister) *controller {
 		requestClient:    in.RequestClient,
 		workloadAccesses: in.WorkloadAccesses.Lister(),
 		infrastructures:  in.Config.Infrastructures().Lister(),
+		authentications:  in.Config.Authentications().Lister(),
+		kubeAPIServer:    in.KubeAPIServer,
+		configMaps:       in.ConfigMaps,
+		clock:            clock.RealClock{},
 		secrets:          secrets,
 		serviceAccounts:  in.ServiceAccounts,
 		namespaces:       in.Namespaces,
@@ -168,6 +191,13 @@ func newController(in Inputs, secrets corev1listers.SecretLister) *controller {
 		unrevokedRoles:   reconcileloop.NewFailures(ControllerName, "IAMRoleRequest", in.OperatorClient),
 		backoff:          newBackoff(),
 	}
+}
+
+func (c *controller) now() time.Time {
+	if c.clock == nil {
+		return time.Now()
+	}
+	return c.clock.Now()
 }
 
 func newBackoff() *flowcontrol.Backoff { return flowcontrol.NewBackOff(retryInitial, DriftInterval) }
@@ -357,6 +387,15 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 		provisioned.Status, provisioned.Reason, provisioned.Message = metav1.ConditionFalse, f.Reason, f.Message
 	}
 	setCondition(status, request.Generation, provisioned)
+	accepted := c.tokensAccepted(ctx, role)
+	if f != nil && f.Retry {
+		// A passing failure says nothing of the issuer: keep what was
+		// judged before, if anything was.
+		if previous := meta.FindStatusCondition(request.Status.Conditions, podidentityv1alpha1.ConditionTokensAccepted); previous != nil {
+			accepted = *previous
+		}
+	}
+	setCondition(status, request.Generation, accepted)
 	var linked metav1.Condition
 	var linkErr error
 	if role.arn == "" && f != nil && f.Retry && request.Status.RoleARN != "" {
@@ -379,8 +418,14 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 	if f != nil && f.Retry {
 		return f // retried with backoff (see retry)
 	}
-	if (f != nil && f.Reason == podidentityv1alpha1.ReasonOIDCProviderNotRegistered) || linked.Reason == podidentityv1alpha1.ReasonNamespaceMissing {
+	if (f != nil && f.Reason == podidentityv1alpha1.ReasonOIDCProviderNotRegistered) || linked.Reason == podidentityv1alpha1.ReasonNamespaceMissing ||
+		waitsOnIssuer(accepted) {
 		syncCtx.Queue().AddAfter(request.Name, waitingRecheck)
+	}
+	if until := role.trust.tokens.PreviousUntil; !until.IsZero() {
+		// An earlier issuer leaves the trust when its tokens stop being
+		// accepted.
+		syncCtx.Queue().AddAfter(request.Name, until.Sub(c.now())+time.Second)
 	}
 	return nil
 }

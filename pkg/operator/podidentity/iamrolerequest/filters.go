@@ -3,6 +3,7 @@ package iamrolerequest
 import (
 	"slices"
 
+	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	operatorv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/operator/v1alpha1"
@@ -41,7 +42,7 @@ func namespaceChanged(oldObj, newObj any) bool {
 
 // podIdentityChanged: what the roles are made from, in the WorkloadAccess:
 // spec.podIdentity (mode, endpoints, boundary, default audience) and the
-// published issuer and region.
+// published issuer, its keys and the region.
 func podIdentityChanged(oldObj, newObj any) bool {
 	o, ok1 := oldObj.(*operatorv1alpha1.WorkloadAccess)
 	n, ok2 := newObj.(*operatorv1alpha1.WorkloadAccess)
@@ -49,7 +50,19 @@ func podIdentityChanged(oldObj, newObj any) bool {
 		return true
 	}
 	return o.Generation != n.Generation || o.UID != n.UID ||
-		o.Status.PodIdentity.IssuerURL != n.Status.PodIdentity.IssuerURL || o.Status.PodIdentity.Region != n.Status.PodIdentity.Region
+		o.Status.PodIdentity.IssuerURL != n.Status.PodIdentity.IssuerURL || o.Status.PodIdentity.Region != n.Status.PodIdentity.Region ||
+		!slices.Equal(o.Status.PodIdentity.PublishedKeyIDs, n.Status.PodIdentity.PublishedKeyIDs)
+}
+
+// issuerChanged: Authentication/cluster names another issuer for the
+// cluster's tokens, which every role's trust follows.
+func issuerChanged(oldObj, newObj any) bool {
+	o, ok1 := oldObj.(*configv1.Authentication)
+	n, ok2 := newObj.(*configv1.Authentication)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return n.Name == "cluster" && (o.UID != n.UID || o.Spec.ServiceAccountIssuer != n.Spec.ServiceAccountIssuer)
 }
 
 // credentialsChanged: another Secret object, or its keys. An informer

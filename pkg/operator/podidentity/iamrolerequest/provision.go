@@ -3,6 +3,8 @@ package iamrolerequest
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -15,6 +17,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrole"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/tokenissuer"
 )
 
 // environment is what every role of the cluster is made with.
@@ -102,6 +105,13 @@ type role struct {
 	name, policy, arn string
 	// message describes a provisioned role.
 	message string
+	// trust is who the role trusts, once IAM was asked; audience is the
+	// token audience it admits.
+	trust    chosenTrust
+	audience string
+	// account and partition name the providers; publishedIssuer is the
+	// operator's, "" while none is.
+	account, partition, publishedIssuer string
 }
 
 // provision makes IAM hold the role the request asks for, and writes only
@@ -117,13 +127,13 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 	if err != nil {
 		return r, &awscall.Failure{Reason: podidentityv1alpha1.ReasonInvalidPolicy, Message: fmt.Sprintf("spec.providerSpec.statementEntries: %v; nothing was written to IAM", err)}
 	}
-	if env.issuerURL == "" {
-		return r, &awscall.Failure{Reason: podidentityv1alpha1.ReasonIssuerNotPublished,
-			Message: "the cluster's service account issuer is not published yet (WorkloadAccess status.podIdentity.issuerURL is empty; see its IssuerPublisherDegraded condition)"}
+	tokens, f := c.tokenIssuers(ctx)
+	if f != nil {
+		return r, f
 	}
-	hostPath, err := iamrole.IssuerHostPath(env.issuerURL)
-	if err != nil {
-		return r, &awscall.Failure{Reason: podidentityv1alpha1.ReasonIssuerNotPublished, Message: err.Error() + ": IAM OIDC providers need an https:// issuer"}
+	if !tokenissuer.Public(tokens.Current) && env.issuerURL == "" {
+		// No issuer a role could trust: nothing to ask IAM.
+		return r, notRegistered(env, "", tokens)
 	}
 	client, account, f := c.connect(ctx, env.conn, env.creds)
 	if f != nil {
@@ -137,15 +147,18 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 	if sa != nil {
 		annotation = sa.Annotations[podidentityv1alpha1.AudienceAnnotation]
 	}
-	audience := iamrole.Audience(annotation, env.defaultAudience)
-	providerARN := iamrole.ProviderARN(env.partition, account, hostPath)
+	r.audience, r.account, r.partition, r.publishedIssuer = iamrole.Audience(annotation, env.defaultAudience), account, env.partition, env.issuerURL
+	trust, f := c.chooseTrust(ctx, client, env, account, tokens)
+	if f != nil {
+		return r, f
+	}
 	wanted := iamrole.Wanted{
-		Trust:    iamrole.TrustPolicy(providerARN, hostPath, ref.Namespace, ref.Name, audience),
+		Trust:    iamrole.TrustPolicy(trust.policyProviders(), ref.Namespace, ref.Name, r.audience),
 		Policy:   policy,
 		Boundary: env.boundary,
 	}
 	describeRole := func(arn string) string {
-		message := fmt.Sprintf("IAM role %s trusts system:serviceaccount:%s:%s (audience %s) from %s, with inline policy %s", arn, ref.Namespace, ref.Name, audience, providerARN, iamrole.PolicyName)
+		message := fmt.Sprintf("IAM role %s trusts system:serviceaccount:%s:%s (audience %s) from %s, with inline policy %s", arn, ref.Namespace, ref.Name, r.audience, trust.describe(), iamrole.PolicyName)
 		if env.boundary != "" {
 			message += " and permissions boundary " + env.boundary
 		}
@@ -155,7 +168,7 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 	got, err := client.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(r.name)})
 	switch {
 	case isNoSuchEntity(err) || mayBeAbsent(err):
-		arn, f := c.create(ctx, client, request, env, r.name, providerARN, wanted)
+		arn, f := c.create(ctx, client, request, env, r.name, wanted)
 		if f != nil {
 			return r, f
 		}
@@ -172,22 +185,12 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 		}
 	}
 	r.message = describeRole(r.arn)
+	r.trust = trust
 	return r, nil
 }
 
-// create checks the OIDC provider, then creates the role and its policy.
-func (c *controller) create(ctx context.Context, client iamAPI, request *podidentityv1alpha1.IAMRoleRequest, env environment, name, providerARN string, wanted iamrole.Wanted) (string, *awscall.Failure) {
-	_, err := client.GetOpenIDConnectProvider(ctx, &iam.GetOpenIDConnectProviderInput{OpenIDConnectProviderArn: aws.String(providerARN)})
-	if isNoSuchEntity(err) {
-		audience := iamrole.Audience("", env.defaultAudience)
-		return "", &awscall.Failure{Reason: podidentityv1alpha1.ReasonOIDCProviderNotRegistered, Message: fmt.Sprintf(
-			"IAM has no OIDC provider %s: register the cluster's issuer %s with IAM with client ID (audience) %s, for example "+
-				"`aws iam create-open-id-connect-provider --url %s --client-id-list %s`; the operator checks again every minute",
-			providerARN, env.issuerURL, audience, env.issuerURL, audience)}
-	}
-	if err != nil {
-		return "", describe("iam:GetOpenIDConnectProvider", providerARN, err, env.creds)
-	}
+// create creates the role and its policy.
+func (c *controller) create(ctx context.Context, client iamAPI, request *podidentityv1alpha1.IAMRoleRequest, env environment, name string, wanted iamrole.Wanted) (string, *awscall.Failure) {
 	input := &iam.CreateRoleInput{
 		RoleName:                 aws.String(name),
 		Path:                     aws.String(iamrole.RolePath(env.infrastructureName)),
@@ -249,7 +252,13 @@ func (c *controller) repair(ctx context.Context, client iamAPI, request *podiden
 		if _, err := client.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(name), PolicyDocument: aws.String(wanted.Trust)}); err != nil {
 			return describe("iam:UpdateAssumeRolePolicy", "role "+name, err, env.creds)
 		}
-		c.events.Eventf(request, corev1.EventTypeNormal, "RoleRepaired", "Restored the trust policy of IAM role %s, which had been changed in IAM", arn)
+		heldTrust, _ := iamrole.DecodeDocument(h.Trust)
+		if from, to := iamrole.TrustedProviders(heldTrust), iamrole.TrustedProviders(wanted.Trust); !slices.Equal(from, to) {
+			c.events.Eventf(request, corev1.EventTypeNormal, "RoleTrustMoved", "The trust policy of IAM role %s now names the OIDC providers %s, of the issuers the cluster's tokens carry (it named %s)",
+				arn, strings.Join(to, ", "), strings.Join(from, ", "))
+		} else {
+			c.events.Eventf(request, corev1.EventTypeNormal, "RoleRepaired", "Restored the trust policy of IAM role %s, which had been changed in IAM", arn)
+		}
 	}
 	if drift.Policy {
 		if _, err := client.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(iamrole.PolicyName), PolicyDocument: aws.String(wanted.Policy)}); err != nil {

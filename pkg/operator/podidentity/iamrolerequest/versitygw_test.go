@@ -190,6 +190,7 @@ type fixture struct {
 	providerARN string
 
 	infra    *configv1.Infrastructure
+	auth     *configv1.Authentication
 	wa       *operatorv1alpha1.WorkloadAccess
 	secret   *corev1.Secret
 	kube     *kubefake.Clientset
@@ -333,6 +334,8 @@ func (f *fixture) controller() *controller {
 	f.c.secrets = corev1listers.NewSecretLister(indexer(secret))
 	f.c.serviceAccounts = f.kube.CoreV1()
 	f.c.namespaces = f.kube.CoreV1()
+	f.c.configMaps = f.kube.CoreV1()
+	f.c.authentications = configv1listers.NewAuthenticationLister(indexer(f.auth))
 	f.c.events = f.events
 	return f.c
 }
@@ -344,6 +347,8 @@ func isNilPointer(o runtime.Object) bool {
 	case *operatorv1alpha1.WorkloadAccess:
 		return v == nil
 	case *corev1.Secret:
+		return v == nil
+	case *configv1.Authentication:
 		return v == nil
 	}
 	return false
@@ -462,7 +467,7 @@ func (f *fixture) getRole(request string) (*iam.GetRoleOutput, error) {
 }
 
 func (f *fixture) trustFor(namespace, sa, audience string) string {
-	return iamrole.TrustPolicy(f.providerARN, f.hostPath, namespace, sa, audience)
+	return iamrole.TrustPolicy([]iamrole.Provider{{ARN: f.providerARN, HostPath: f.hostPath}}, namespace, sa, audience)
 }
 
 func decoded(t *testing.T, raw string) string {

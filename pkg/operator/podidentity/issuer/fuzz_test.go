@@ -165,3 +165,28 @@ func decodeJWK(t *testing.T, k map[string]string) any {
 	t.Fatalf("JWK kty %q", k["kty"])
 	return nil
 }
+
+// What an issuer serves is read by the IAMRoleRequest controller to judge
+// TokensAccepted: any bytes are an answer or a refusal, never a panic, and
+// an answer is what the bytes say.
+func FuzzReadIssuerDocuments(f *testing.F) {
+	f.Add([]byte(`{"issuer":"https://i.example/b","jwks_uri":"https://i.example/b/keys.json"}`), []byte(`{"keys":[{"kid":"a"},{"kid":"b"}]}`))
+	f.Add([]byte(`{"issuer":null}`), []byte(`{"keys":[{}]}`))
+	f.Add([]byte(`[]`), []byte(`{"keys":null}`))
+	f.Fuzz(func(t *testing.T, discovery, jwks []byte) {
+		if uri, err := ReadDiscovery(discovery, "https://i.example/b"); err == nil {
+			if !strings.HasPrefix(uri, "https://") {
+				t.Errorf("accepted jwks_uri %q", uri)
+			}
+		}
+		ids, err := ReadKeyIDs(jwks)
+		if err != nil {
+			return
+		}
+		for i, id := range ids {
+			if id == "" || (i > 0 && ids[i-1] >= id) {
+				t.Errorf("key IDs not sorted, unique and non-empty: %q", ids)
+			}
+		}
+	})
+}
