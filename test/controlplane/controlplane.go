@@ -300,6 +300,29 @@ func (cp *ControlPlane) RotateServiceAccountSigningKey(ctx context.Context) (str
 	return cp.pki.path(name + ".pub"), nil
 }
 
+// SetServiceAccountIssuers restarts kube-apiserver signing tokens for the
+// first issuer and accepting tokens of every one (repeated
+// --service-account-issuer flags), as OpenShift's kube-apiserver does for a
+// while after the cluster's issuer changes. The API audiences default to
+// the issuers, so clients holding tokens of an issuer still listed keep
+// working. name names the new log.
+func (cp *ControlPlane) SetServiceAccountIssuers(ctx context.Context, name string, issuers ...string) error {
+	if len(issuers) == 0 {
+		return fmt.Errorf("no issuer")
+	}
+	args := make([]string, 0, len(cp.apiArgs)+len(issuers))
+	for _, arg := range cp.apiArgs {
+		if !strings.HasPrefix(arg, "--service-account-issuer=") {
+			args = append(args, arg)
+		}
+	}
+	for _, issuer := range issuers {
+		args = append(args, "--service-account-issuer="+issuer)
+	}
+	cp.apiArgs = args
+	return cp.replaceAPIServer(ctx, "kube-apiserver-"+name)
+}
+
 // RestartAPIServer stops kube-apiserver and starts it again with the same
 // command line, as a control-plane node reboot or a static pod revision
 // does, and returns once it is ready again. Clients see their watches end
