@@ -52,6 +52,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuer"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/tokenissuer"
 )
 
 // ControllerName owns IssuerPublisherDegraded and IssuerPublisherProgressing,
@@ -102,6 +103,12 @@ const (
 	ReasonIssuerDiffers        = "ServiceAccountIssuerDiffers"
 	ReasonAuthenticationAbsent = "AuthenticationMissing"
 	ReasonRemoved              = "Removed"
+	// ReasonNotNeeded: no S3 credentials on a cluster whose tokens carry
+	// another issuer (STS mode), which needs none.
+	ReasonNotNeeded = "NotNeededWithoutCredentials"
+	// ReasonClusterIssuerInUse: the cluster's tokens carry another issuer
+	// STS can read (STS mode): not a mismatch to fix.
+	ReasonClusterIssuerInUse = "ClusterIssuerInUse"
 	// ReasonPolicyGrantsEveryoneMore and ReasonPolicyDeniesAnonymousRead
 	// make IssuerBucketPolicySafe False; ReasonPolicyNotRead leaves it
 	// Unknown.
@@ -318,6 +325,18 @@ func (c *controller) publish(ctx context.Context, syncCtx factory.SyncContext) e
 		return err
 	}
 
+	if failure != nil && failure.Reason == ReasonMissingCredentials {
+		if other, ok := c.tokensCarryAnotherIssuer(d); ok {
+			// An STS-mode cluster: its tokens carry ccoctl's issuer, which
+			// roles trust, and nothing needs this one until the cluster
+			// moves to it. Without S3 credentials there is nothing to do,
+			// and nothing is wrong.
+			message := fmt.Sprintf("the issuer %s is not published: no S3 credentials (Secret %s/%s), and none are needed while the cluster's tokens carry the issuer %s, which IAM roles trust; "+
+				"publishing starts when the Secret exists", d.IssuerURL, operatorclient.OperatorNamespace, CredentialsSecret, other)
+			return conditions.Apply(ctx, c.operatorClient, ControllerName, append(report,
+				conditions.Normal(degradedType, ""), condition(progressingType, operatorv1.ConditionFalse, ReasonNotNeeded, message))...)
+		}
+	}
 	if failure != nil {
 		published := docs != nil && status.IssuerURL == d.IssuerURL && slices.Equal(status.PublishedKeyIDs, docs.KeyIDs)
 		progressing := conditions.Normal(progressingType, "")
@@ -472,6 +491,18 @@ func enabledCondition(d podidentity.Decision) conditions.Condition {
 	return condition(PodIdentityEnabled, status, d.Reason, d.Message)
 }
 
+// tokensCarryAnotherIssuer returns the issuer the cluster's tokens carry
+// when it is one AWS STS can read and not the one published here: the
+// cluster's own, as on a cluster installed in STS mode with ccoctl.
+func (c *controller) tokensCarryAnotherIssuer(d podidentity.Decision) (string, bool) {
+	auth, err := c.authentications.Get("cluster")
+	if err != nil {
+		return "", false
+	}
+	other := auth.Spec.ServiceAccountIssuer
+	return other, other != d.IssuerURL && tokenissuer.Public(other)
+}
+
 // issuerMatches compares Authentication/cluster spec.serviceAccountIssuer
 // with the issuer this controller publishes.
 func (c *controller) issuerMatches(d podidentity.Decision) (conditions.Condition, error) {
@@ -494,9 +525,18 @@ func (c *controller) issuerMatches(d podidentity.Decision) (conditions.Condition
 		return condition(ServiceAccountIssuerMatches, operatorv1.ConditionTrue, conditions.AsExpected, fmt.Sprintf(
 			"Authentication/cluster spec.serviceAccountIssuer is the published issuer %q", d.IssuerURL)), nil
 	}
+	hint := renamedBucketHint(d, auth.Spec.ServiceAccountIssuer)
+	if other, ok := c.tokensCarryAnotherIssuer(d); ok && hint == "" && strings.TrimSuffix(other, "/") != strings.TrimSuffix(d.IssuerURL, "/") {
+		// Not a mistake to alert on: roles trust the cluster's own issuer,
+		// and each request's TokensAccepted says whether STS accepts it.
+		return condition(ServiceAccountIssuerMatches, operatorv1.ConditionFalse, ReasonClusterIssuerInUse, fmt.Sprintf(
+			"the cluster's tokens carry its own issuer %q (as on a cluster installed in STS mode with ccoctl), not the published issuer %q: "+
+				"IAM roles made from IAMRoleRequests trust the cluster's issuer, and each request's TokensAccepted condition says whether AWS STS accepts its tokens; "+
+				"nothing needs the published issuer unless the cluster's issuer is moved to it", other, d.IssuerURL)), nil
+	}
 	return condition(ServiceAccountIssuerMatches, operatorv1.ConditionFalse, ReasonIssuerDiffers, fmt.Sprintf(
 		"Authentication/cluster spec.serviceAccountIssuer is %s but the published issuer is %q: AWS STS accepts the cluster's tokens only when they are equal%s",
-		describeIssuer(auth), d.IssuerURL, renamedBucketHint(d, auth.Spec.ServiceAccountIssuer))), nil
+		describeIssuer(auth), d.IssuerURL, hint)), nil
 }
 
 // renamedBucketHint explains an issuer that names the default bucket of

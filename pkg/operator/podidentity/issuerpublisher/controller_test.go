@@ -855,8 +855,10 @@ func TestServiceAccountIssuerMatches(t *testing.T) {
 		message []string
 	}{
 		{"equal", authentication(awsIssuer), operatorv1.ConditionTrue, "AsExpected", []string{awsIssuer}},
-		{"differs", authentication("https://old.example.com"), operatorv1.ConditionFalse, ReasonIssuerDiffers,
-			[]string{`"https://old.example.com"`, `"` + awsIssuer + `"`}},
+		{"differs", authentication("http://old.example.com"), operatorv1.ConditionFalse, ReasonIssuerDiffers,
+			[]string{`"http://old.example.com"`, `"` + awsIssuer + `"`}},
+		{"the cluster's own issuer (STS mode)", authentication("https://old.example.com"), operatorv1.ConditionFalse, ReasonClusterIssuerInUse,
+			[]string{`"https://old.example.com"`, "TokensAccepted", `"` + awsIssuer + `"`}},
 		{"trailing slash differs", authentication(awsIssuer + "/"), operatorv1.ConditionFalse, ReasonIssuerDiffers, nil},
 		{"default issuer", authentication(""), operatorv1.ConditionFalse, ReasonIssuerDiffers, []string{"the API server's default issuer", awsIssuer}},
 		{"the bucket named before the credentials were narrowed", authentication("https://mycluster-oidc.s3.us-east-2.amazonaws.com"), operatorv1.ConditionFalse, ReasonIssuerDiffers,
@@ -1050,3 +1052,24 @@ func (c *fakeClock) Since(t time.Time) time.Duration { return c.now.Sub(t) }
 func ptrTo[T any](v T) *T { return &v }
 
 var _ objectStore = (*s3.Client)(nil)
+
+// On an STS-mode cluster (its tokens carry ccoctl's issuer, which roles
+// trust) the publisher needs no S3 credentials: without them it publishes
+// nothing and reports nothing wrong; with the ServiceAccountIssuerMatches
+// reason that keeps the alert and the ClusterOperator message quiet. On a
+// mint-mode cluster the same missing Secret is Degraded.
+func TestNoCredentialsAreNeededOnAnSTSModeCluster(t *testing.T) {
+	in := healthy(t)
+	in.secret = nil
+	in.auth = authentication("https://mycluster-oidc.s3.us-east-2.amazonaws.com/ccoctl")
+	f := newFixture(t, in)
+	f.mustSync()
+	f.wantCondition("IssuerPublisherDegraded", operatorv1.ConditionFalse, "AsExpected")
+	f.wantCondition("IssuerPublisherProgressing", operatorv1.ConditionFalse, ReasonNotNeeded, "none are needed", "mycluster-oidc")
+	f.wantCondition(ServiceAccountIssuerMatches, operatorv1.ConditionFalse, ReasonClusterIssuerInUse)
+
+	in.auth = authentication("")
+	f = newFixture(t, in)
+	_ = f.sync()
+	f.wantCondition("IssuerPublisherDegraded", operatorv1.ConditionTrue, ReasonMissingCredentials)
+}

@@ -26,9 +26,13 @@ func TestIssuerMismatchIsOnTheClusterOperator(t *testing.T) {
 		auth *configv1.Authentication
 		want []string
 	}{
-		{"differs", authentication("https://old.example.com"), []string{
-			`PodIdentityAvailable: pod identity injects AWS credentials that AWS STS refuses: Authentication/cluster spec.serviceAccountIssuer is "https://old.example.com" but the published issuer is "` + awsIssuer + `"`,
+		{"differs", authentication(awsIssuer + "/"), []string{
+			`PodIdentityAvailable: pod identity injects AWS credentials that AWS STS refuses: Authentication/cluster spec.serviceAccountIssuer is "` + awsIssuer + `/" but the published issuer is "` + awsIssuer + `"`,
 			IssuerMismatchRunbook}},
+		{"http issuer", authentication("http://old.example.com"), []string{`"http://old.example.com"`, IssuerMismatchRunbook}},
+		// An STS-mode cluster: its tokens carry ccoctl's issuer, which roles
+		// trust; nothing to alert on.
+		{"the cluster's own issuer", authentication("https://old.example.com"), nil},
 		{"default issuer", authentication(""), []string{"the API server's default issuer", IssuerMismatchRunbook}},
 		{"no Authentication", nil, []string{"Authentication/cluster does not exist", IssuerMismatchRunbook}},
 		{"equal", authentication(awsIssuer), nil},
