@@ -136,7 +136,7 @@ in Secret %s/%s, and run-local applied:
 
 %s
 
-  kubectl get iamrolerequest                                # role, ServiceAccount, Provisioned, Linked
+  kubectl get iamrolerequest                                # role, ServiceAccount, Provisioned, Linked, TokensAccepted
   kubectl get iamrolerequest demo-reader -o yaml            # role name and ARN, conditions
   kubectl get serviceaccount reader -n %s -o yaml   # eks.amazonaws.com/role-arn, linked-by (created for the request)
   # The role in IAM, as aws iam get-role, get-role-policy and list-role-tags show it (the Query API):
@@ -176,6 +176,8 @@ func chainCommands(in rolesDemoInput) string {
 	lines := []string{
 		"export KUBECONFIG=" + in.kubeconfig,
 		"kubectl wait iamrolerequest demo-reader --for=condition=ServiceAccountLinked --timeout=2m",
+		"# TokensAccepted: the request says STS will accept the pod's token, before any pod tries.",
+		"kubectl wait iamrolerequest demo-reader --for=condition=TokensAccepted --timeout=2m",
 		"kubectl run demo-reader -n " + ns + ` --image=registry.invalid/demo --restart=Never --overrides='{"spec":{"serviceAccountName":"reader"}}'`,
 		pod + `'{.spec.containers[0].env}{"\n"}'   # AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE, AWS_REGION`,
 		"ROLE_ARN=$(" + pod + `'{.spec.containers[0].env[?(@.name=="AWS_ROLE_ARN")].value}')`,
