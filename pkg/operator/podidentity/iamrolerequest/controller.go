@@ -8,8 +8,11 @@
 // only for the namespace instance the request pins by UID, and the role is
 // deleted when that namespace goes (namespace.go).
 //
-// A resync with nothing changed reads IAM (GetRole, GetRolePolicy) and the
-// ServiceAccount, and writes nothing. Every DriftInterval each request is
+// A resync with nothing changed reads IAM (GetOpenIDConnectProvider of each
+// issuer the tokens may carry, GetRole, GetRolePolicy), the ServiceAccount and
+// the signing keys, and writes nothing. The role trusts the issuers the
+// cluster's tokens carry, and TokensAccepted says whether AWS STS will take
+// them (tokens.go). Every DriftInterval each request is
 // read back, and a trust policy, inline policy or permissions boundary
 // changed in IAM is restored. A role is changed or deleted only when its
 // request-uid tag is the request's UID.
