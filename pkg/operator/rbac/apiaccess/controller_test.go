@@ -274,8 +274,8 @@ func TestBindGrantsTheRolesPerNamespaceOrClusterWideAndCRDViewWithView(t *testin
 	alice := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}
 	bob := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "bob"}
 	p := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com", "absent.example.com"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{alice}, Namespaces: []string{"a", "b"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{bob}})
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(alice)}, Namespaces: []string{"a", "b"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(bob)}})
 	c := newCluster(p, []*apiextensionsv1.CustomResourceDefinition{widgets}, namespaces("a", "b")...)
 	c.sync(t)
 	if admin := c.role(t, "Widget.example.com-admin"); admin.Labels[apiaccessv1alpha1.AggregateToAdminLabel] != "" {
@@ -321,7 +321,7 @@ func TestModeSwitchesLeaveNothingBehind(t *testing.T) {
 	c.sync(t)
 
 	c.policy.Spec.Mode = apiaccessv1alpha1.ModeBind
-	c.policy.Spec.Bindings = []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{viewer}}}
+	c.policy.Spec.Bindings = []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleView, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(viewer)}}}
 	c.sync(t)
 	for _, name := range c.roleNames(t) {
 		for _, l := range []string{apiaccessv1alpha1.AggregateToAdminLabel, apiaccessv1alpha1.AggregateToEditLabel, apiaccessv1alpha1.AggregateToViewLabel} {
@@ -369,7 +369,7 @@ func TestAForeignObjectIsAConflictAndNeverOverwritten(t *testing.T) {
 	other := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget.example.com-view", Labels: map[string]string{apiaccessv1alpha1.PolicyLabel: "first"}}}
 	admin := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "admin"}
 	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{admin}}),
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(admin)}}),
 		[]*apiextensionsv1.CustomResourceDefinition{widgets}, foreign, other)
 	writes := c.sync(t)
 	for _, w := range writes {
@@ -417,7 +417,7 @@ func TestALabelIsNoOwnership(t *testing.T) {
 	earlier.Name = "p-9-Widget.example.com-edit"
 	earlier.OwnerReferences = ownerRef(&apiaccessv1alpha1.APIAccessPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "uid-earlier"}})
 	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"a"}}),
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(editor)}, Namespaces: []string{"a"}}),
 		[]*apiextensionsv1.CustomResourceDefinition{widgets}, squatted, planted, earlier)
 	writes := c.sync(t)
 	for _, w := range writes {
@@ -476,7 +476,7 @@ func TestARoleTheBundleProvidesIsUsedNotDuplicated(t *testing.T) {
 	}
 
 	c.policy.Spec.Mode = apiaccessv1alpha1.ModeBind
-	c.policy.Spec.Bindings = []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"team"}}}
+	c.policy.Spec.Bindings = []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(editor)}, Namespaces: []string{"team"}}}
 	c.sync(t)
 	rb, err := c.kube.RbacV1().RoleBindings("team").Get(context.Background(), "p-0-Widget.example.com-edit", metav1.GetOptions{})
 	if err != nil || rb.RoleRef.Name != "Widget.example.com-edit" {
@@ -520,7 +520,7 @@ func TestARoleTheBundleProvidesIsUsedNotDuplicated(t *testing.T) {
 func TestAnUpgradeThatBringsTheBundlesRoleTakesTheGeneratedRolesPlace(t *testing.T) {
 	editor := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "editor"}
 	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"team"}}),
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(editor)}, Namespaces: []string{"team"}}),
 		[]*apiextensionsv1.CustomResourceDefinition{widgets}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team", UID: "uid-team"}})
 	c.sync(t)
 	const name = "Widget.example.com-edit"
@@ -620,7 +620,7 @@ func TestAnInvalidSelectorGeneratesNothing(t *testing.T) {
 func TestABindingInANamespaceThatDoesNotExistWaitsForIt(t *testing.T) {
 	editor := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "editor"}
 	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"here", "gone"}}),
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(editor)}, Namespaces: []string{"here", "gone"}}),
 		[]*apiextensionsv1.CustomResourceDefinition{widgets}, namespaces("here", "gone")...)
 	// gone is in the cache, but deleted since: the create finds it missing.
 	c.kube.PrependReactor("create", "rolebindings", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -764,7 +764,7 @@ func TestAReplacedNamespaceIsNotBoundInUntilTheSpecIsWrittenAgain(t *testing.T) 
 	}
 	alice := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}
 	p := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{alice}, Namespaces: []string{"a", "b"}})
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(alice)}, Namespaces: []string{"a", "b"}})
 	c := newCluster(p, []*apiextensionsv1.CustomResourceDefinition{widgets}, ns("a", "a-1"), ns("b", "b-1"))
 	c.sync(t)
 	const binding = "p-0-Widget.example.com-edit"
@@ -813,7 +813,7 @@ func TestADeletedGeneratedRoleIsLeftToTheBundleForTheHandoverWindow(t *testing.T
 	deleted := func(t *testing.T) (*cluster, *time.Time) {
 		now := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
 		c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"},
-			apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"team"}}),
+			apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(editor)}, Namespaces: []string{"team"}}),
 			[]*apiextensionsv1.CustomResourceDefinition{widgets}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team", UID: "uid-team"}})
 		c.now = func() time.Time { return now }
 		c.sync(t)
