@@ -329,4 +329,8 @@ const (
 	// ReasonNamespacesReplaced (RBACManaged False): binding namespaces were
 	// deleted and re-created since the spec was checked; write it again.
 	ReasonNamespacesReplaced = "NamespacesReplaced"
+	// ReasonWriteFailed (RBACManaged False): the API server refused to
+	// write some of the policy's roles or bindings (the message names each
+	// and quotes the error); the others are written, and the sync retries.
+	ReasonWriteFailed = "WriteFailed"
 )
