@@ -4,51 +4,20 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"sigs.k8s.io/yaml"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 )
 
 // awsRolesDoc documents IAMRoleRequests, with examples an admin pastes.
 const awsRolesDoc = "../../docs/aws-roles.md"
-
-// yamlBlock matches a ```yaml block of a Markdown page, indented or not.
-var yamlBlock = regexp.MustCompile("(?ms)^( *)```yaml\n(.*?)^ *```")
-
-// docObjects decodes each YAML block of the page that has a kind.
-func docObjects(t *testing.T, path string) []*unstructured.Unstructured {
-	t.Helper()
-	page, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*unstructured.Unstructured
-	for _, m := range yamlBlock.FindAllStringSubmatch(string(page), -1) {
-		indent := m[1]
-		var lines []string
-		for _, l := range strings.Split(m[2], "\n") {
-			lines = append(lines, strings.TrimPrefix(l, indent))
-		}
-		obj := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal([]byte(strings.Join(lines, "\n")), &obj.Object); err != nil {
-			t.Fatalf("%s: a yaml block does not parse: %v\n%s", path, err, m[2])
-		}
-		if obj.GetKind() != "" {
-			out = append(out, obj)
-		}
-	}
-	return out
-}
 
 // leafPaths lists the fields of v as the mapping table writes them:
 // a.b.c, lists as a[].b.

@@ -346,8 +346,8 @@ func TestAPIAccessAggregateBindUnmanaged(t *testing.T) {
 	updatePolicySpec(t, name, func(s *apiaccessv1alpha1.APIAccessPolicySpec) {
 		s.Mode = apiaccessv1alpha1.ModeBind
 		s.Bindings = []apiaccessv1alpha1.AccessBinding{
-			{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{user(bindEditor)}, Namespaces: []string{ns}},
-			{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{user(bindViewer)}},
+			{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(user(bindEditor))}, Namespaces: []string{ns}},
+			{Role: apiaccessv1alpha1.RoleView, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(user(bindViewer))}},
 		}
 	})
 	waitPolicy(t, name, func(p *apiaccessv1alpha1.APIAccessPolicy) error {
@@ -459,8 +459,8 @@ func TestAPIAccessConflictsBundleRolesAndCRDDeletion(t *testing.T) {
 	createPolicy(t, name, apiaccessv1alpha1.APIAccessPolicySpec{Mode: apiaccessv1alpha1.ModeBind,
 		CRDs: apiaccessv1alpha1.CRDSelection{ClusterExtension: "e2e-gizmos"},
 		Bindings: []apiaccessv1alpha1.AccessBinding{
-			{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{user(editor)}, Namespaces: []string{ns}},
-			{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{user(editor)}, Namespaces: []string{ns}},
+			{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(user(editor))}, Namespaces: []string{ns}},
+			{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(user(editor))}, Namespaces: []string{ns}},
 		}})
 	p := waitPolicy(t, name, func(p *apiaccessv1alpha1.APIAccessPolicy) error {
 		if err := conditionIs(p, apiaccessv1alpha1.ConditionConflict, metav1.ConditionTrue, apiaccessv1alpha1.ReasonNotOurs); err != nil {
@@ -727,7 +727,7 @@ func TestAPIAccessSquattedNamesAndLabelledBindingsAreNotAdopted(t *testing.T) {
 	}
 	p := createPolicy(t, name, apiaccessv1alpha1.APIAccessPolicySpec{Mode: apiaccessv1alpha1.ModeBind,
 		CRDs:     apiaccessv1alpha1.CRDSelection{Names: []string{crd.Name}},
-		Bindings: []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{user(holder)}, Namespaces: []string{ns}}}})
+		Bindings: []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(user(holder))}, Namespaces: []string{ns}}}})
 	waitPolicy(t, name, func(p *apiaccessv1alpha1.APIAccessPolicy) error {
 		c := meta.FindStatusCondition(p.Status.Conditions, apiaccessv1alpha1.ConditionConflict)
 		if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, squatted.Name+" (labelled for this policy but not created by it)") {
@@ -812,7 +812,7 @@ func TestAPIAccessAnUpgradeThatBringsTheBundlesRole(t *testing.T) {
 	const name = "e2e-upgrade"
 	createPolicy(t, name, apiaccessv1alpha1.APIAccessPolicySpec{Mode: apiaccessv1alpha1.ModeBind,
 		CRDs:     apiaccessv1alpha1.CRDSelection{ClusterExtension: extension},
-		Bindings: []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{user(editor)}, Namespaces: []string{ns}}}})
+		Bindings: []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(user(editor))}, Namespaces: []string{ns}}}})
 	roleName := "Doohickey." + gvr.Group + "-edit"
 	waitPolicy(t, name, func(p *apiaccessv1alpha1.APIAccessPolicy) error {
 		return conditionIs(p, apiaccessv1alpha1.ConditionRBACManaged, metav1.ConditionTrue, "")

@@ -208,7 +208,7 @@ func TestNoOneGrantsMoreThanTheyHold(t *testing.T) {
 				Mode: apiaccessv1alpha1.ModeBind,
 				Bindings: []apiaccessv1alpha1.AccessBinding{{
 					Role: apiaccessv1alpha1.RoleAdmin, Namespaces: []string{own},
-					Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "e2e-nobody"}},
+					Subjects: []apiaccessv1alpha1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "e2e-nobody"}},
 				}},
 			},
 		}
@@ -286,7 +286,7 @@ func TestNoOneGrantsMoreThanTheyHold(t *testing.T) {
 				CRDs: apiaccessv1alpha1.CRDSelection{ClusterExtension: "e2e-not-installed-" + suffix},
 				Mode: apiaccessv1alpha1.ModeBind,
 				Bindings: []apiaccessv1alpha1.AccessBinding{{
-					Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user}},
+					Role: apiaccessv1alpha1.RoleAdmin, Subjects: []apiaccessv1alpha1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user}},
 				}},
 			},
 		}

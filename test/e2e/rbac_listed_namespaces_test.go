@@ -261,7 +261,7 @@ func TestABindPolicyListingAMissingNamespaceIsRefused(t *testing.T) {
 			Mode: apiaccessv1alpha1.ModeBind,
 			Bindings: []apiaccessv1alpha1.AccessBinding{{
 				Role: apiaccessv1alpha1.RoleEdit, Namespaces: []string{missing},
-				Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "app", Namespace: missing}},
+				Subjects: []apiaccessv1alpha1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "app", Namespace: missing}},
 			}},
 		},
 	}
@@ -375,7 +375,7 @@ func TestANamespaceReplacedBeforeTheFirstSyncIsNotBound(t *testing.T) {
 		CRDs: apiaccessv1alpha1.CRDSelection{Names: []string{crd.Name}},
 		Mode: apiaccessv1alpha1.ModeBind,
 		Bindings: []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleEdit, Namespaces: []string{target},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "app", Namespace: target}}}},
+			Subjects: []apiaccessv1alpha1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "app", Namespace: target}}}},
 	})
 	written := time.Now()
 

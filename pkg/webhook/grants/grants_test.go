@@ -376,7 +376,7 @@ func TestAPIAccessPolicy(t *testing.T) {
 	}, {
 		name: "Bind: each binding's role where it binds, crdview cluster-wide",
 		policy: policy(apiaccessv1alpha1.ModeBind,
-			apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{{Kind: "User", Name: "bob"}}, Namespaces: []string{"a"}}),
+			apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []apiaccessv1alpha1.Subject{{Kind: "User", Name: "bob"}}, Namespaces: []string{"a"}}),
 		questions: []string{
 			`|verb "create" on "clusterrolebindings" (group "rbac.authorization.k8s.io")`,
 			`|verb "get" on "customresourcedefinitions" named "widgets.example.com" (group "apiextensions.k8s.io")`,
@@ -406,7 +406,7 @@ func TestAPIAccessPolicy(t *testing.T) {
 // labelled later: only a requester who may bind any ClusterRole may make
 // it, in either mode, and one question settles it.
 func TestGrowingCRDSelectionNeedsBindOnEveryClusterRole(t *testing.T) {
-	byExtension := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{{Kind: "User", Name: "alice"}}})
+	byExtension := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []apiaccessv1alpha1.Subject{{Kind: "User", Name: "alice"}}})
 	byExtension.Spec.CRDs = apiaccessv1alpha1.CRDSelection{ClusterExtension: "widgets-operator"}
 	byLabel := policy(apiaccessv1alpha1.ModeAggregate)
 	byLabel.Spec.CRDs = apiaccessv1alpha1.CRDSelection{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}}
@@ -658,7 +658,7 @@ func TestBindingsNeedCreateWhereTheyAreWritten(t *testing.T) {
 
 	// A view binding in a namespace also has the cluster-wide crdview
 	// ClusterRoleBinding written.
-	view := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{{Kind: "User", Name: "bob"}}, Namespaces: []string{"a"}})
+	view := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []apiaccessv1alpha1.Subject{{Kind: "User", Name: "bob"}}, Namespaces: []string{"a"}})
 	crdView := Permission{Verb: "get", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "widgets.example.com"}
 	auth = newFake().hold("", crdView).hold("a", res("get", "example.com", "widgets"), res("list", "example.com", "widgets"), res("watch", "example.com", "widgets"), createRoleBindings)
 	d = (&Checker{Instances: noInstances, Authorizer: auth}).Check(context.Background(), create(t, APIAccessPolicies, view))
@@ -787,7 +787,7 @@ func TestATemplatesSubjectsAreJudgedAsTheBindingsTheyCause(t *testing.T) {
 // of subjects alone is judged whole, the bindings included.
 func TestABindPolicysNewSubjectsNeedTheBindings(t *testing.T) {
 	binding := func(subject string) apiaccessv1alpha1.AccessBinding {
-		return apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{{Kind: "User", Name: subject}}, Namespaces: []string{"a"}}
+		return apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{{Kind: "User", Name: subject}}, Namespaces: []string{"a"}}
 	}
 	old, resubjected := policy(apiaccessv1alpha1.ModeBind, binding("bob")), policy(apiaccessv1alpha1.ModeBind, binding("mallory"))
 	req := create(t, APIAccessPolicies, resubjected)

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	apiaccessv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/apiaccess/v1alpha1"
@@ -90,7 +89,7 @@ func TestListedNamespacesMustExist(t *testing.T) {
 	for i := range 12 {
 		many = append(many, fmt.Sprintf("gone-%02d", i))
 	}
-	bob := []rbacv1.Subject{{Kind: "User", Name: "bob"}}
+	bob := []apiaccessv1alpha1.Subject{{Kind: "User", Name: "bob"}}
 	selected := &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
 	const why = ": a listed namespace is bound for whoever creates it, so list only namespaces that exist; "
 

@@ -1,7 +1,6 @@
 package v1alpha1
 
 import (
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -122,6 +121,8 @@ type CRDSelection struct {
 
 // AccessBinding grants one generated role of every selected CRD to subjects,
 // in the listed namespaces or, without namespaces, cluster-wide.
+//
+// +kubebuilder:validation:XValidation:rule="(has(self.namespaces) && size(self.namespaces) > 0 && self.role != 'View') || self.subjects.all(s, s.kind != 'ServiceAccount' || (has(s.namespace) && size(s.namespace) > 0))",message="a ServiceAccount subject needs its namespace in a binding without namespaces (a ClusterRoleBinding) and in a View binding (its crdview ClusterRoleBinding is cluster-wide): the API server refuses a ClusterRoleBinding to a ServiceAccount without one"
 type AccessBinding struct {
 	// role is Admin, Edit or View.
 	// +required
@@ -132,7 +133,7 @@ type AccessBinding struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=64
-	Subjects []rbacv1.Subject `json:"subjects"`
+	Subjects []Subject `json:"subjects"`
 
 	// namespaces get RoleBindings; without them, ClusterRoleBindings grant
 	// the role in every namespace.
@@ -142,6 +143,46 @@ type AccessBinding struct {
 	// +kubebuilder:validation:items:MaxLength=63
 	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	Namespaces []string `json:"namespaces,omitempty"`
+}
+
+// Subject is whom a generated role is bound to, as in a RoleBinding (the
+// fields of rbacv1.Subject, in its order, so that one converts to the
+// other). It is a type of its own, as ScopeTemplate's is, so that the API
+// server refuses a subject it would refuse in a binding when the policy is
+// written, within the CRD's validation cost budget (bounded lengths),
+// instead of the operator's write of the binding failing later.
+//
+// +structType=atomic
+// +kubebuilder:validation:XValidation:rule="self.kind != 'ServiceAccount' || size(self.name) <= 253 && self.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="a ServiceAccount subject's name must be a valid ServiceAccount name (a DNS-1123 subdomain: lower case letters, digits, '-' and '.', at most 253 characters); the API server refuses any other in a binding"
+// +kubebuilder:validation:XValidation:rule="self.kind == 'ServiceAccount' ? (!has(self.apiGroup) || size(self.apiGroup) == 0) : (!has(self.apiGroup) || self.apiGroup == 'rbac.authorization.k8s.io')",message="apiGroup is rbac.authorization.k8s.io (or empty) for a User or Group and empty for a ServiceAccount; the API server refuses any other in a binding"
+type Subject struct {
+	// kind is User, Group or ServiceAccount.
+	// +required
+	// +kubebuilder:validation:Enum=User;Group;ServiceAccount
+	Kind string `json:"kind"`
+
+	// apiGroup is rbac.authorization.k8s.io for a User or Group (the
+	// default) and empty for a ServiceAccount.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	APIGroup string `json:"apiGroup,omitempty"`
+
+	// name of the user, group or ServiceAccount. At most 512 characters
+	// (ScopeTemplate allows 1024): a policy holds up to 32 x 64 subjects,
+	// twice a template's, and the ServiceAccount name check must stay
+	// within the CRD's validation cost budget.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Name string `json:"name"`
+
+	// namespace of a ServiceAccount; empty means the ServiceAccount of that
+	// name in each namespace of a RoleBinding, which only an Admin or Edit
+	// binding with namespaces has: a ClusterRoleBinding needs it set. Unused
+	// for a User or Group.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // APIAccessPolicyStatus is what the operator observed and manages.
@@ -288,4 +329,8 @@ const (
 	// ReasonNamespacesReplaced (RBACManaged False): binding namespaces were
 	// deleted and re-created since the spec was checked; write it again.
 	ReasonNamespacesReplaced = "NamespacesReplaced"
+	// ReasonWriteFailed (RBACManaged False): the API server refused to
+	// write some of the policy's roles or bindings (the message names each
+	// and quotes the error); the others are written, and the sync retries.
+	ReasonWriteFailed = "WriteFailed"
 )

@@ -2,6 +2,7 @@ package apiaccess
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -274,8 +275,8 @@ func TestBindGrantsTheRolesPerNamespaceOrClusterWideAndCRDViewWithView(t *testin
 	alice := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}
 	bob := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "bob"}
 	p := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com", "absent.example.com"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{alice}, Namespaces: []string{"a", "b"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{bob}})
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(alice)}, Namespaces: []string{"a", "b"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(bob)}})
 	c := newCluster(p, []*apiextensionsv1.CustomResourceDefinition{widgets}, namespaces("a", "b")...)
 	c.sync(t)
 	if admin := c.role(t, "Widget.example.com-admin"); admin.Labels[apiaccessv1alpha1.AggregateToAdminLabel] != "" {
@@ -321,7 +322,7 @@ func TestModeSwitchesLeaveNothingBehind(t *testing.T) {
 	c.sync(t)
 
 	c.policy.Spec.Mode = apiaccessv1alpha1.ModeBind
-	c.policy.Spec.Bindings = []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleView, Subjects: []rbacv1.Subject{viewer}}}
+	c.policy.Spec.Bindings = []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleView, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(viewer)}}}
 	c.sync(t)
 	for _, name := range c.roleNames(t) {
 		for _, l := range []string{apiaccessv1alpha1.AggregateToAdminLabel, apiaccessv1alpha1.AggregateToEditLabel, apiaccessv1alpha1.AggregateToViewLabel} {
@@ -369,7 +370,7 @@ func TestAForeignObjectIsAConflictAndNeverOverwritten(t *testing.T) {
 	other := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget.example.com-view", Labels: map[string]string{apiaccessv1alpha1.PolicyLabel: "first"}}}
 	admin := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "admin"}
 	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{admin}}),
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(admin)}}),
 		[]*apiextensionsv1.CustomResourceDefinition{widgets}, foreign, other)
 	writes := c.sync(t)
 	for _, w := range writes {
@@ -417,7 +418,7 @@ func TestALabelIsNoOwnership(t *testing.T) {
 	earlier.Name = "p-9-Widget.example.com-edit"
 	earlier.OwnerReferences = ownerRef(&apiaccessv1alpha1.APIAccessPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "uid-earlier"}})
 	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"a"}}),
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(editor)}, Namespaces: []string{"a"}}),
 		[]*apiextensionsv1.CustomResourceDefinition{widgets}, squatted, planted, earlier)
 	writes := c.sync(t)
 	for _, w := range writes {
@@ -476,7 +477,7 @@ func TestARoleTheBundleProvidesIsUsedNotDuplicated(t *testing.T) {
 	}
 
 	c.policy.Spec.Mode = apiaccessv1alpha1.ModeBind
-	c.policy.Spec.Bindings = []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"team"}}}
+	c.policy.Spec.Bindings = []apiaccessv1alpha1.AccessBinding{{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(editor)}, Namespaces: []string{"team"}}}
 	c.sync(t)
 	rb, err := c.kube.RbacV1().RoleBindings("team").Get(context.Background(), "p-0-Widget.example.com-edit", metav1.GetOptions{})
 	if err != nil || rb.RoleRef.Name != "Widget.example.com-edit" {
@@ -520,7 +521,7 @@ func TestARoleTheBundleProvidesIsUsedNotDuplicated(t *testing.T) {
 func TestAnUpgradeThatBringsTheBundlesRoleTakesTheGeneratedRolesPlace(t *testing.T) {
 	editor := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "editor"}
 	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"team"}}),
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(editor)}, Namespaces: []string{"team"}}),
 		[]*apiextensionsv1.CustomResourceDefinition{widgets}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team", UID: "uid-team"}})
 	c.sync(t)
 	const name = "Widget.example.com-edit"
@@ -620,7 +621,7 @@ func TestAnInvalidSelectorGeneratesNothing(t *testing.T) {
 func TestABindingInANamespaceThatDoesNotExistWaitsForIt(t *testing.T) {
 	editor := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "editor"}
 	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"here", "gone"}}),
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(editor)}, Namespaces: []string{"here", "gone"}}),
 		[]*apiextensionsv1.CustomResourceDefinition{widgets}, namespaces("here", "gone")...)
 	// gone is in the cache, but deleted since: the create finds it missing.
 	c.kube.PrependReactor("create", "rolebindings", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -764,7 +765,7 @@ func TestAReplacedNamespaceIsNotBoundInUntilTheSpecIsWrittenAgain(t *testing.T) 
 	}
 	alice := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}
 	p := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{alice}, Namespaces: []string{"a", "b"}})
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(alice)}, Namespaces: []string{"a", "b"}})
 	c := newCluster(p, []*apiextensionsv1.CustomResourceDefinition{widgets}, ns("a", "a-1"), ns("b", "b-1"))
 	c.sync(t)
 	const binding = "p-0-Widget.example.com-edit"
@@ -813,7 +814,7 @@ func TestADeletedGeneratedRoleIsLeftToTheBundleForTheHandoverWindow(t *testing.T
 	deleted := func(t *testing.T) (*cluster, *time.Time) {
 		now := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
 		c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"},
-			apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{editor}, Namespaces: []string{"team"}}),
+			apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(editor)}, Namespaces: []string{"team"}}),
 			[]*apiextensionsv1.CustomResourceDefinition{widgets}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team", UID: "uid-team"}})
 		c.now = func() time.Time { return now }
 		c.sync(t)
@@ -912,4 +913,115 @@ func countPrefix(events []string, prefix string) int {
 		}
 	}
 	return n
+}
+
+// A binding the API server refuses to write (a quota, an admission
+// policy) is named on the policy, and every other role and binding is
+// still written; once the API server accepts it, the condition clears.
+func TestARefusedBindingIsNamedAndTheOthersAreWritten(t *testing.T) {
+	alice := apiaccessv1alpha1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}
+	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{alice}, Namespaces: []string{"a", "b", "c"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleView, Subjects: []apiaccessv1alpha1.Subject{alice}}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets}, namespaces("a", "b", "c")...)
+	refuse := true
+	c.kube.PrependReactor("create", "rolebindings", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if refuse && a.GetNamespace() == "b" {
+			return true, nil, apierrors.NewForbidden(rbacv1.Resource("rolebindings"), "p-0-Widget.example.com-edit", errors.New("exceeded quota: no-bindings"))
+		}
+		return false, nil, nil
+	})
+	if _, err := c.trySync(t); err == nil || !strings.Contains(err.Error(), "b/p-0-Widget.example.com-edit") {
+		t.Errorf("sync error %v, want the refused binding named, for the queue to retry", err)
+	}
+	status := c.status(t)
+	got := condition(t, status, apiaccessv1alpha1.ConditionRBACManaged)
+	if got.Status != metav1.ConditionFalse || got.Reason != apiaccessv1alpha1.ReasonWriteFailed ||
+		!strings.Contains(got.Message, "RoleBinding b/p-0-Widget.example.com-edit: creating: ") || !strings.Contains(got.Message, "exceeded quota: no-bindings") {
+		t.Errorf("RBACManaged %+v, want False, WriteFailed, naming the binding and quoting the API server", got)
+	}
+	for _, ns := range []string{"a", "c"} {
+		if _, err := c.kube.RbacV1().RoleBindings(ns).Get(context.Background(), "p-0-Widget.example.com-edit", metav1.GetOptions{}); err != nil {
+			t.Errorf("the binding in %s: %v", ns, err)
+		}
+	}
+	for _, name := range []string{"p-1-Widget.example.com-view", "p-1-Widget.example.com-view-crdview"} {
+		if _, err := c.kube.RbacV1().ClusterRoleBindings().Get(context.Background(), name, metav1.GetOptions{}); err != nil {
+			t.Errorf("ClusterRoleBinding %s: %v", name, err)
+		}
+	}
+	for _, m := range status.ManagedObjects {
+		if m.Namespace == "b" {
+			t.Errorf("a binding that was not created is listed: %+v", m)
+		}
+	}
+	if n := len(status.ManagedObjects); n != 8 { // 4 roles, 2 RoleBindings, 2 ClusterRoleBindings
+		t.Errorf("managedObjects %v, want 8", status.ManagedObjects)
+	}
+	if countPrefix(c.events, "APIAccessPolicyRBACManaged") != 1 {
+		t.Errorf("events %v, want one warning for the refused write", c.events)
+	}
+
+	refuse = false
+	c.sync(t)
+	if got := condition(t, c.status(t), apiaccessv1alpha1.ConditionRBACManaged); got.Status != metav1.ConditionTrue || got.Reason != apiaccessv1alpha1.ReasonManaged {
+		t.Errorf("once accepted: RBACManaged %+v, want True, Managed", got)
+	}
+	if _, err := c.kube.RbacV1().RoleBindings("b").Get(context.Background(), "p-0-Widget.example.com-edit", metav1.GetOptions{}); err != nil {
+		t.Errorf("the binding in b, once accepted: %v", err)
+	}
+}
+
+// A role the API server refuses to create is not bound: the name may hold
+// someone else's role by the time a binding names it. The other CRD's
+// roles and bindings are written.
+func TestABindingToARoleNotWrittenIsHeldBack(t *testing.T) {
+	gadgets := crd("gadgets", "example.com", "Gadget", nil)
+	alice := apiaccessv1alpha1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}
+	c := newCluster(policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com", "gadgets.example.com"}},
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{alice}}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets, gadgets})
+	c.kube.PrependReactor("create", "clusterroles", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.(clienttesting.CreateAction).GetObject().(metav1.Object).GetName() == "Widget.example.com-edit" {
+			return true, nil, apierrors.NewInternalError(errors.New("etcd is unhappy"))
+		}
+		return false, nil, nil
+	})
+	writes, err := c.trySync(t)
+	if err == nil {
+		t.Error("a refused write: want an error, for the queue to retry")
+	}
+	if slices.Contains(writes, "create clusterrolebindings p-0-Widget.example.com-edit") {
+		t.Errorf("a binding to a role that was not written was created: %v", writes)
+	}
+	if !slices.Contains(writes, "create clusterrolebindings p-0-Gadget.example.com-edit") {
+		t.Errorf("the other CRD's binding was not written: %v", writes)
+	}
+	got := condition(t, c.status(t), apiaccessv1alpha1.ConditionRBACManaged)
+	for _, want := range []string{"ClusterRole Widget.example.com-edit: creating: ", "ClusterRoleBinding p-0-Widget.example.com-edit: held back"} {
+		if got.Reason != apiaccessv1alpha1.ReasonWriteFailed || !strings.Contains(got.Message, want) {
+			t.Errorf("RBACManaged %+v, want WriteFailed naming %q", got, want)
+		}
+	}
+}
+
+// A generated role carries the policy label and, in Aggregate mode, its
+// aggregation label, and no other: one added by hand is removed (docs/apiaccess.md).
+func TestALabelAddedToAGeneratedRoleIsRemoved(t *testing.T) {
+	c := newCluster(policy(apiaccessv1alpha1.ModeAggregate, apiaccessv1alpha1.CRDSelection{ClusterExtension: "ext"}),
+		[]*apiextensionsv1.CustomResourceDefinition{widgets})
+	c.sync(t)
+	role := c.role(t, "Widget.example.com-view")
+	want := map[string]string{apiaccessv1alpha1.PolicyLabel: "p", apiaccessv1alpha1.AggregateToViewLabel: "true"}
+	if !equality.Semantic.DeepEqual(role.Labels, want) {
+		t.Errorf("labels %v, want %v", role.Labels, want)
+	}
+	role.Labels["rbac.authorization.k8s.io/aggregate-to-cluster-reader"] = "true"
+	if _, err := c.kube.RbacV1().ClusterRoles().Update(context.Background(), role, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.sync(t)
+	if got := c.role(t, "Widget.example.com-view").Labels; !equality.Semantic.DeepEqual(got, want) {
+		t.Errorf("labels after a sync %v, want %v", got, want)
+	}
 }

@@ -94,7 +94,7 @@ func roleRef(name string) rbacv1.RoleRef {
 func bindingsFor(policy *apiaccessv1alpha1.APIAccessPolicy, index int, api apiaccessv1alpha1.CRDAPI, usable map[string]bool) (
 	clusterBindings []*rbacv1.ClusterRoleBinding, bindings []*rbacv1.RoleBinding) {
 	entry := policy.Spec.Bindings[index]
-	subjects := rbacsubjects.Defaulted(entry.Subjects)
+	subjects := rbacsubjects.Defaulted(rbacSubjects(entry.Subjects))
 	role := api.RoleFor(entry.Role).Name
 	if usable[role] {
 		name := crdaccess.BindingName(policy.Name, index, role)
@@ -113,6 +113,15 @@ func bindingsFor(policy *apiaccessv1alpha1.APIAccessPolicy, index int, api apiac
 			ObjectMeta: generatedMeta(policy, "", crdaccess.BindingName(policy.Name, index, crdView)), RoleRef: roleRef(crdView), Subjects: subjects})
 	}
 	return clusterBindings, bindings
+}
+
+// rbacSubjects are a binding entry's subjects as a binding holds them.
+func rbacSubjects(in []apiaccessv1alpha1.Subject) []rbacv1.Subject {
+	out := make([]rbacv1.Subject, len(in))
+	for i, s := range in {
+		out[i] = rbacv1.Subject(s)
+	}
+	return out
 }
 
 // bundleProvided says whether role is the CRD's bundle's own: installed by

@@ -21,7 +21,7 @@ import (
 func TestAForgedControllerIsAConflict(t *testing.T) {
 	admin := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "admin"}
 	p := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []rbacv1.Subject{admin}})
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleAdmin, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(admin)}})
 	forged := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "Widget.example.com-admin", Labels: map[string]string{apiaccessv1alpha1.PolicyLabel: "p"},
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "evil.example/v1", Kind: "APIAccessPolicy", Name: "p", UID: p.UID, Controller: ptr.To(true)}}},
 		Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}}}}

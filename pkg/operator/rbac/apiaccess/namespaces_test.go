@@ -30,7 +30,7 @@ func TestANamespaceCreatedAfterThePolicyWasWrittenIsNotBoundIn(t *testing.T) {
 	}
 	alice := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}
 	p := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{alice}, Namespaces: []string{"early", "late"}})
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(alice)}, Namespaces: []string{"early", "late"}})
 	p.CreationTimestamp = metav1.Time{Time: written}
 	c := newCluster(p, nil, ns("early", -time.Hour), ns("late", 10*time.Second))
 
@@ -71,7 +71,7 @@ func TestANamespaceMissingFromTheCacheIsNotBoundIn(t *testing.T) {
 	listed := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "listed", UID: "listed-uid", CreationTimestamp: metav1.Time{Time: written.Add(-time.Hour)}}}
 	alice := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}
 	p := policy(apiaccessv1alpha1.ModeBind, apiaccessv1alpha1.CRDSelection{Names: []string{"widgets.example.com"}},
-		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []rbacv1.Subject{alice}, Namespaces: []string{"listed"}})
+		apiaccessv1alpha1.AccessBinding{Role: apiaccessv1alpha1.RoleEdit, Subjects: []apiaccessv1alpha1.Subject{apiaccessv1alpha1.Subject(alice)}, Namespaces: []string{"listed"}})
 	p.CreationTimestamp = metav1.Time{Time: written}
 	c := newCluster(p, []*apiextensionsv1.CustomResourceDefinition{widgets}, listed)
 	c.unseenNamespaces = []string{"listed"}

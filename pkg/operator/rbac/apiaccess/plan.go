@@ -2,6 +2,7 @@ package apiaccess
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -253,12 +254,51 @@ func parallel[X any](ctx context.Context, items []X, f func(context.Context, X) 
 }
 
 // writes counts what a sync wrote, for its event, and names the objects
-// it could not create because their namespace does not exist.
+// it could not create because their namespace does not exist, and those
+// the API server refused to write.
 type writes struct {
 	created, updated, deleted atomic.Int32
 
 	lock    sync.Mutex
 	missing map[string]bool
+	// failed are the writes refused, by object ("Kind namespace/name"),
+	// with why; absent those of them that do not exist as the policy's.
+	failed map[string]string
+	absent map[string]bool
+	// deleteRefused says a delete was refused.
+	deleteRefused atomic.Bool
+}
+
+// fail records that obj of kind k was not written. absent says it does
+// not exist as the policy's (a create refused), so it is not listed as
+// managed.
+func (w *writes) fail(k, obj string, why error, absent bool) {
+	w.lock.Lock()
+	defer w.lock.Unlock()
+	if w.failed == nil {
+		w.failed, w.absent = map[string]string{}, map[string]bool{}
+	}
+	w.failed[k+" "+obj] = why.Error()
+	if absent {
+		w.absent[k+" "+obj] = true
+	}
+}
+
+// failures name each refused write and why, sorted.
+func (w *writes) failures() []string {
+	out := make([]string, 0, len(w.failed))
+	for obj, why := range w.failed {
+		out = append(out, obj+": "+why)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// notWritten says whether obj of kind k was not written as the policy's.
+func (w *writes) notWritten(k, obj string) bool {
+	w.lock.Lock()
+	defer w.lock.Unlock()
+	return w.absent[k+" "+obj]
 }
 
 func (w *writes) noNamespace(name string) {
@@ -277,7 +317,8 @@ func (w *writes) String() string {
 func (w *writes) any() bool { return w.created.Load()+w.updated.Load()+w.deleted.Load() > 0 }
 
 // ensureAll creates or updates every planned object; one in sync is not
-// written.
+// written. A write the API server refuses is recorded in w, and the others
+// are still written: one refused binding takes no one else's access away.
 func ensureAll[T object](ctx context.Context, k kind[T], policy *apiaccessv1alpha1.APIAccessPolicy, items []planned[T], w *writes) error {
 	return parallel(ctx, items, func(ctx context.Context, p planned[T]) error {
 		var zero T
@@ -294,15 +335,18 @@ func ensureAll[T object](ctx context.Context, k kind[T], policy *apiaccessv1alph
 				w.noNamespace(qualified(p.desired))
 				return nil
 			case !apierrors.IsAlreadyExists(err):
-				return fmt.Errorf("creating %s %s: %w", k.name, qualified(p.desired), err)
+				w.fail(k.name, qualified(p.desired), fmt.Errorf("creating: %w", err), true)
+				return nil
 			}
 			// The caches had yet to see it (this policy's own, written by
 			// the sync before), or it was created meanwhile: judge it live.
 			if existing, err = k.get(ctx, p.desired.GetNamespace(), p.desired.GetName()); err != nil {
-				return fmt.Errorf("reading %s %s: %w", k.name, qualified(p.desired), err)
+				w.fail(k.name, qualified(p.desired), fmt.Errorf("reading after the create found it: %w", err), true)
+				return nil
 			}
 			if !ours(policy, existing) {
-				return fmt.Errorf("%s %s was created meanwhile by someone else; it is left untouched and the next sync reports it", k.name, qualified(p.desired))
+				w.fail(k.name, qualified(p.desired), errors.New("created meanwhile by someone else; it is left untouched and the next sync reports it"), true)
+				return nil
 			}
 		}
 		updated, changed := k.content(existing, p.desired)
@@ -315,7 +359,8 @@ func ensureAll[T object](ctx context.Context, k kind[T], policy *apiaccessv1alph
 		updated.SetLabels(labels)
 		updated.SetOwnerReferences(p.desired.GetOwnerReferences())
 		if err := k.update(ctx, updated); err != nil {
-			return fmt.Errorf("updating %s %s: %w", k.name, qualified(p.desired), err)
+			w.fail(k.name, qualified(p.desired), fmt.Errorf("updating: %w", err), false)
+			return nil
 		}
 		w.updated.Add(1)
 		return nil
@@ -324,7 +369,9 @@ func ensureAll[T object](ctx context.Context, k kind[T], policy *apiaccessv1alph
 
 // deleteUnwanted deletes the policy's objects that plan no longer wants:
 // those labelled for it and controlled by it.
-// The UID precondition spares one re-created meanwhile.
+// The UID precondition spares one re-created meanwhile. A delete the API
+// server refuses is recorded in w; the error is for a cache that cannot
+// be read.
 func deleteUnwanted[T object](ctx context.Context, k kind[T], policy *apiaccessv1alpha1.APIAccessPolicy, wanted []planned[T], w *writes) error {
 	keep := map[string]bool{}
 	for _, p := range wanted {
@@ -348,7 +395,9 @@ func deleteUnwanted[T object](ctx context.Context, k kind[T], policy *apiaccessv
 			return nil // gone, or re-created by someone else
 		}
 		if err != nil {
-			return fmt.Errorf("deleting %s %s: %w", k.name, qualified(obj), err)
+			w.fail(k.name, qualified(obj), fmt.Errorf("deleting: %w", err), false)
+			w.deleteRefused.Store(true)
+			return nil
 		}
 		w.deleted.Add(1)
 		return nil
@@ -357,7 +406,9 @@ func deleteUnwanted[T object](ctx context.Context, k kind[T], policy *apiaccessv
 
 // apply writes the plan: roles, then bindings to them, then removes
 // bindings and roles no longer wanted (bindings first, so none is left
-// naming a role that is gone). A nil plan removes everything.
+// naming a role that is gone). A nil plan removes everything. Writes the
+// API server refuses are recorded in the writes returned, and everything
+// else is written; the error is for caches that cannot be read.
 func (c *controller) apply(ctx context.Context, policy *apiaccessv1alpha1.APIAccessPolicy, p *plan) (*writes, error) {
 	if p == nil {
 		p = &plan{}
@@ -366,10 +417,10 @@ func (c *controller) apply(ctx context.Context, policy *apiaccessv1alpha1.APIAcc
 	if err := ensureAll(ctx, c.roles, policy, p.roles, w); err != nil {
 		return w, err
 	}
-	if err := ensureAll(ctx, c.clusterBindings, policy, p.clusterBindings, w); err != nil {
+	if err := ensureAll(ctx, c.clusterBindings, policy, heldBack(c.clusterBindings, p.clusterBindings, w), w); err != nil {
 		return w, err
 	}
-	if err := ensureAll(ctx, c.bindings, policy, p.bindings, w); err != nil {
+	if err := ensureAll(ctx, c.bindings, policy, heldBack(c.bindings, p.bindings, w), w); err != nil {
 		return w, err
 	}
 	if err := deleteUnwanted(ctx, c.bindings, policy, p.bindings, w); err != nil {
@@ -378,7 +429,39 @@ func (c *controller) apply(ctx context.Context, policy *apiaccessv1alpha1.APIAcc
 	if err := deleteUnwanted(ctx, c.clusterBindings, policy, p.clusterBindings, w); err != nil {
 		return w, err
 	}
+	if w.deleteRefused.Load() {
+		// A binding that could not be deleted may name one of these
+		// roles: they go on a later sync, after it.
+		return w, nil
+	}
 	return w, deleteUnwanted(ctx, c.roles, policy, p.roles, w)
+}
+
+// heldBack leaves out of items the bindings to a role that was not
+// written, recording them as not written: the name may hold someone
+// else's role now (one created meanwhile), and a binding would grant
+// whatever it holds. One that exists stays as it is.
+func heldBack[T object](k kind[T], items []planned[T], w *writes) []planned[T] {
+	var zero T
+	return slices.DeleteFunc(slices.Clone(items), func(p planned[T]) bool {
+		role := roleRefOf(p.desired).Name
+		if !w.notWritten("ClusterRole", role) {
+			return false
+		}
+		w.fail(k.name, qualified(p.desired), fmt.Errorf("held back: the ClusterRole it binds, %s, was not written", role), p.existing == zero)
+		return true
+	})
+}
+
+// roleRefOf is the role a generated binding names.
+func roleRefOf(obj metav1.Object) rbacv1.RoleRef {
+	switch b := obj.(type) {
+	case *rbacv1.RoleBinding:
+		return b.RoleRef
+	case *rbacv1.ClusterRoleBinding:
+		return b.RoleRef
+	}
+	return rbacv1.RoleRef{}
 }
 
 // oneCRDPerRoleName keeps one CRD of those whose roles would have the same

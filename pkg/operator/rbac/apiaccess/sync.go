@@ -68,7 +68,16 @@ func (c *controller) syncPolicy(ctx context.Context, syncCtx factory.SyncContext
 		slices.Sort(missing)
 		p.missingNamespaces = slices.Compact(missing)
 	}
-	status := desiredStatus(policy, crds, invalid, p)
+	failures := w.failures()
+	if p != nil && len(failures) > 0 {
+		// What was not created is not the policy's to list.
+		p.roles = slices.DeleteFunc(p.roles, func(r planned[*rbacv1.ClusterRole]) bool { return w.notWritten("ClusterRole", qualified(r.desired)) })
+		p.clusterBindings = slices.DeleteFunc(p.clusterBindings, func(b planned[*rbacv1.ClusterRoleBinding]) bool {
+			return w.notWritten("ClusterRoleBinding", qualified(b.desired))
+		})
+		p.bindings = slices.DeleteFunc(p.bindings, func(b planned[*rbacv1.RoleBinding]) bool { return w.notWritten("RoleBinding", qualified(b.desired)) })
+	}
+	status := desiredStatus(policy, crds, invalid, p, failures)
 	recordTransitions(syncCtx.Recorder(), policy, policy.Status.Conditions, status.Conditions)
 	recordHandovers(syncCtx.Recorder(), policy, p)
 	if err := c.updateStatus(ctx, policy, status); err != nil {
@@ -77,6 +86,10 @@ func (c *controller) syncPolicy(ctx context.Context, syncCtx factory.SyncContext
 	if p != nil && len(p.awaiting) > 0 {
 		// Nothing else wakes the policy when a window runs out.
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), awaitedUntil(p.awaiting).Sub(c.now())+time.Second)
+	}
+	if len(failures) > 0 {
+		// The queue retries the policy with backoff.
+		return fmt.Errorf("APIAccessPolicy %s: %d writes refused: %s", policy.Name, len(failures), strings.Join(failures, "; "))
 	}
 	return nil
 }
@@ -98,8 +111,9 @@ func recordHandovers(recorder events.Recorder, policy *apiaccessv1alpha1.APIAcce
 	}
 }
 
-// desiredStatus is the status a sync that applied p reports.
-func desiredStatus(policy *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensionsv1.CustomResourceDefinition, invalid string, p *plan) *apiaccessv1alpha1.APIAccessPolicyStatus {
+// desiredStatus is the status a sync that applied p reports; failures are
+// the writes the API server refused.
+func desiredStatus(policy *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensionsv1.CustomResourceDefinition, invalid string, p *plan, failures []string) *apiaccessv1alpha1.APIAccessPolicyStatus {
 	status := policy.Status.DeepCopy()
 	status.ObservedGeneration = policy.Generation
 	status.CRDCount = int32(len(crds))
@@ -171,6 +185,12 @@ func desiredStatus(policy *apiaccessv1alpha1.APIAccessPolicy, crds []*apiextensi
 			break
 		}
 		set(apiaccessv1alpha1.ConditionRBACManaged, metav1.ConditionTrue, apiaccessv1alpha1.ReasonManaged, message)
+	}
+	if len(failures) > 0 {
+		// Said first: what the policy grants is not what the cluster holds.
+		managed := meta.FindStatusCondition(status.Conditions, apiaccessv1alpha1.ConditionRBACManaged)
+		set(apiaccessv1alpha1.ConditionRBACManaged, metav1.ConditionFalse, apiaccessv1alpha1.ReasonWriteFailed, fmt.Sprintf(
+			"the API server refused %d writes, retried with backoff; everything else is written: %s; %s", len(failures), named(failures), managed.Message))
 	}
 	return status
 }
