@@ -391,7 +391,11 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 	}
 	setCondition(status, request.Generation, provisioned)
 	accepted := c.tokensAccepted(ctx, role)
-	if f != nil && f.Retry {
+	switch {
+	case role.trustNotMoved:
+		accepted = metav1.Condition{Type: podidentityv1alpha1.ConditionTokensAccepted, Status: metav1.ConditionFalse, Reason: podidentityv1alpha1.ReasonRoleNotProvisioned,
+			Message: "the role's trust policy still names other issuers than the one the cluster's tokens carry, and moving it failed: see the Provisioned condition"}
+	case f != nil && f.Retry:
 		// A passing failure says nothing of the issuer: keep what was
 		// judged before, if anything was.
 		if previous := meta.FindStatusCondition(request.Status.Conditions, podidentityv1alpha1.ConditionTokensAccepted); previous != nil {

@@ -112,6 +112,9 @@ type role struct {
 	// account and partition name the providers; publishedIssuer is the
 	// operator's, "" while none is.
 	account, partition, publishedIssuer string
+	// trustNotMoved: the role still trusts other issuers than those the
+	// tokens carry, and the call that would move it failed.
+	trustNotMoved bool
 }
 
 // provision makes IAM hold the role the request asks for, and writes only
@@ -181,6 +184,8 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 		}
 		r.arn = aws.ToString(got.Role.Arn)
 		if f := c.repair(ctx, client, request, env, got.Role, wanted); f != nil {
+			held, _ := iamrole.DecodeDocument(aws.ToString(got.Role.AssumeRolePolicyDocument))
+			r.trustNotMoved = !slices.Equal(iamrole.TrustedProviders(held), iamrole.TrustedProviders(wanted.Trust))
 			return r, f
 		}
 	}

@@ -293,3 +293,26 @@ type settableClock struct{ now time.Time }
 
 func (c *settableClock) Now() time.Time                  { return c.now }
 func (c *settableClock) Since(t time.Time) time.Duration { return c.now.Sub(t) }
+
+// A trust move IAM refuses (the grant, throttling that lasts) leaves the
+// role trusting the old issuer: TokensAccepted must not keep saying True.
+func TestARefusedTrustMoveIsNotTokensAccepted(t *testing.T) {
+	f := newFixture(t, true)
+	kid := f.clusterSigns()
+	ccoctl := f.ccoctlIssuer([]string{kid}, testAudience)
+	f.tokensCarry(ccoctl.url)
+	f.request("stuck", "apps", "sa")
+	if err := f.sync("stuck"); err != nil {
+		t.Fatal(err)
+	}
+	f.wantCondition("stuck", podidentityv1alpha1.ConditionTokensAccepted, metav1.ConditionTrue, podidentityv1alpha1.ReasonTokensAccepted)
+
+	// The cluster's issuer moves to the published one, and IAM now allows
+	// the operator's keys only reads.
+	f.tokensCarry(f.issuerURL)
+	f.useKeys(f.user("mover", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:GetRole","iam:GetRolePolicy","iam:GetOpenIDConnectProvider"],"Resource":"*"}]}`))
+	_ = f.sync("stuck")
+	f.wantCondition("stuck", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionFalse, podidentityv1alpha1.ReasonAccessDenied, "UpdateAssumeRolePolicy")
+	f.wantCondition("stuck", podidentityv1alpha1.ConditionTokensAccepted, metav1.ConditionFalse, podidentityv1alpha1.ReasonRoleNotProvisioned, "still names other issuers")
+	f.wantTrust("stuck", iamrole.Provider{ARN: ccoctl.providerARN, HostPath: ccoctl.hostPath})
+}
