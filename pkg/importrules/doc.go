@@ -52,6 +52,7 @@ var Shared = map[string]string{
 	"subscription/referencewatch": "waking bundle controllers when what their bundles reference changes",
 	"podidentity/issuer":          "the OIDC discovery document and JWKS",
 	"podidentity/iamrole":         "the IAM role of an IAMRoleRequest: names, documents, drift",
+	"podidentity/tokenissuer":     "the issuers the cluster's service account tokens carry",
 	"podidentity/awscall":         "the AWS credentials with their scrubbing, and why an AWS call failed (error codes, failures), without URLs or keys",
 	"rbac/rbacsubjects":           "binding subjects with the API server's defaults",
 	"rbac/crdaccess":              "the CRD informer, a policy's CRD selection and its bindings' names",

@@ -20,6 +20,8 @@
 //   - issuer: the OIDC discovery document and JWKS built from the service
 //     account signing keys;
 //   - iamrole: an IAMRoleRequest's IAM role: names, documents, drift;
+//   - tokenissuer: the issuers the cluster's service account tokens carry,
+//     which every role's trust follows;
 //   - awscall: the AWS credentials with their scrubbing, and why an AWS
 //     call failed (error codes, failures), without URLs or keys.
 //

@@ -22,7 +22,6 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/awscall"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrole"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuer"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/tokenissuer"
 )
 
@@ -210,7 +209,7 @@ func (c *controller) tokensAccepted(ctx context.Context, r role) metav1.Conditio
 	signing, err := c.signingKeyIDs(ctx)
 	if err != nil {
 		return no(podidentityv1alpha1.ReasonSigningKeysUnknown, fmt.Sprintf("the keys the cluster signs tokens with could not be read from ConfigMap %s/%s: %v",
-			issuerpublisher.SigningCertsNamespace, issuerpublisher.SigningCertsConfigMap, err))
+			issuer.SigningCertsNamespace, issuer.SigningCertsConfigMap, err))
 	}
 	served, jwksURI, err := c.issuerKeyIDs(ctx, tokens.Current)
 	if err != nil {
@@ -240,7 +239,7 @@ func (c *controller) tokensAccepted(ctx context.Context, r role) metav1.Conditio
 // signingKeyIDs are the key IDs of the keys kube-apiserver verifies tokens
 // with (the cluster's current signing key among them).
 func (c *controller) signingKeyIDs(ctx context.Context) ([]string, error) {
-	cm, err := c.configMaps.ConfigMaps(issuerpublisher.SigningCertsNamespace).Get(ctx, issuerpublisher.SigningCertsConfigMap, metav1.GetOptions{})
+	cm, err := c.configMaps.ConfigMaps(issuer.SigningCertsNamespace).Get(ctx, issuer.SigningCertsConfigMap, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,6 @@ import (
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrole"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuer"
-	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
 )
 
 // clusterIssuer is an issuer published the ccoctl way: its own HTTPS
@@ -81,8 +80,8 @@ func (f *fixture) clusterSigns() string {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	_, err = f.kube.CoreV1().ConfigMaps(issuerpublisher.SigningCertsNamespace).Create(context.Background(), &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: issuerpublisher.SigningCertsConfigMap},
+	_, err = f.kube.CoreV1().ConfigMaps(issuer.SigningCertsNamespace).Create(context.Background(), &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: issuer.SigningCertsConfigMap},
 		Data:       map[string]string{"service-account-001.pub": string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))},
 	}, metav1.CreateOptions{})
 	if err != nil {

@@ -22,6 +22,15 @@ import (
 	"strings"
 )
 
+// SigningCertsNamespace and SigningCertsConfigMap hold the public keys
+// kube-apiserver verifies service account tokens with, written by the
+// kube-apiserver operator: what the issuer publishes, and what an issuer
+// must serve for STS to accept the cluster's tokens.
+const (
+	SigningCertsNamespace = "openshift-kube-apiserver"
+	SigningCertsConfigMap = "bound-sa-token-signing-certs"
+)
+
 // Object keys of the two documents, relative to the issuer URL.
 const (
 	KeysPath      = "keys.json"

@@ -69,8 +69,8 @@ const (
 	// SigningCertsNamespace and SigningCertsConfigMap hold the public keys
 	// kube-apiserver verifies service account tokens with, written by the
 	// kube-apiserver operator.
-	SigningCertsNamespace = "openshift-kube-apiserver"
-	SigningCertsConfigMap = "bound-sa-token-signing-certs"
+	SigningCertsNamespace = issuer.SigningCertsNamespace
+	SigningCertsConfigMap = issuer.SigningCertsConfigMap
 	// CredentialsSecret, in the operator's namespace, holds the S3
 	// credentials the CredentialsRequest of the same name asks for.
 	CredentialsSecret = "workload-access-issuer-s3"
