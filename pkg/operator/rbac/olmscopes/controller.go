@@ -450,19 +450,29 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 		w.rulesChange = oldTemplate == nil || !equalTemplateSpec(oldTemplate, template)
 		w.grantsChange = w.rulesChange || oldInstance == nil ||
 			!equalNamespaces(oldInstance.Spec.Namespaces, instance.Spec.Namespaces) || oldInstance.Spec.ScopeTemplateName != instance.Spec.ScopeTemplateName
-		w.replaced = replacedNamespaces(c.namespaces, oldInstance, instance.Spec.Namespaces)
-		if len(w.replaced) > 0 && !specChanges(oldInstance, instance.Spec) {
+		replaced := replacedNamespaces(c.namespaces, oldInstance, instance.Spec.Namespaces)
+		w.replaced = namesOf(replaced)
+		if len(replaced) > 0 && !specChanges(oldInstance, instance.Spec) {
 			// Only a new generation of the spec binds a re-created
-			// namespace: the same namespaces in another order.
-			if again := rotated(instance.Spec.Namespaces); again != nil {
-				instance.Spec.Namespaces, w.rebind, w.grantsChange = again, true, true
-			} else {
+			// namespace: the same namespaces in another order, and the
+			// record, so that the write's time is the spec's.
+			again := rotated(instance.Spec.Namespaces)
+			switch {
+			case again == nil:
 				c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonNamespaceReplaced, fmt.Sprintf(
 					"ScopeInstance %s is not bound in %s, deleted and re-created since its spec was written, and lists no other namespace, so the generator cannot write "+
 						"the spec again without changing what it says. Delete the ScopeInstance: it is generated again from the OperatorGroup (with its targets, not your narrowing), "+
 						"bound where the ClusterServiceVersion's ServiceAccount holds what it carries",
 					instance.Name, quoteNamespaces(w.replaced)))
 				w.replaced = nil
+			case oldInstance.Annotations[ReboundAnnotation] == reboundRecord(replaced):
+				c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonNamespaceReplaced, fmt.Sprintf(
+					"ScopeInstance %s was written again to bind it in %s, re-created, and the scopes controller still does not bind it there: its Bound condition says why",
+					instance.Name, quoteNamespaces(w.replaced)))
+				w.replaced = nil
+			default:
+				instance.Spec.Namespaces, w.rebind, w.grantsChange = again, true, true
+				instance.Annotations[ReboundAnnotation] = reboundRecord(replaced)
 			}
 		}
 		w.namespacesDesc = describeWhere(instance.Spec)

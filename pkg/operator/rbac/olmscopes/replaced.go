@@ -18,14 +18,23 @@ import (
 // written again without changing what it says.
 const ReasonNamespaceReplaced = "ScopeNotBoundInReplacedNamespace"
 
+// ReboundAnnotation (ScopeInstance) records the re-created namespaces the
+// generator last wrote the spec again for, as name=UID pairs: a write
+// whose annotation changes moves the generator's managed-fields time,
+// which the scopes controller reads as when the spec was written (a
+// reordered list alone changes no field, so it would not); and the same
+// namespaces are never written again for, should the scopes controller
+// still not bind them.
+const ReboundAnnotation = "olmscopes.workload-access.openshift.io/rebound"
+
 // replacedNamespaces are the namespaces of want, listed by the generated
 // instance old too, that the scopes controller does not bind in because
 // they are not the namespace the spec was checked against: deleted and
 // re-created since (another UID pinned), or created after the spec was
-// written (none pinned). Only once the controller has judged old's
-// current generation; a namespace missing or being deleted has nothing to
-// bind.
-func replacedNamespaces(namespaces corelisters.NamespaceLister, old *scopesv1alpha1.ScopeInstance, want []string) []string {
+// written (none pinned), by name with their UIDs now. Only once the
+// controller has judged old's current generation; a namespace missing or
+// being deleted has nothing to bind.
+func replacedNamespaces(namespaces corelisters.NamespaceLister, old *scopesv1alpha1.ScopeInstance, want []string) []scopesv1alpha1.NamespaceUID {
 	if old == nil || namespaces == nil || old.Status.Checked == nil || old.Status.Checked.Generation != old.Generation {
 		return nil
 	}
@@ -33,8 +42,8 @@ func replacedNamespaces(namespaces corelisters.NamespaceLister, old *scopesv1alp
 	for _, p := range old.Status.Checked.Namespaces {
 		pinned[p.Name] = p.UID
 	}
-	var out []string
-	for _, name := range want {
+	var out []scopesv1alpha1.NamespaceUID
+	for _, name := range sortedUnique(slices.Clone(want)) {
 		if !slices.Contains(old.Spec.Namespaces, name) {
 			continue // added: asked as newly bound
 		}
@@ -43,10 +52,27 @@ func replacedNamespaces(namespaces corelisters.NamespaceLister, old *scopesv1alp
 			continue
 		}
 		if uid, ok := pinned[name]; !ok || uid != ns.UID {
-			out = append(out, name)
+			out = append(out, scopesv1alpha1.NamespaceUID{Name: name, UID: ns.UID})
 		}
 	}
-	return sortedUnique(out)
+	return out
+}
+
+// reboundRecord is ReboundAnnotation's value for replaced.
+func reboundRecord(replaced []scopesv1alpha1.NamespaceUID) string {
+	pairs := make([]string, 0, len(replaced))
+	for _, r := range replaced {
+		pairs = append(pairs, r.Name+"="+string(r.UID))
+	}
+	return strings.Join(pairs, ",")
+}
+
+func namesOf(replaced []scopesv1alpha1.NamespaceUID) []string {
+	names := make([]string, 0, len(replaced))
+	for _, r := range replaced {
+		names = append(names, r.Name)
+	}
+	return names
 }
 
 // rotated is namespaces with its first moved last: the same set, so the

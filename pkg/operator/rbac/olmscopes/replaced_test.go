@@ -90,10 +90,36 @@ func TestGenerateBindsARecreatedNamespaceOnceOLMGrantedThere(t *testing.T) {
 	if !slices.Equal(i.Spec.Namespaces, []string{"team-a", "ops"}) {
 		t.Errorf("namespaces %v, want ops and team-a in another order", i.Spec.Namespaces)
 	}
+	if got := i.Annotations[ReboundAnnotation]; got != "team-a=team-a-again" {
+		// A reordered set changes no field, so without it the API server
+		// would keep the managed-fields time the scopes controller reads
+		// as when the spec was written.
+		t.Errorf("%s is %q, want the namespace and its UID", ReboundAnnotation, got)
+	}
 	if got := reviewedNamespaces(kube.Actions()); !slices.Equal(got, []string{"team-a"}) {
 		t.Errorf("asked in %v, want team-a alone", got)
 	}
 	if e := <-events.Events; !strings.Contains(e, ReasonGenerated) || !strings.Contains(e, "bound again in namespace team-a") {
+		t.Errorf("event %q", e)
+	}
+
+	// Written again for that namespace already, and still not bound: not
+	// again (no loop of generations), and the CSV says so.
+	objects, namespaces = recreated(t, 1)
+	for _, o := range objects {
+		if i, ok := o.(*scopesv1alpha1.ScopeInstance); ok && i.Name == "olm-ops-etcdoperator" {
+			i.Annotations[ReboundAnnotation] = "team-a=team-a-again"
+		}
+	}
+	c, scopes, _, events = newTestController(t, true, objects...)
+	c.namespaces = namespaces
+	if _, err := c.generate(context.Background(), plan(exampleCSV, opsGroups, config{}), map[string]bool{}); err != nil {
+		t.Fatal(err)
+	}
+	if w := writes(scopes); len(w) > 0 {
+		t.Errorf("wrote %v again for a namespace already written for", w)
+	}
+	if e := <-events.Events; !strings.Contains(e, ReasonNamespaceReplaced) || !strings.Contains(e, "still does not bind") {
 		t.Errorf("event %q", e)
 	}
 
