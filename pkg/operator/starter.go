@@ -194,7 +194,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 			Metadata: c.metadata, Kube: c.kube, Events: objectEvents, OperatorClient: c.operator, Recorder: recorder}),
 		// Opt-in: a ScopeTemplate and ScopeInstance from each OLM v0 ClusterServiceVersion.
 		olmscopes.New(olmscopes.Inputs{CRDs: crds, WorkloadAccesses: workloadAccesses,
-			Templates: ownAPIInformers.Scopes().V1alpha1().ScopeTemplates(), Instances: ownAPIInformers.Scopes().V1alpha1().ScopeInstances(),
+			Templates: ownAPIInformers.Scopes().V1alpha1().ScopeTemplates(), Instances: ownAPIInformers.Scopes().V1alpha1().ScopeInstances(), Namespaces: namespaces,
 			Dynamic: c.dynamic, Generator: c.olmScopeGenerator, Reviews: c.kube.AuthorizationV1(), Events: objectEvents,
 			OperatorClient: c.operator, Recorder: recorder}),
 	}, scopeControllers...)

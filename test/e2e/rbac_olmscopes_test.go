@@ -140,26 +140,32 @@ const olmSA = "e2e-operator"
 
 // grantAsOLM creates the RBAC OLM v0 creates for a CSV: a Role and
 // RoleBinding in each namespace for its permissions, a ClusterRole and
-// ClusterRoleBinding for its clusterPermissions. It returns a function
+// ClusterRoleBinding for its clusterPermissions, each labelled as OLM
+// labels them (olm.owner is name here). It returns a function
 // that deletes it (the admin's migration step).
 func grantAsOLM(t *testing.T, csvNS, name string, namespaces []string, permissions, clusterPermissions []rbacv1.PolicyRule) func() {
 	t.Helper()
 	ctx := context.Background()
 	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Name: olmSA, Namespace: csvNS}}
+	// OLM's labels (ownerutil.OwnerLabel), which docs/scopes.md and
+	// docs/security.md select on.
+	olmLabels := map[string]string{"olm.owner": name, "olm.owner.namespace": csvNS, "olm.owner.kind": "ClusterServiceVersion"}
+	meta := metav1.ObjectMeta{Name: name, Labels: olmLabels}
 	for _, ns := range namespaces {
-		if _, err := env.kube.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: permissions}, metav1.CreateOptions{}); err != nil {
+		if _, err := env.kube.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: meta, Rules: permissions}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := env.kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Subjects: subject,
+		if _, err := env.kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta, Subjects: subject,
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	clusterName := csvNS + "-" + name
-	if _, err := env.kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterName}, Rules: clusterPermissions}, metav1.CreateOptions{}); err != nil {
+	clusterMeta := metav1.ObjectMeta{Name: clusterName, Labels: olmLabels}
+	if _, err := env.kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: clusterMeta, Rules: clusterPermissions}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterName}, Subjects: subject,
+	if _, err := env.kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: clusterMeta, Subjects: subject,
 		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterName}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,7 +21,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
@@ -66,6 +69,9 @@ type Inputs struct {
 	WorkloadAccesses operatorinformers.WorkloadAccessInformer
 	Templates        scopeinformers.ScopeTemplateInformer
 	Instances        scopeinformers.ScopeInstanceInformer
+	// Namespaces (name and UID suffice) tell a listed namespace re-created
+	// since a generated instance's spec was written.
+	Namespaces coreinformers.NamespaceInformer
 	// Dynamic reads CSVs and OperatorGroups as the operator.
 	Dynamic dynamic.Interface
 	// Generator writes ScopeTemplates and ScopeInstances as
@@ -82,11 +88,14 @@ type Inputs struct {
 // New returns the controller: one key for the cluster.
 func New(in Inputs) factory.Controller {
 	c := &controller{crds: in.CRDs.GetIndexer(), config: in.WorkloadAccesses.Lister(),
-		templates: in.Templates.Lister(), instances: in.Instances.Lister(), generator: in.Generator,
+		templates: in.Templates.Lister(), instances: in.Instances.Lister(), namespaces: in.Namespaces.Lister(), generator: in.Generator,
 		reviews: in.Reviews, events: in.Events, said: map[types.UID]string{}, operator: in.OperatorClient,
 		start: func(ctx context.Context) watches { return startWatches(ctx, in.Dynamic) }}
 	return factory.New().
 		WithInformers(in.CRDs, in.WorkloadAccesses.Informer(), in.Templates.Informer(), in.Instances.Informer()).
+		// A re-created namespace wakes nothing here: the instance's status
+		// saying NamespacesReplaced does.
+		WithBareInformers(in.Namespaces.Informer()).
 		WithSync(managementsync.Syncs{Managed: c.sync}.Sync(in.OperatorClient)).
 		WithSyncDegradedOnError(in.OperatorClient).
 		ResyncEvery(informerkit.Resync).
@@ -144,10 +153,12 @@ type controller struct {
 	config    operatorlisters.WorkloadAccessLister
 	templates scopelisters.ScopeTemplateLister
 	instances scopelisters.ScopeInstanceLister
-	generator scopesclient.ScopesV1alpha1Interface
-	reviews   authorizationclient.SubjectAccessReviewsGetter
-	events    record.EventRecorder
-	start     func(context.Context) watches
+	// namespaces is nil in unit tests that need none.
+	namespaces corelisters.NamespaceLister
+	generator  scopesclient.ScopesV1alpha1Interface
+	reviews    authorizationclient.SubjectAccessReviewsGetter
+	events     record.EventRecorder
+	start      func(context.Context) watches
 
 	watching *watches
 	// again asks for a sync soon: a write met a newer object than cached.
@@ -370,6 +381,11 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 		grantsChange   bool
 		rulesChange    bool
 		namespacesDesc string
+		// replaced are listed namespaces re-created since the instance's
+		// spec was written, which a write of the spec binds again.
+		replaced []string
+		// rebind says the spec is written only to bind replaced again.
+		rebind bool
 	}
 	var writes []write
 	for _, p := range d.pairs {
@@ -425,11 +441,44 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 		if oldInstance != nil {
 			instance.Name = oldInstance.Name
 			instance.Spec.NamespaceSelector = oldInstance.Spec.NamespaceSelector // the admin's, kept
+			if equalNamespaces(oldInstance.Spec.Namespaces, instance.Spec.Namespaces) {
+				// The same set in the order written: another order is
+				// another generation (below).
+				instance.Spec.Namespaces = slices.Clone(oldInstance.Spec.Namespaces)
+			}
 		}
 		w.rulesChange = oldTemplate == nil || !equalTemplateSpec(oldTemplate, template)
 		w.grantsChange = w.rulesChange || oldInstance == nil ||
 			!equalNamespaces(oldInstance.Spec.Namespaces, instance.Spec.Namespaces) || oldInstance.Spec.ScopeTemplateName != instance.Spec.ScopeTemplateName
+		replaced := replacedNamespaces(c.namespaces, oldInstance, instance.Spec.Namespaces)
+		w.replaced = namesOf(replaced)
+		if len(replaced) > 0 && !specChanges(oldInstance, instance.Spec) {
+			// Only a new generation of the spec binds a re-created
+			// namespace: the same namespaces in another order, and the
+			// record, so that the write's time is the spec's.
+			again := rotated(instance.Spec.Namespaces)
+			switch {
+			case again == nil:
+				c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonNamespaceReplaced, fmt.Sprintf(
+					"ScopeInstance %s is not bound in %s, deleted and re-created since its spec was written, and lists no other namespace, so the generator cannot write "+
+						"the spec again without changing what it says. Delete the ScopeInstance: it is generated again from the OperatorGroup (with its targets, not your narrowing), "+
+						"bound where the ClusterServiceVersion's ServiceAccount holds what it carries",
+					instance.Name, quoteNamespaces(w.replaced)))
+				w.replaced = nil
+			case oldInstance.Annotations[ReboundAnnotation] == reboundRecord(replaced):
+				c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonNamespaceReplaced, fmt.Sprintf(
+					"ScopeInstance %s was written again to bind it in %s, re-created, and the scopes controller still does not bind it there: its Bound condition says why",
+					instance.Name, quoteNamespaces(w.replaced)))
+				w.replaced = nil
+			default:
+				instance.Spec.Namespaces, w.rebind, w.grantsChange = again, true, true
+				instance.Annotations[ReboundAnnotation] = reboundRecord(replaced)
+			}
+		}
 		w.namespacesDesc = describeWhere(instance.Spec)
+		if w.rebind {
+			w.namespacesDesc += fmt.Sprintf("; bound again in %s, re-created since, where its ServiceAccount holds what it carries", quoteNamespaces(w.replaced))
+		}
 		writes = append(writes, w)
 	}
 
@@ -441,32 +490,42 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 			continue
 		}
 		where, none := newlyBound(w.oldInstance, w.instance.Spec, w.rulesChange)
-		if none {
-			continue
+		if !none {
+			missing, retry, err := c.holds(ctx, d, w.entries, where)
+			if err != nil || retry {
+				keepClaimed()
+				return retry, err
+			}
+			if missing != "" {
+				if w.instance.Spec.NamespaceSelector != nil {
+					missing += fmt.Sprintf(" (ScopeInstance %s binds through its namespaceSelector, in every namespace whose labels match, now or later, so what it carries must be held cluster-wide; "+
+						"remove the selector to have it checked in spec.namespaces only)", w.instance.Name)
+				}
+				keepClaimed()
+				c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonPermissionsNotHeld, fmt.Sprintf(
+					"no scope is generated or changed: %s, so OLM has not (or not yet) given it what this ClusterServiceVersion asks for; a scope grants only what OLM already granted. Retried every minute",
+					missing))
+				return true, nil
+			}
 		}
-		missing, err := c.held(ctx, d.csv.Namespace, w.entries, where)
-		var tooMany *tooManyQuestions
-		if errors.As(err, &tooMany) {
-			keepClaimed()
-			c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonTooManyPermissions, fmt.Sprintf(
-				"no scope is generated or changed: %v, and the generator asks at most %d for one ClusterServiceVersion (a fixed bound, docs/scopes.md); "+
-					"what it had stays. Target fewer namespaces with the OperatorGroup, or leave this operator on OLM's RBAC. Retried every minute",
-				tooMany, maxQuestions))
-			return true, nil
+		if len(w.replaced) == 0 || !specChanges(w.oldInstance, w.instance.Spec) || (!none && where == nil) {
+			continue // nothing re-created is pinned anew, or it was asked cluster-wide above
 		}
-		if err != nil {
+		// A new generation of the spec pins every listed namespace as it is
+		// now: a re-created one is bound only where OLM granted the
+		// ServiceAccount its rules again, never for its name alone.
+		again := w.replaced
+		if bindsIn(w.instance.Spec) == nil {
+			again = nil // beside a selector: cluster-wide, as above
+		}
+		missing, retry, err := c.holds(ctx, d, w.entries, again)
+		if err != nil || retry {
 			keepClaimed()
-			return false, fmt.Errorf("checking what ClusterServiceVersion %s/%s's ServiceAccounts hold: %w", d.csv.Namespace, d.csv.Name, err)
+			return retry, err
 		}
 		if missing != "" {
-			if w.instance.Spec.NamespaceSelector != nil {
-				missing += fmt.Sprintf(" (ScopeInstance %s binds through its namespaceSelector, in every namespace whose labels match, now or later, so what it carries must be held cluster-wide; "+
-					"remove the selector to have it checked in spec.namespaces only)", w.instance.Name)
-			}
 			keepClaimed()
-			c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonPermissionsNotHeld, fmt.Sprintf(
-				"no scope is generated or changed: %s, so OLM has not (or not yet) given it what this ClusterServiceVersion asks for; a scope grants only what OLM already granted. Retried every minute",
-				missing))
+			c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonNamespaceReplaced, replacedWaiting(w.instance.Name, w.replaced, missing))
 			return true, nil
 		}
 	}
@@ -496,6 +555,25 @@ func (c *controller) generate(ctx context.Context, d desired, keep map[string]bo
 			"; OLM's own RBAC for it is untouched (docs/scopes.md says how to move the operator over)")
 	}
 	return false, nil
+}
+
+// holds is held for one CSV: what its ServiceAccounts lack of entries in
+// namespaces (none: cluster-wide). retry says it was too much to ask, and
+// the CSV was told.
+func (c *controller) holds(ctx context.Context, d desired, entries []permission, namespaces []string) (missing string, retry bool, err error) {
+	missing, err = c.held(ctx, d.csv.Namespace, entries, namespaces)
+	var tooMany *tooManyQuestions
+	if errors.As(err, &tooMany) {
+		c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonTooManyPermissions, fmt.Sprintf(
+			"no scope is generated or changed: %v, and the generator asks at most %d for one ClusterServiceVersion (a fixed bound, docs/scopes.md); "+
+				"what it had stays. Target fewer namespaces with the OperatorGroup, or leave this operator on OLM's RBAC. Retried every minute",
+			tooMany, maxQuestions))
+		return "", true, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("checking what ClusterServiceVersion %s/%s's ServiceAccounts hold: %w", d.csv.Namespace, d.csv.Name, err)
+	}
+	return missing, false, nil
 }
 
 // withdrawal is what withdraw did with a pair.
@@ -604,7 +682,7 @@ func (c *controller) writeInstance(ctx context.Context, old, want *scopesv1alpha
 		_, err := c.generator.ScopeInstances().Create(ctx, want, metav1.CreateOptions{})
 		return err
 	}
-	if equalNamespaces(old.Spec.Namespaces, want.Spec.Namespaces) && old.Spec.ScopeTemplateName == want.Spec.ScopeTemplateName &&
+	if !specChanges(old, want.Spec) &&
 		subset(want.Labels, old.Labels) && subset(want.Annotations, old.Annotations) {
 		return nil
 	}
@@ -671,6 +749,13 @@ func merged(have, want map[string]string) map[string]string {
 
 func equalTemplateSpec(a, b *scopesv1alpha1.ScopeTemplate) bool {
 	return sameTemplate(a, &scopesv1alpha1.ScopeTemplate{Spec: b.Spec})
+}
+
+// specChanges says whether writing want over old makes a new generation
+// of the instance's spec (the generator keeps the admin's selector): the
+// API server compares lists in order.
+func specChanges(old *scopesv1alpha1.ScopeInstance, want scopesv1alpha1.ScopeInstanceSpec) bool {
+	return old == nil || !slices.Equal(old.Spec.Namespaces, want.Namespaces) || old.Spec.ScopeTemplateName != want.ScopeTemplateName
 }
 
 func equalNamespaces(a, b []string) bool {

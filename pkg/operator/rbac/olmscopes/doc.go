@@ -8,7 +8,10 @@
 // (spec.replaces) takes it over, and it goes with the CSV; while the CSV's
 // OperatorGroup is not whole (none, two, a selector not resolved) it stays
 // as it is, as OLM's RBAC does, and WorkloadAccess
-// OLMScopesFollowOperatorGroups says so. An admin's
+// OLMScopesFollowOperatorGroups says so. A target namespace deleted and
+// re-created is bound again (the instance's spec written again) only once
+// the CSV's ServiceAccount holds its rules there, as OLM's copy of its
+// Roles grants them. An admin's
 // narrowing of a generated ScopeInstance is kept, and one narrowed to no
 // namespace is withdrawn, never bound cluster-wide. OLM's own RBAC is
 // never read or written. The generator writes as its own ServiceAccount
