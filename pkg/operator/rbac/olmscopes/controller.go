@@ -565,7 +565,7 @@ func (c *controller) holds(ctx context.Context, d desired, entries []permission,
 	var tooMany *tooManyQuestions
 	if errors.As(err, &tooMany) {
 		c.say(d.csv.Namespace, d.csv.Name, d.csv.UID, corev1.EventTypeWarning, ReasonTooManyPermissions, fmt.Sprintf(
-			"no scope is generated or changed: %v, and the generator asks at most %d for one ClusterServiceVersion (a fixed bound, docs/scopes.md); "+
+			"no scope is generated or changed: %v, and the generator asks at most %d in one check (a fixed bound, docs/scopes.md); "+
 				"what it had stays. Target fewer namespaces with the OperatorGroup, or leave this operator on OLM's RBAC. Retried every minute",
 			tooMany, maxQuestions))
 		return "", true, nil

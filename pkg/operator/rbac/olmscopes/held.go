@@ -10,9 +10,11 @@ import (
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 )
 
-// maxQuestions bounds the SubjectAccessReviews one CSV may cost: each
-// single permission where the scope would newly bind it is one review, and
-// a CSV past the bound is refused with its own reason, not asked in part.
+// maxQuestions bounds the SubjectAccessReviews one check of a CSV's scope
+// may cost (holds: one per scope written, one more for re-created
+// namespaces): each single
+// permission where the scope would newly bind it is one review, and a CSV
+// past the bound is refused with its own reason, not asked in part.
 // A fixed bound, named in docs/scopes.md.
 const maxQuestions = 2000
 
