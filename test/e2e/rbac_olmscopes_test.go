@@ -816,15 +816,20 @@ func TestOLMScopesKeptWhileTheOperatorGroupIsNotWhole(t *testing.T) {
 	if _, err := groups.Create(context.Background(), second, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// Once the generator has seen it, for 20 s, checked every second, the
-	// scope and what it gives stay.
+	// Once the generator has seen it, for a minute, checked every second,
+	// the scope and what it gives stay; the CSV is touched every 5 s, so
+	// that the generator syncs it again and again while the group is not
+	// whole (no timer of its own would within the minute).
 	framework.Eventually(t, time.Minute, func(context.Context) error {
 		if _, ok := csvEvents(t, ops, uid)[olmscopes.ReasonTooManyOperatorGroup]; !ok {
 			return fmt.Errorf("the generator has not seen the second OperatorGroup yet: %v", csvEvents(t, ops, uid))
 		}
 		return nil
 	})
-	for range 20 {
+	for i := range 60 {
+		if i%5 == 0 {
+			touchCSV(t, ops, "keepop.v0.0.1")
+		}
 		now, err := generated(context.Background())
 		if err != nil {
 			t.Fatal(err)
