@@ -141,6 +141,9 @@ func TestInjection(t *testing.T) {
 		proxyMounts, volumes     string
 		warnings                 []string
 		ignoredEntirely          bool
+		// untouched names the containers whose env and mounts must be
+		// exactly as before ("-" cannot say it of an empty list).
+		untouched []string
 	}{{
 		name:    "a role alone",
 		sa:      withRole(),
@@ -224,26 +227,25 @@ func TestInjection(t *testing.T) {
 		pod: func(p *corev1.Pod) {
 			p.Annotations = map[string]string{podidentityv1alpha1.AllowContainersAnnotation: " web , migrate,web"}
 		},
-		migrate: identity, web: "LOG_LEVEL=info " + identity, proxy: "-",
-		migrateMounts: tokenAt, proxyMounts: "-",
-		volumes: "aws-iam-token{aud=sts.amazonaws.com exp=86400 path=token} " + kubeAPIAccess,
+		migrate: identity, web: "LOG_LEVEL=info " + identity, migrateMounts: tokenAt,
+		untouched: []string{"proxy"},
+		volumes:   "aws-iam-token{aud=sts.amazonaws.com exp=86400 path=token} " + kubeAPIAccess,
 	}, {
 		name: "an allow-list naming a container the pod does not have ignores that name",
 		sa:   withRole(),
 		pod: func(p *corev1.Pod) {
 			p.Annotations = map[string]string{podidentityv1alpha1.AllowContainersAnnotation: "proxy,debugger"}
 		},
-		migrate: "-", web: "-", proxy: identity,
-		migrateMounts: "-", webMounts: "-", proxyMounts: tokenAt,
+		proxy: identity, proxyMounts: tokenAt,
+		untouched: []string{"migrate", "web"},
 	}, {
 		name: "an allow-list of containers the pod does not have: the token volume, no container with credentials",
 		sa:   withRole(),
 		pod: func(p *corev1.Pod) {
 			p.Annotations = map[string]string{podidentityv1alpha1.AllowContainersAnnotation: "debugger"}
 		},
-		migrate: "-", web: "-", proxy: "-",
-		migrateMounts: "-", webMounts: "-", proxyMounts: "-",
-		volumes: "aws-iam-token{aud=sts.amazonaws.com exp=86400 path=token} " + kubeAPIAccess,
+		untouched: []string{"migrate", "web", "proxy"},
+		volumes:   "aws-iam-token{aud=sts.amazonaws.com exp=86400 path=token} " + kubeAPIAccess,
 	}, {
 		name: "an allow-list beside a skip list naming other containers",
 		sa:   withRole(),
@@ -253,7 +255,8 @@ func TestInjection(t *testing.T) {
 				podidentityv1alpha1.SkipContainersAnnotation:  "proxy2,migrate",
 			}
 		},
-		migrate: "-", web: "LOG_LEVEL=info " + identity, proxy: identity, migrateMounts: "-",
+		web: "LOG_LEVEL=info " + identity, proxy: identity,
+		untouched: []string{"migrate"},
 	}, {
 		name: "a container left out of the allow-list may mount something at the token's path",
 		sa:   withRole(),
@@ -261,7 +264,7 @@ func TestInjection(t *testing.T) {
 			p.Annotations = map[string]string{podidentityv1alpha1.AllowContainersAnnotation: "proxy"}
 			p.Spec.Containers[0].VolumeMounts = append(p.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "kube-api-access-x7k2p", MountPath: mountPath})
 		},
-		web: "-", webMounts: "-", proxy: identity,
+		proxy: identity, untouched: []string{"web", "migrate"},
 	}, {
 		name:   "a container's own region is kept, both variables",
 		config: func(c *Config) { c.Region = "eu-west-3"; c.DefaultRegionalSTS = true },
@@ -414,6 +417,12 @@ func TestInjection(t *testing.T) {
 			check("web mounts", mountsOf(got.Spec.Containers[0].VolumeMounts), tc.webMounts, mountsOf(before.Spec.Containers[0].VolumeMounts))
 			check("proxy mounts", mountsOf(got.Spec.Containers[1].VolumeMounts), tc.proxyMounts, mountsOf(before.Spec.Containers[1].VolumeMounts))
 			check("volumes", volumesOf(got), tc.volumes, volumesOf(before))
+			for _, name := range tc.untouched {
+				b, a := containerNamed(before, name), containerNamed(got, name)
+				if !same(a.Env, b.Env) || !same(a.VolumeMounts, b.VolumeMounts) {
+					t.Errorf("container %s changed: env %s, mounts %s", name, envOf(a.Env), mountsOf(a.VolumeMounts))
+				}
+			}
 			if strings.Join(result.Warnings, "\n") != strings.Join(tc.warnings, "\n") {
 				t.Errorf("warnings = %q\nwant %q", result.Warnings, tc.warnings)
 			}
@@ -425,6 +434,15 @@ func TestInjection(t *testing.T) {
 			}
 		})
 	}
+}
+
+func containerNamed(p *corev1.Pod, name string) corev1.Container {
+	for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
+		if c.Name == name {
+			return c
+		}
+	}
+	panic("no container " + name)
 }
 
 // TestPatch pins the patch's shape: it only adds, the volume first as
