@@ -3,6 +3,7 @@ package podidentity
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,7 +21,8 @@ import (
 // comma-separated, init containers apart) under any allow-containers and
 // skip-containers. A malformed or blank allow-list, or a malformed skip
 // list, is refused naming its annotation; a name in both lists is refused
-// naming every such name and both annotations; otherwise exactly the
+// naming both annotations and such names (the first five, sorted, and how
+// many more), in a message of bounded length; otherwise exactly the
 // containers allowed (every one, without an allow-list) and not skipped get
 // the credentials, the others are left as they were, and the patched pod
 // admitted again is not patched.
@@ -30,6 +32,7 @@ func FuzzContainerLists(f *testing.F) {
 	f.Add("", "web", "web", "web", true, true)
 	f.Add("", "web", " ", "", true, false)
 	f.Add("", "web,proxy", "debugger", "", true, false)
+	f.Add("", "web", "a,b,c,d,e,f,g", "g,f,e,d,c,b,a", true, true)
 	f.Fuzz(func(t *testing.T, initNames, names, allow, skip string, hasAllow, hasSkip bool) {
 		// Pods have a few containers; thousands only slow the patch down.
 		if strings.Count(initNames, ",")+strings.Count(names, ",") > 30 {
@@ -85,10 +88,17 @@ func FuzzContainerLists(f *testing.F) {
 				!strings.Contains(d.Message, podidentityv1alpha1.SkipContainersAnnotation) {
 				t.Fatalf("%v both allowed and skipped, not refused naming both annotations: %+v", both, result)
 			}
-			for _, name := range both {
+			slices.Sort(both)
+			for _, name := range both[:min(len(both), maxQuotedNames)] {
 				if !strings.Contains(d.Message, strconv.Quote(name)) {
 					t.Fatalf("refusal does not name container %q: %s", name, d.Message)
 				}
+			}
+			if len(both) > maxQuotedNames && !strings.Contains(d.Message, fmt.Sprintf(" and %d more ", len(both)-maxQuotedNames)) {
+				t.Fatalf("refusal does not say how many more: %s", d.Message)
+			}
+			if len(d.Message) > 2000 {
+				t.Fatalf("a %d-byte refusal", len(d.Message))
 			}
 			return
 		case d != nil:

@@ -629,6 +629,14 @@ func TestRefusals(t *testing.T) {
 					podidentityv1alpha1.SkipContainersAnnotation:  "debugger,migrate,proxy",
 				}
 			}},
+		{"many containers both allowed and skipped", "Conflict", `containers "a", "b", "c", "d", "e" and 2 more are named both in annotation podidentity.openshift.io/allow-containers, which gives AWS credentials, ` +
+			`and in annotation eks.amazonaws.com/skip-containers, which keeps them away, on pod shop/frontend-7d9f8b6c5d-; remove each from one of the two`,
+			withRole(), func(p *corev1.Pod) {
+				p.Annotations = map[string]string{
+					podidentityv1alpha1.AllowContainersAnnotation: "g,f,e,d,c,b,a",
+					podidentityv1alpha1.SkipContainersAnnotation:  "a,b,c,d,e,f,g",
+				}
+			}},
 		{"an allowed container's mount at the token's path", "Conflict", `container "web" already mounts volume "creds" at /var/run/secrets/eks.amazonaws.com/serviceaccount, ` +
 			`where pod identity mounts the web identity token for the IAM role of ServiceAccount shop/frontend; mount that volume elsewhere, or leave the container out of annotation podidentity.openshift.io/allow-containers`,
 			withRole(), func(p *corev1.Pod) {

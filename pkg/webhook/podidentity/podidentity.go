@@ -3,8 +3,9 @@
 // projected service account token for STS and the environment the AWS SDKs
 // read to assume that role, as amazon-eks-pod-identity-webhook gives it in
 // IRSA mode and under the same annotations. Unlike upstream it refuses
-// malformed annotations rather than ignoring them, and it also gives the
-// credentials to debug containers added to an injected pod. The annotation
+// malformed annotations rather than ignoring them, it also gives the
+// credentials to debug containers added to an injected pod, and a pod may
+// name the only containers that get them (allow-containers). The annotation
 // names are pkg/apis/podidentity/v1alpha1's, which the IAMRoleRequest
 // controller writes too.
 package podidentity
@@ -431,11 +432,20 @@ func (s *settings) readAllowList(value string, onPod func(annotation, value stri
 	return nil
 }
 
-// quoteNames lists container names for a message: "a", or "a", "b".
+// maxQuotedNames is how many container names a message lists; the
+// annotations may name thousands.
+const maxQuotedNames = 5
+
+// quoteNames lists container names for a message: "a", or "a", "b", the
+// first maxQuotedNames of them and how many more.
 func quoteNames(names []string) string {
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = strconv.Quote(n)
+	quoted := make([]string, 0, maxQuotedNames)
+	for _, n := range names[:min(len(names), maxQuotedNames)] {
+		quoted = append(quoted, strconv.Quote(n))
 	}
-	return strings.Join(quoted, ", ")
+	list := strings.Join(quoted, ", ")
+	if more := len(names) - maxQuotedNames; more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	return list
 }
