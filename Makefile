@@ -111,6 +111,7 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/operator/podidentity/iamrole:FuzzCheckBoundary \
 	./pkg/webhook/podidentity:FuzzPodIdentityMutator \
 	./pkg/webhook/podidentity:FuzzPodIdentityAnnotations \
+	./pkg/webhook/podidentity:FuzzContainerLists \
 	./pkg/webhook/podidentity:FuzzCachedAnnotations \
 	./pkg/webhook/podidentity:FuzzClusterDefaults \
 	./pkg/operator/rbac/olmscopes:FuzzParseCSV \

@@ -207,6 +207,53 @@ func TestPodIdentityRefusesMalformedAnnotations(t *testing.T) {
 	}
 }
 
+// The allow-list (amazon-eks-pod-identity-webhook #147, #77, #63): through
+// the API server, only the containers it names, an init container among
+// them, get the role; a pod naming one container in both it and
+// skip-containers is refused with a message naming the container and both
+// annotations.
+func TestPodIdentityAllowList(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t)
+	ns := testNamespace(t, "pod-identity-allow-")
+	createServiceAccount(t, ns, "reader", map[string]string{podidentityv1alpha1.RoleARNAnnotation: e2eRoleARN})
+
+	// "debugger" names no container of the pod: ignored, as upstream
+	// ignores unknown names in skip-containers.
+	pod := testPod(map[string]string{podidentityv1alpha1.AllowContainersAnnotation: "app, init,debugger"})
+	pod.Spec.ServiceAccountName = "reader"
+	app := pod.Spec.Containers[0]
+	proxy, initC, setup := *app.DeepCopy(), *app.DeepCopy(), *app.DeepCopy()
+	proxy.Name, initC.Name, setup.Name = "proxy", "init", "setup"
+	pod.Spec.Containers = append(pod.Spec.Containers, proxy)
+	pod.Spec.InitContainers = []corev1.Container{initC, setup}
+	created, err := env.kube.CoreV1().Pods(ns).Create(context.Background(), pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if podVolume(created, podidentity.VolumeName) == nil {
+		t.Errorf("no token volume")
+	}
+	identity := map[string]string{"AWS_ROLE_ARN": e2eRoleARN, "AWS_WEB_IDENTITY_TOKEN_FILE": tokenDir + "/token", "AWS_REGION": e2eRegion}
+	wantCredentials(t, created.Spec.Containers[0], identity)
+	wantCredentials(t, created.Spec.InitContainers[0], identity)
+	withoutCredentials(t, created.Spec.Containers[1])
+	withoutCredentials(t, created.Spec.InitContainers[1])
+
+	both := testPod(map[string]string{
+		podidentityv1alpha1.AllowContainersAnnotation: "app,proxy",
+		podidentityv1alpha1.SkipContainersAnnotation:  "proxy",
+	})
+	both.Spec.ServiceAccountName = "reader"
+	both.Spec.Containers = append(both.Spec.Containers, proxy)
+	_, err = env.kube.CoreV1().Pods(ns).Create(context.Background(), both, metav1.CreateOptions{})
+	want := fmt.Sprintf(`container "proxy" is named both in annotation %s, which gives AWS credentials, and in annotation %s, which keeps them away, on pod %s/app-`,
+		podidentityv1alpha1.AllowContainersAnnotation, podidentityv1alpha1.SkipContainersAnnotation, ns)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want a refusal containing %q", err, want)
+	}
+}
+
 // The race upstream's users keep reporting: a pod created right after its
 // ServiceAccount reaches the webhook before the watch event does. Every
 // such pod still gets its credentials.

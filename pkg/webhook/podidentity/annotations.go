@@ -124,15 +124,18 @@ func parseExpiration(value string) (int64, error) {
 	return seconds, nil
 }
 
-// parseSkipContainers reads a comma-separated list of container names.
-// Spaces around names are trimmed and a value of spaces alone skips
-// nothing; an empty entry or an invalid name is refused, since a typo would
-// otherwise inject credentials into a container meant to go without.
-func parseSkipContainers(value string) (map[string]bool, error) {
+// parseContainerNames reads a comma-separated list of container names, the
+// value of skip-containers and of allow-containers. Spaces around names are
+// trimmed, a name listed twice counts once, and a value of spaces alone is
+// no list (nil), as if the annotation were absent; an empty entry or an
+// invalid name is refused, since a typo would otherwise put credentials in,
+// or keep them from, a container the author did not mean. Names of
+// containers the pod does not have are the caller's to judge.
+func parseContainerNames(value string) (map[string]bool, error) {
 	if strings.TrimSpace(value) == "" {
 		return nil, nil
 	}
-	skip := map[string]bool{}
+	names := map[string]bool{}
 	for i, item := range strings.Split(value, ",") {
 		name := strings.TrimSpace(item)
 		if name == "" {
@@ -142,9 +145,9 @@ func parseSkipContainers(value string) (map[string]bool, error) {
 			return nil, fmt.Errorf("entry %d, %s, is not a container name (%s); expected a comma-separated list of container names, such as \"istio-proxy,log-shipper\"",
 				i+1, quote(name), strings.Join(errs, "; "))
 		}
-		skip[name] = true
+		names[name] = true
 	}
-	return skip, nil
+	return names, nil
 }
 
 // quote quotes a value for a message, cut short when it is long: messages

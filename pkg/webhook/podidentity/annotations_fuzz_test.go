@@ -62,7 +62,7 @@ func FuzzPodIdentityAnnotations(f *testing.F) {
 		}
 
 		// skip-containers: the trimmed entries, each a container name.
-		skip, err := parseSkipContainers(value)
+		skip, err := parseContainerNames(value)
 		if err != nil && skip != nil {
 			t.Fatalf("refusal %q came with names %v", err, skip)
 		}
@@ -75,7 +75,7 @@ func FuzzPodIdentityAnnotations(f *testing.F) {
 				}
 				names = append(names, name)
 			}
-			if again, err := parseSkipContainers(strings.Join(names, ",")); err != nil || len(again) != len(skip) {
+			if again, err := parseContainerNames(strings.Join(names, ",")); err != nil || len(again) != len(skip) {
 				t.Fatalf("%q does not read back: %v, %v", strings.Join(names, ","), again, err)
 			}
 		} else if err == nil && len(skip) != 0 {
@@ -99,11 +99,12 @@ func FuzzPodIdentityAnnotations(f *testing.F) {
 
 		// Every annotation at once, on a pod and its ServiceAccount: the
 		// first malformed one is refused, naming it and its object.
-		for _, key := range []string{podidentityv1alpha1.RoleARNAnnotation, podidentityv1alpha1.AudienceAnnotation, podidentityv1alpha1.RegionalSTSAnnotation, podidentityv1alpha1.TokenExpirationAnnotation, podidentityv1alpha1.SkipContainersAnnotation} {
+		for _, key := range []string{podidentityv1alpha1.RoleARNAnnotation, podidentityv1alpha1.AudienceAnnotation, podidentityv1alpha1.RegionalSTSAnnotation, podidentityv1alpha1.TokenExpirationAnnotation, podidentityv1alpha1.SkipContainersAnnotation, podidentityv1alpha1.AllowContainersAnnotation} {
+			onPod := key == podidentityv1alpha1.SkipContainersAnnotation || key == podidentityv1alpha1.AllowContainersAnnotation
 			sa := withRole()
 			p := pod(nil)
 			object := "ServiceAccount shop/frontend"
-			if key == podidentityv1alpha1.SkipContainersAnnotation {
+			if onPod {
 				p.Annotations = map[string]string{key: value}
 				object = "pod shop/frontend-7d9f8b6c5d-"
 			} else {
@@ -114,7 +115,7 @@ func FuzzPodIdentityAnnotations(f *testing.F) {
 			// A pod's annotation reaches the mutator through JSON, as the API
 			// server sends it, with invalid UTF-8 replaced by U+FFFD.
 			seen := value
-			if key == podidentityv1alpha1.SkipContainersAnnotation {
+			if onPod {
 				seen = throughJSON(t, value)
 			}
 			if limit := serviceAccountLimit(key); limit > 0 && len(value) > limit {
@@ -124,6 +125,14 @@ func FuzzPodIdentityAnnotations(f *testing.F) {
 					t.Fatalf("%d bytes under %s: %+v", len(value), key, d)
 				}
 				continue
+			}
+			// An allow-list is read as skip-containers is, except that a
+			// blank one, which no reading would make clear, is refused.
+			if key == podidentityv1alpha1.AllowContainersAnnotation {
+				names, err := parseContainerNames(seen)
+				if refused := result.Denied != nil; refused != (err != nil || names == nil) {
+					t.Fatalf("allow-containers %q: parsed %v, %v; result %+v", seen, names, err, result)
+				}
 			}
 			if d := result.Denied; d != nil {
 				if d.Reason != reasonMalformedAnnotation || !strings.HasPrefix(d.Message, "annotation "+key+" on "+object+": "+quote(seen)+" is malformed: ") ||

@@ -119,7 +119,7 @@ func notOurs(v *corev1.Volume) string {
 // is overridden; a container that sets all three is left as it is.
 func (m *Mutator) inject(ops []mutation.PatchOperation, at, kind string, c *mutation.ContainerOutline, s *settings) ([]mutation.PatchOperation, *denial) {
 	name, env, mounts := c.Name, c.Env, c.VolumeMounts
-	if s.skip[name] {
+	if s.skip[name] || s.allow != nil && !s.allow[name] {
 		return ops, nil
 	}
 	var identity, region, sts bool
@@ -146,8 +146,12 @@ func (m *Mutator) inject(ops []mutation.PatchOperation, at, kind string, c *muta
 	if !mounted {
 		for _, mount := range mounts {
 			if path.Clean(mount.MountPath) == path.Clean(m.config.MountPath) {
+				leaveOut := "name the container in annotation " + podidentityv1alpha1.SkipContainersAnnotation
+				if s.allow != nil {
+					leaveOut = "leave the container out of annotation " + podidentityv1alpha1.AllowContainersAnnotation
+				}
 				return ops, deny(reasonConflict, "%s %q already mounts volume %q at %s, where pod identity mounts the web identity token for the IAM role of ServiceAccount %s; "+
-					"mount that volume elsewhere, or name the container in annotation %s", kind, name, mount.Name, mount.MountPath, s.serviceAccount, podidentityv1alpha1.SkipContainersAnnotation)
+					"mount that volume elsewhere, or %s", kind, name, mount.Name, mount.MountPath, s.serviceAccount, leaveOut)
 			}
 		}
 	}

@@ -121,7 +121,7 @@ func FuzzPodIdentityMutator(f *testing.F) {
 			}
 		}
 		patchedPod := mutationtest.ApplyJSONPatch(t, encoded, ops)
-		skipped, _ := parseSkipContainers(pod.Annotations[podidentityv1alpha1.SkipContainersAnnotation])
+		skipped, _ := parseContainerNames(pod.Annotations[podidentityv1alpha1.SkipContainersAnnotation])
 		keepsTheUsersOwn(t, pod, patchedPod, skipped)
 
 		mutationtest.Readmit(t, m, req, patchedPod, ops)

@@ -141,6 +141,9 @@ func TestInjection(t *testing.T) {
 		proxyMounts, volumes     string
 		warnings                 []string
 		ignoredEntirely          bool
+		// untouched names the containers whose env and mounts must be
+		// exactly as before ("-" cannot say it of an empty list).
+		untouched []string
 	}{{
 		name:    "a role alone",
 		sa:      withRole(),
@@ -218,6 +221,50 @@ func TestInjection(t *testing.T) {
 			p.Annotations = map[string]string{podidentityv1alpha1.SkipContainersAnnotation: " "}
 		},
 		web: "LOG_LEVEL=info " + identity, proxy: identity,
+	}, {
+		name: "an allow-list: only the containers it names, init containers included",
+		sa:   withRole(),
+		pod: func(p *corev1.Pod) {
+			p.Annotations = map[string]string{podidentityv1alpha1.AllowContainersAnnotation: " web , migrate,web"}
+		},
+		migrate: identity, web: "LOG_LEVEL=info " + identity, migrateMounts: tokenAt,
+		untouched: []string{"proxy"},
+		volumes:   "aws-iam-token{aud=sts.amazonaws.com exp=86400 path=token} " + kubeAPIAccess,
+	}, {
+		name: "an allow-list naming a container the pod does not have ignores that name",
+		sa:   withRole(),
+		pod: func(p *corev1.Pod) {
+			p.Annotations = map[string]string{podidentityv1alpha1.AllowContainersAnnotation: "proxy,debugger"}
+		},
+		proxy: identity, proxyMounts: tokenAt,
+		untouched: []string{"migrate", "web"},
+	}, {
+		name: "an allow-list of containers the pod does not have: the token volume, no container with credentials",
+		sa:   withRole(),
+		pod: func(p *corev1.Pod) {
+			p.Annotations = map[string]string{podidentityv1alpha1.AllowContainersAnnotation: "debugger"}
+		},
+		untouched: []string{"migrate", "web", "proxy"},
+		volumes:   "aws-iam-token{aud=sts.amazonaws.com exp=86400 path=token} " + kubeAPIAccess,
+	}, {
+		name: "an allow-list beside a skip list naming other containers",
+		sa:   withRole(),
+		pod: func(p *corev1.Pod) {
+			p.Annotations = map[string]string{
+				podidentityv1alpha1.AllowContainersAnnotation: "web,proxy",
+				podidentityv1alpha1.SkipContainersAnnotation:  "proxy2,migrate",
+			}
+		},
+		web: "LOG_LEVEL=info " + identity, proxy: identity,
+		untouched: []string{"migrate"},
+	}, {
+		name: "a container left out of the allow-list may mount something at the token's path",
+		sa:   withRole(),
+		pod: func(p *corev1.Pod) {
+			p.Annotations = map[string]string{podidentityv1alpha1.AllowContainersAnnotation: "proxy"}
+			p.Spec.Containers[0].VolumeMounts = append(p.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "kube-api-access-x7k2p", MountPath: mountPath})
+		},
+		proxy: identity, untouched: []string{"web", "migrate"},
 	}, {
 		name:   "a container's own region is kept, both variables",
 		config: func(c *Config) { c.Region = "eu-west-3"; c.DefaultRegionalSTS = true },
@@ -324,7 +371,8 @@ func TestInjection(t *testing.T) {
 	}, {
 		name: "a pod without a role is not read", sa: map[string]string{podidentityv1alpha1.AudienceAnnotation: ""},
 		pod: func(p *corev1.Pod) {
-			p.Annotations = map[string]string{podidentityv1alpha1.TokenExpirationAnnotation: "soon", podidentityv1alpha1.SkipContainersAnnotation: ",,"}
+			p.Annotations = map[string]string{podidentityv1alpha1.TokenExpirationAnnotation: "soon", podidentityv1alpha1.SkipContainersAnnotation: ",,",
+				podidentityv1alpha1.AllowContainersAnnotation: ""}
 		},
 		ignoredEntirely: true,
 	}} {
@@ -369,6 +417,12 @@ func TestInjection(t *testing.T) {
 			check("web mounts", mountsOf(got.Spec.Containers[0].VolumeMounts), tc.webMounts, mountsOf(before.Spec.Containers[0].VolumeMounts))
 			check("proxy mounts", mountsOf(got.Spec.Containers[1].VolumeMounts), tc.proxyMounts, mountsOf(before.Spec.Containers[1].VolumeMounts))
 			check("volumes", volumesOf(got), tc.volumes, volumesOf(before))
+			for _, name := range tc.untouched {
+				b, a := containerNamed(before, name), containerNamed(got, name)
+				if !same(a.Env, b.Env) || !same(a.VolumeMounts, b.VolumeMounts) {
+					t.Errorf("container %s changed: env %s, mounts %s", name, envOf(a.Env), mountsOf(a.VolumeMounts))
+				}
+			}
 			if strings.Join(result.Warnings, "\n") != strings.Join(tc.warnings, "\n") {
 				t.Errorf("warnings = %q\nwant %q", result.Warnings, tc.warnings)
 			}
@@ -380,6 +434,15 @@ func TestInjection(t *testing.T) {
 			}
 		})
 	}
+}
+
+func containerNamed(p *corev1.Pod, name string) corev1.Container {
+	for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
+		if c.Name == name {
+			return c
+		}
+	}
+	panic("no container " + name)
 }
 
 // TestPatch pins the patch's shape: it only adds, the volume first as
@@ -537,6 +600,49 @@ func TestRefusals(t *testing.T) {
 				p.Name = "web-1"
 				p.Annotations = map[string]string{podidentityv1alpha1.SkipContainersAnnotation: "proxy; web"}
 			}},
+		{"an empty allow-list entry", "MalformedAnnotation", `annotation podidentity.openshift.io/allow-containers on pod shop/frontend-7d9f8b6c5d-: "web,,proxy" is malformed: entry 2 is empty; ` + skipExpected,
+			withRole(), func(p *corev1.Pod) {
+				p.Annotations = map[string]string{podidentityv1alpha1.AllowContainersAnnotation: "web,,proxy"}
+			}},
+		{"not a container name in the allow-list", "MalformedAnnotation", `annotation podidentity.openshift.io/allow-containers on pod shop/frontend-7d9f8b6c5d-: "Web" is malformed: entry 1, "Web", is not a container name (a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')); ` + skipExpected,
+			withRole(), func(p *corev1.Pod) {
+				p.Annotations = map[string]string{podidentityv1alpha1.AllowContainersAnnotation: "Web"}
+			}},
+		{"a blank allow-list", "MalformedAnnotation", `annotation podidentity.openshift.io/allow-containers on pod shop/frontend-7d9f8b6c5d-: " " is malformed: it is blank; ` +
+			`expected a comma-separated list of the containers that get AWS credentials, such as "app,migrate" (to give none, label the pod eks.amazonaws.com/skip-pod-identity-webhook; to give every container, remove the annotation)`,
+			withRole(), func(p *corev1.Pod) {
+				p.Annotations = map[string]string{podidentityv1alpha1.AllowContainersAnnotation: " "}
+			}},
+		{"a container both allowed and skipped", "Conflict", `container "proxy" is named both in annotation podidentity.openshift.io/allow-containers, which gives AWS credentials, ` +
+			`and in annotation eks.amazonaws.com/skip-containers, which keeps them away, on pod shop/frontend-7d9f8b6c5d-; remove it from one of the two`,
+			withRole(), func(p *corev1.Pod) {
+				p.Annotations = map[string]string{
+					podidentityv1alpha1.AllowContainersAnnotation: "web, proxy",
+					podidentityv1alpha1.SkipContainersAnnotation:  "proxy",
+				}
+			}},
+		{"containers both allowed and skipped, even ones the pod does not have", "Conflict", `containers "debugger", "proxy" are named both in annotation podidentity.openshift.io/allow-containers, which gives AWS credentials, ` +
+			`and in annotation eks.amazonaws.com/skip-containers, which keeps them away, on pod shop/frontend-7d9f8b6c5d-; remove each from one of the two`,
+			withRole(), func(p *corev1.Pod) {
+				p.Annotations = map[string]string{
+					podidentityv1alpha1.AllowContainersAnnotation: "web,proxy,debugger",
+					podidentityv1alpha1.SkipContainersAnnotation:  "debugger,migrate,proxy",
+				}
+			}},
+		{"many containers both allowed and skipped", "Conflict", `containers "a", "b", "c", "d", "e" and 2 more are named both in annotation podidentity.openshift.io/allow-containers, which gives AWS credentials, ` +
+			`and in annotation eks.amazonaws.com/skip-containers, which keeps them away, on pod shop/frontend-7d9f8b6c5d-; remove each from one of the two`,
+			withRole(), func(p *corev1.Pod) {
+				p.Annotations = map[string]string{
+					podidentityv1alpha1.AllowContainersAnnotation: "g,f,e,d,c,b,a",
+					podidentityv1alpha1.SkipContainersAnnotation:  "a,b,c,d,e,f,g",
+				}
+			}},
+		{"an allowed container's mount at the token's path", "Conflict", `container "web" already mounts volume "creds" at /var/run/secrets/eks.amazonaws.com/serviceaccount, ` +
+			`where pod identity mounts the web identity token for the IAM role of ServiceAccount shop/frontend; mount that volume elsewhere, or leave the container out of annotation podidentity.openshift.io/allow-containers`,
+			withRole(), func(p *corev1.Pod) {
+				withMount(false, mountPath)(p)
+				p.Annotations = map[string]string{podidentityv1alpha1.AllowContainersAnnotation: "web"}
+			}},
 		{"the ServiceAccount cannot be read", "ServiceAccountLookupFailed", `could not read ServiceAccount shop/flaky to learn whether it grants an AWS IAM role (annotation eks.amazonaws.com/role-arn): ` +
 			`the ServiceAccount is not in the cache and the API server did not answer within 1s; the pod is refused rather than started without the credentials its ServiceAccount may grant; retry`,
 			nil, func(p *corev1.Pod) { p.Spec.ServiceAccountName = "flaky" }},
@@ -647,6 +753,13 @@ func TestDebugContainers(t *testing.T) {
 	}, {
 		name: "a skipped debug container", sa: withRole(),
 		pod: pod(map[string]string{podidentityv1alpha1.SkipContainersAnnotation: "debugger-2"}),
+	}, {
+		name: "a debug container left out of the allow-list", sa: withRole(),
+		pod: pod(map[string]string{podidentityv1alpha1.AllowContainersAnnotation: "web,debugger-1"}),
+	}, {
+		name: "a debug container named in the allow-list", sa: withRole(),
+		pod: pod(map[string]string{podidentityv1alpha1.AllowContainersAnnotation: "web,debugger-2"}),
+		env: "TERM=xterm " + identity,
 	}, {
 		name: "a pod injected before the role was removed", sa: withRole(),
 		edit: func(updated *corev1.Pod) { updated.Spec.ServiceAccountName = "other" },

@@ -3,8 +3,9 @@
 // projected service account token for STS and the environment the AWS SDKs
 // read to assume that role, as amazon-eks-pod-identity-webhook gives it in
 // IRSA mode and under the same annotations. Unlike upstream it refuses
-// malformed annotations rather than ignoring them, and it also gives the
-// credentials to debug containers added to an injected pod. The annotation
+// malformed annotations rather than ignoring them, it also gives the
+// credentials to debug containers added to an injected pod, and a pod may
+// name the only containers that get them (allow-containers). The annotation
 // names are pkg/apis/podidentity/v1alpha1's, which the IAMRoleRequest
 // controller writes too.
 package podidentity
@@ -14,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -264,6 +267,9 @@ type settings struct {
 	// without reading its ServiceAccount.
 	unchecked string
 	skip      map[string]bool
+	// allow, when not nil, is the only containers that get credentials
+	// (annotation allow-containers).
+	allow map[string]bool
 	// env is every variable the pod may get, in upstream's order: the
 	// regional STS group, the region group, the identity group.
 	env [5]corev1.EnvVar
@@ -363,11 +369,17 @@ func (m *Mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 		s.expiration = MinTokenExpiration
 	}
 	if v, ok := pod.Metadata.Annotations[podidentityv1alpha1.SkipContainersAnnotation]; ok {
-		skip, err := parseSkipContainers(v)
+		skip, err := parseContainerNames(v)
 		if err != nil {
 			return nil, onPod(podidentityv1alpha1.SkipContainersAnnotation, v, err)
 		}
 		s.skip = skip
+	}
+	// Only a pod that names an allow-list pays for reading it.
+	if v, ok := pod.Metadata.Annotations[podidentityv1alpha1.AllowContainersAnnotation]; ok {
+		if d := s.readAllowList(v, onPod, podRef); d != nil {
+			return nil, d
+		}
 	}
 	tokenPath := m.tokenPath
 	// A pod says it runs on Windows by spec.os (what the API server
@@ -384,4 +396,56 @@ func (m *Mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 	// The region is the flag's, the same for every key.
 	s.encodedEnv = m.envs.Get(envKey{roleARN: roleARN, tokenPath: tokenPath}, func() *envBlock { return newEnvBlock(&s.env) })
 	return s, nil
+}
+
+// readAllowList reads the pod's allow-containers annotation into s.allow.
+// A blank list is refused rather than read as no list (every container) or
+// an empty one (none): either reading would surprise someone. A container
+// both allowed and skipped is refused too. A name of a container the pod
+// does not have is no error, as upstream treats skip-containers: a debug
+// container added later may carry it.
+func (s *settings) readAllowList(value string, onPod func(annotation, value string, err error) *denial, podRef func() string) *denial {
+	allow, err := parseContainerNames(value)
+	if err == nil && allow == nil {
+		err = fmt.Errorf("it is blank; expected a comma-separated list of the containers that get AWS credentials, such as \"app,migrate\" "+
+			"(to give none, label the pod %s; to give every container, remove the annotation)", podidentityv1alpha1.SkipLabel)
+	}
+	if err != nil {
+		return onPod(podidentityv1alpha1.AllowContainersAnnotation, value, err)
+	}
+	var both []string
+	for name := range allow {
+		if s.skip[name] {
+			both = append(both, name)
+		}
+	}
+	if len(both) > 0 {
+		slices.Sort(both)
+		subject, it := "container "+quoteNames(both)+" is", "it"
+		if len(both) > 1 {
+			subject, it = "containers "+quoteNames(both)+" are", "each"
+		}
+		return deny(reasonConflict, "%s named both in annotation %s, which gives AWS credentials, and in annotation %s, which keeps them away, on %s; "+
+			"remove %s from one of the two", subject, podidentityv1alpha1.AllowContainersAnnotation, podidentityv1alpha1.SkipContainersAnnotation, podRef(), it)
+	}
+	s.allow = allow
+	return nil
+}
+
+// maxQuotedNames is how many container names a message lists; the
+// annotations may name thousands.
+const maxQuotedNames = 5
+
+// quoteNames lists container names for a message: "a", or "a", "b", the
+// first maxQuotedNames of them and how many more.
+func quoteNames(names []string) string {
+	quoted := make([]string, 0, maxQuotedNames)
+	for _, n := range names[:min(len(names), maxQuotedNames)] {
+		quoted = append(quoted, strconv.Quote(n))
+	}
+	list := strings.Join(quoted, ", ")
+	if more := len(names) - maxQuotedNames; more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	return list
 }

@@ -32,6 +32,13 @@ const (
 	SkipLabel = AnnotationPrefix + "skip-pod-identity-webhook"
 )
 
+// AllowContainersAnnotation, on a pod, lists, comma-separated, the only
+// containers (init and debug containers included) that get credentials;
+// the others get none. This project's own, beside upstream's
+// SkipContainersAnnotation, which it must not contradict: a container named
+// in both is refused.
+const AllowContainersAnnotation = "podidentity.openshift.io/allow-containers"
+
 // IAMRoleRequest asks the operator for an IAM role that exactly one
 // ServiceAccount's pods may assume through AWS pod identity. The operator
 // creates the role "<infrastructureName>-<metadata.name>" (cut to IAM's 64
