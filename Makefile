@@ -105,6 +105,7 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook/subscription:FuzzNameList \
 	./pkg/webhook/subscription:FuzzFilter \
 	./pkg/operator/podidentity/issuer:FuzzSigningKeys \
+	./pkg/operator/podidentity/issuer:FuzzReadIssuerDocuments \
 	./pkg/operator/podidentity/issuerpublisher:FuzzUnsafeStatements \
 	./pkg/operator/podidentity/iamrole:FuzzPolicyDocument \
 	./pkg/operator/podidentity/iamrole:FuzzDecodeDocument \
