@@ -122,8 +122,10 @@ func moveClusterIssuer(ctx context.Context, t *testing.T, authIssuer string, iss
 }
 
 // waitTokensAccepted waits for the request's TokensAccepted to be status
-// with reason, and returns it.
-func waitTokensAccepted(t *testing.T, name string, status metav1.ConditionStatus, reason string) metav1.Condition {
+// with reason and a message saying each of messageHas (the operator may
+// judge the request once more before its informer sees the new
+// Authentication), and returns it.
+func waitTokensAccepted(t *testing.T, name string, status metav1.ConditionStatus, reason string, messageHas ...string) metav1.Condition {
 	t.Helper()
 	var got metav1.Condition
 	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
@@ -134,6 +136,11 @@ func waitTokensAccepted(t *testing.T, name string, status metav1.ConditionStatus
 		c := meta.FindStatusCondition(request.Status.Conditions, podidentityv1alpha1.ConditionTokensAccepted)
 		if c == nil || c.Status != status || c.Reason != reason {
 			return fmt.Errorf("want TokensAccepted=%s %s: %s", status, reason, describeConditions(request.Status.Conditions))
+		}
+		for _, part := range messageHas {
+			if !strings.Contains(c.Message, part) {
+				return fmt.Errorf("want TokensAccepted=%s %s saying %q: %s", status, reason, part, describeConditions(request.Status.Conditions))
+			}
 		}
 		got = *c
 		return nil
@@ -201,10 +208,7 @@ func TestRolesTrustTheIssuerTheClustersTokensCarry(t *testing.T) {
 	ns := createNamespace(t)
 	request := createRoleRequest(t, ns+"-sts", ns, "app")
 	waitForRole(t, request.Name)
-	accepted := waitTokensAccepted(t, request.Name, metav1.ConditionTrue, podidentityv1alpha1.ReasonTokensAccepted)
-	if !strings.Contains(accepted.Message, ccoctlProvider) {
-		t.Errorf("TokensAccepted does not name ccoctl's provider %s: %q", ccoctlProvider, accepted.Message)
-	}
+	waitTokensAccepted(t, request.Name, metav1.ConditionTrue, podidentityv1alpha1.ReasonTokensAccepted, ccoctlProvider, "carry the issuer "+ccoctlIssuerURL()+" ")
 	role, err := readRole(ctx, roleNameFor(request.Name))
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +237,7 @@ func TestRolesTrustTheIssuerTheClustersTokensCarry(t *testing.T) {
 
 	// The day-2 change: the cluster signs for the published issuer.
 	moveClusterIssuer(ctx, t, issuerURL(), issuerURL(), ccoctlIssuerURL(), kubernetesDefaultIssuer)
-	waitTokensAccepted(t, request.Name, metav1.ConditionTrue, podidentityv1alpha1.ReasonTokensAccepted)
+	waitTokensAccepted(t, request.Name, metav1.ConditionTrue, podidentityv1alpha1.ReasonTokensAccepted, "carry the issuer "+issuerURL()+" ")
 	got = podCredentials(t, ns, "app", issuerURL())
 	if got.CredentialError != nil || got.CredentialSource != stscreds.WebIdentityProviderName {
 		t.Fatalf("after the day-2 change: credentials from %q, error %v", got.CredentialSource, got.CredentialError)
