@@ -32,7 +32,10 @@ func CheckBoundary(boundary, partition, account string) *BoundaryProblem {
 	}
 	// arn:<partition>:iam::<account>:policy/<path>/<name>
 	fields := strings.SplitN(boundary, ":", 6)
-	if len(fields) != 6 || fields[0] != "arn" || fields[2] != "iam" || fields[3] != "" || !strings.HasPrefix(fields[5], "policy/") {
+	// An ARN is printable ASCII without spaces; IAM names no account,
+	// path or policy otherwise.
+	unprintable := strings.IndexFunc(boundary, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0
+	if unprintable || len(fields) != 6 || fields[0] != "arn" || fields[2] != "iam" || fields[3] != "" || !strings.HasPrefix(fields[5], "policy/") {
 		return &BoundaryProblem{podidentityv1alpha1.ReasonPermissionsBoundaryNotAllowed, fmt.Sprintf(
 			"spec.podIdentity.roles.permissionsBoundary %q is not the ARN of a managed IAM policy: %s", boundary, boundaryStep(partition, account, ""))}
 	}
@@ -43,6 +46,10 @@ func CheckBoundary(boundary, partition, account string) *BoundaryProblem {
 		return &BoundaryProblem{podidentityv1alpha1.ReasonPermissionsBoundaryNotAllowed, fmt.Sprintf(
 			"spec.podIdentity.roles.permissionsBoundary %s is not under the policy path %s, the only boundaries the CredentialsRequest workload-access-iam lets the operator put on a role: %s",
 			boundary, BoundaryPathPrefix, boundaryStep(partition, account, fields[4]))}
+	case !isAccountID(fields[4]):
+		return &BoundaryProblem{podidentityv1alpha1.ReasonPermissionsBoundaryNotAllowed, fmt.Sprintf(
+			"spec.podIdentity.roles.permissionsBoundary %s names the account %q, which is not a 12-digit AWS account ID: %s",
+			boundary, fields[4], boundaryStep(partition, account, ""))}
 	case fields[1] != partition:
 		return &BoundaryProblem{podidentityv1alpha1.ReasonPermissionsBoundaryNotAllowed, fmt.Sprintf(
 			"spec.podIdentity.roles.permissionsBoundary %s is in the partition %s, and the cluster's region is in %s, where IAM would not find it: name the policy as arn:%s:iam::%s:policy%s%s",
@@ -53,6 +60,19 @@ func CheckBoundary(boundary, partition, account string) *BoundaryProblem {
 			boundary, fields[4], account, boundaryStep(partition, account, account))}
 	}
 	return nil
+}
+
+// isAccountID says whether s is an AWS account ID: 12 digits.
+func isAccountID(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // boundaryStep is the day-1 step that makes a usable boundary, as commands
