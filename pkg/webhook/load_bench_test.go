@@ -101,62 +101,19 @@ const loadClients = 16
 // ns/op is wall time per admission at that concurrency, client and server
 // sharing the machine.
 //
-// Pods: realisticPod (about 1.8 KB) through the subscription mutator, and
-// checkoutPod (about 5.5 KB) through the mutators production runs with
-// pod identity off and on.
+// The cases are loadCases; make bench-check judges the same cases
+// (BenchmarkAdmissionGate).
 func BenchmarkHTTPSLoad(b *testing.B) {
 	// The server's start and stop lines would interleave with the results.
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
 	defer klog.LogToStderr(true)
-	t := &testing.T{}
 	dir := b.TempDir()
-	ca := newTestCA(t, "bench-ca")
-	ca.issue(t, dir)
-	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	caFile := filepath.Join(dir, "ca.crt")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.ca.Config.Certs[0].Raw}), 0o600); err != nil {
-		b.Fatal(err)
-	}
-
-	bundle := map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}
-	clusterBundle := map[string]string{v1alpha1.InjectClusterBundleAnnotation: "rhel-cluster"}
-	podIdentity := func(serviceAccounts podidentity.ServiceAccounts) func(*testing.B) []mutation.Mutator {
-		return func(b *testing.B) []mutation.Mutator { return benchMutators(b, serviceAccounts) }
-	}
-	// Every case is the 5-6 KB checkoutPod through the mutators the server
-	// runs: the subscription mutator alone (pod identity off), or both
-	// (pod identity on, as on AWS by default), each beside the echo floor.
-	cases := []struct {
-		name string
-		// floor is the echo case on the same pod; "" for an echo case.
-		floor string
-		pod   *corev1.Pod
-		// mutators are the server's; nil runs the echo handler instead.
-		mutators func(*testing.B) []mutation.Mutator
-		// patchContains are strings the patch must contain; none for no patch.
-		patchContains []string
-	}{
-		{name: "echo", pod: checkoutPod(nil)},
-		{name: "off-nothing", floor: "echo", pod: checkoutPod(nil), mutators: subscriptionOnly},
-		{name: "off-bundle", floor: "echo", pod: checkoutPod(bundle), mutators: subscriptionOnly, patchContains: []string{"subscription-"}},
-		{name: "off-clusterbundle", floor: "echo", pod: checkoutPod(clusterBundle), mutators: subscriptionOnly, patchContains: []string{"rhel-cluster-ent"}},
-		{name: "on-nothing", floor: "echo", pod: checkoutPod(nil), mutators: podIdentity(checkoutNoRole)},
-		{name: "on-role", floor: "echo", pod: checkoutPod(nil), mutators: podIdentity(checkoutRole), patchContains: []string{"AWS_ROLE_ARN"}},
-		{name: "on-bundle", floor: "echo", pod: checkoutPod(bundle), mutators: podIdentity(checkoutNoRole), patchContains: []string{"subscription-"}},
-		{name: "on-bundle-role", floor: "echo", pod: checkoutPod(bundle), mutators: podIdentity(checkoutRole), patchContains: []string{"subscription-", "AWS_ROLE_ARN"}},
-		{name: "on-clusterbundle-role", floor: "echo", pod: checkoutPod(clusterBundle), mutators: podIdentity(checkoutRole), patchContains: []string{"rhel-cluster-ent", "AWS_ROLE_ARN"}},
-	}
+	certFile, keyFile, caFile := loadCertificates(b, dir)
+	cases := loadCases()
 	floors := map[string]*cpuTally{}
 	for _, tc := range cases {
-		bodyFile := filepath.Join(dir, tc.name+".json")
-		body := reviewBody(b, tc.pod, podResource, "")
-		if err := os.WriteFile(bodyFile, body, 0o600); err != nil {
-			b.Fatal(err)
-		}
-		if raw, _ := json.Marshal(tc.pod); len(raw) < 5000 || len(raw) > 6200 {
-			b.Fatalf("checkoutPod is %d bytes of JSON, not 5-6 KB", len(raw))
-		}
+		bodyFile := writeReviewBody(b, dir, tc)
 		// Started on the first call, so a -bench filter that skips the case
 		// starts nothing; kept across the calls of its b.N ramp and -count.
 		var env *loadEnv
@@ -191,6 +148,66 @@ func BenchmarkHTTPSLoad(b *testing.B) {
 			env.close()
 		}
 	}
+}
+
+// loadCertificates writes a serving certificate and its CA into dir.
+func loadCertificates(b *testing.B, dir string) (certFile, keyFile, caFile string) {
+	t := &testing.T{}
+	ca := newTestCA(t, "bench-ca")
+	ca.issue(t, dir)
+	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	caFile = filepath.Join(dir, "ca.crt")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.ca.Config.Certs[0].Raw}), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return certFile, keyFile, caFile
+}
+
+// loadCase is one admission case of the load benchmarks.
+type loadCase struct {
+	name string
+	// floor is the echo case on the same pod; "" for an echo case.
+	floor string
+	pod   *corev1.Pod
+	// mutators are the server's; nil runs the echo handler instead.
+	mutators func(*testing.B) []mutation.Mutator
+	// patchContains are strings the patch must contain; none for no patch.
+	patchContains []string
+}
+
+// loadCases are the echo floor and every admission case: the 5-6 KB
+// checkoutPod through the mutators the server runs, the subscription
+// mutator alone (pod identity off) or both (pod identity on, as on AWS by
+// default).
+func loadCases() []loadCase {
+	bundle := map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}
+	clusterBundle := map[string]string{v1alpha1.InjectClusterBundleAnnotation: "rhel-cluster"}
+	podIdentity := func(serviceAccounts podidentity.ServiceAccounts) func(*testing.B) []mutation.Mutator {
+		return func(b *testing.B) []mutation.Mutator { return benchMutators(b, serviceAccounts) }
+	}
+	return []loadCase{
+		{name: "echo", pod: checkoutPod(nil)},
+		{name: "off-nothing", floor: "echo", pod: checkoutPod(nil), mutators: subscriptionOnly},
+		{name: "off-bundle", floor: "echo", pod: checkoutPod(bundle), mutators: subscriptionOnly, patchContains: []string{"subscription-"}},
+		{name: "off-clusterbundle", floor: "echo", pod: checkoutPod(clusterBundle), mutators: subscriptionOnly, patchContains: []string{"rhel-cluster-ent"}},
+		{name: "on-nothing", floor: "echo", pod: checkoutPod(nil), mutators: podIdentity(checkoutNoRole)},
+		{name: "on-role", floor: "echo", pod: checkoutPod(nil), mutators: podIdentity(checkoutRole), patchContains: []string{"AWS_ROLE_ARN"}},
+		{name: "on-bundle", floor: "echo", pod: checkoutPod(bundle), mutators: podIdentity(checkoutNoRole), patchContains: []string{"subscription-"}},
+		{name: "on-bundle-role", floor: "echo", pod: checkoutPod(bundle), mutators: podIdentity(checkoutRole), patchContains: []string{"subscription-", "AWS_ROLE_ARN"}},
+		{name: "on-clusterbundle-role", floor: "echo", pod: checkoutPod(clusterBundle), mutators: podIdentity(checkoutRole), patchContains: []string{"rhel-cluster-ent", "AWS_ROLE_ARN"}},
+	}
+}
+
+// writeReviewBody writes the case's review, checking the pod is 5-6 KB.
+func writeReviewBody(b *testing.B, dir string, tc loadCase) string {
+	bodyFile := filepath.Join(dir, tc.name+".json")
+	if err := os.WriteFile(bodyFile, reviewBody(b, tc.pod, podResource, ""), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	if raw, _ := json.Marshal(tc.pod); len(raw) < 5000 || len(raw) > 6200 {
+		b.Fatalf("checkoutPod is %d bytes of JSON, not 5-6 KB", len(raw))
+	}
+	return bodyFile
 }
 
 // cpuTally is an echo case's CPU over all its runs, each weighted by its

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"sync"
-	"unicode/utf8"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -58,9 +57,9 @@ func appendPatch(dst []byte, patch []mutation.PatchOperation) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"op":`...)
-		dst = appendString(dst, op.Op)
+		dst = mutation.AppendString(dst, op.Op)
 		dst = append(dst, `,"path":`...)
-		dst = appendString(dst, op.Path)
+		dst = mutation.AppendString(dst, op.Path)
 		if op.Value != nil {
 			dst = append(dst, `,"value":`...)
 			var err error
@@ -78,7 +77,7 @@ func appendValue(dst []byte, value any) ([]byte, error) {
 	case mutation.Encoded:
 		return append(dst, v...), nil
 	case string:
-		return appendString(dst, v), nil
+		return mutation.AppendString(dst, v), nil
 	case []corev1.VolumeMount:
 		if v == nil {
 			return append(dst, "null"...), nil
@@ -131,27 +130,27 @@ func appendValue(dst []byte, value any) ([]byte, error) {
 // encode it.
 func appendMount(dst []byte, m *corev1.VolumeMount) []byte {
 	dst = append(dst, `{"name":`...)
-	dst = appendString(dst, m.Name)
+	dst = mutation.AppendString(dst, m.Name)
 	if m.ReadOnly {
 		dst = append(dst, `,"readOnly":true`...)
 	}
 	if m.RecursiveReadOnly != nil {
 		dst = append(dst, `,"recursiveReadOnly":`...)
-		dst = appendString(dst, string(*m.RecursiveReadOnly))
+		dst = mutation.AppendString(dst, string(*m.RecursiveReadOnly))
 	}
 	dst = append(dst, `,"mountPath":`...)
-	dst = appendString(dst, m.MountPath)
+	dst = mutation.AppendString(dst, m.MountPath)
 	if m.SubPath != "" {
 		dst = append(dst, `,"subPath":`...)
-		dst = appendString(dst, m.SubPath)
+		dst = mutation.AppendString(dst, m.SubPath)
 	}
 	if m.MountPropagation != nil {
 		dst = append(dst, `,"mountPropagation":`...)
-		dst = appendString(dst, string(*m.MountPropagation))
+		dst = mutation.AppendString(dst, string(*m.MountPropagation))
 	}
 	if m.SubPathExpr != "" {
 		dst = append(dst, `,"subPathExpr":`...)
-		dst = appendString(dst, m.SubPathExpr)
+		dst = mutation.AppendString(dst, m.SubPathExpr)
 	}
 	return append(dst, '}')
 }
@@ -193,16 +192,16 @@ func encodeResponse(typeMeta metav1.TypeMeta, uid types.UID, response *admission
 	out = append(out, '{')
 	if typeMeta.Kind != "" {
 		out = append(out, `"kind":`...)
-		out = appendString(out, typeMeta.Kind)
+		out = mutation.AppendString(out, typeMeta.Kind)
 		out = append(out, ',')
 	}
 	if typeMeta.APIVersion != "" {
 		out = append(out, `"apiVersion":`...)
-		out = appendString(out, typeMeta.APIVersion)
+		out = mutation.AppendString(out, typeMeta.APIVersion)
 		out = append(out, ',')
 	}
 	out = append(out, `"response":{"uid":`...)
-	out = appendString(out, string(uid))
+	out = mutation.AppendString(out, string(uid))
 	if response.Allowed {
 		out = append(out, `,"allowed":true`...)
 	} else {
@@ -215,7 +214,7 @@ func encodeResponse(typeMeta metav1.TypeMeta, uid types.UID, response *admission
 	}
 	if response.PatchType != nil {
 		out = append(out, `,"patchType":`...)
-		out = appendString(out, string(*response.PatchType))
+		out = mutation.AppendString(out, string(*response.PatchType))
 	}
 	if len(response.Warnings) > 0 {
 		out = append(out, `,"warnings":[`...)
@@ -223,61 +222,9 @@ func encodeResponse(typeMeta metav1.TypeMeta, uid types.UID, response *admission
 			if i > 0 {
 				out = append(out, ',')
 			}
-			out = appendString(out, w)
+			out = mutation.AppendString(out, w)
 		}
 		out = append(out, ']')
 	}
 	return append(out, "}}"...), nil
-}
-
-// appendString quotes s as encoding/json does: <, > and & escaped for
-// HTML, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func appendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= ' ' && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case c == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case c == '\u2028' || c == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

@@ -20,8 +20,8 @@ var encodingStrings = []string{"", "plain", `"quoted" \ back`, "<b>&amp;</b>", "
 func TestEncodingMatchesEncodingJSON(t *testing.T) {
 	for _, s := range encodingStrings {
 		want, _ := json.Marshal(s)
-		if got := appendString(nil, s); !bytes.Equal(got, want) {
-			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		if got := mutation.AppendString(nil, s); !bytes.Equal(got, want) {
+			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
 		}
 	}
 	mount := corev1.VolumeMount{Name: "aws-iam-token", MountPath: "/var/run/secrets/eks.amazonaws.com/serviceaccount", ReadOnly: true}

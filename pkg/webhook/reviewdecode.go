@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -32,6 +33,7 @@ import (
 func decodeReview(body []byte, review *reviewHeader) error {
 	r := reviewReaders.Get().(*reviewReader)
 	defer r.release()
+	r.body = body
 	r.in = *bytes.NewBuffer(body)
 	r.dec.Reset(&r.in, jsonv1.DefaultOptionsV1())
 	err := r.readHeader(review)
@@ -47,9 +49,14 @@ func decodeReview(body []byte, review *reviewHeader) error {
 // reviewReader is the state of one decodeReview, pooled: a decoder keeps
 // its token stack, and the scratch buffer holds escaped strings.
 type reviewReader struct {
-	dec     jsontext.Decoder
-	in      bytes.Buffer
+	dec jsontext.Decoder
+	in  bytes.Buffer
+	// body is what in reads: volumes are kept as slices of it.
+	body    []byte
 	scratch []byte
+	// volumeScratch collects the volumes' JSON, cloned at the list's end
+	// into one slice of its length.
+	volumeScratch []mutation.Encoded
 	// typeErr is the first value of the wrong type; decoding goes on, as
 	// encoding/json's does, so that a syntax error later wins.
 	typeErr error
@@ -58,11 +65,16 @@ type reviewReader struct {
 var reviewReaders = sync.Pool{New: func() any { return new(reviewReader) }}
 
 func (r *reviewReader) release() {
-	r.in = bytes.Buffer{}
+	r.in, r.body = bytes.Buffer{}, nil
 	r.dec.Reset(&r.in) // drops the reference to the body
 	r.typeErr = nil
 	if cap(r.scratch) > 4<<10 {
 		r.scratch = nil
+	}
+	// The slices point into the body: cleared, so the pool keeps no body alive.
+	clear(r.volumeScratch[:cap(r.volumeScratch)])
+	if cap(r.volumeScratch) > 64 {
+		r.volumeScratch = nil
 	}
 	reviewReaders.Put(r)
 }
@@ -467,7 +479,7 @@ func (r *reviewReader) spec(pod *mutation.PodOutline) error {
 		case 2:
 			return r.podOS(&s.OS)
 		case 3:
-			return list(r, "request.object.spec.volumes", "[]v1.Volume", &s.Volumes, r.volume)
+			return r.volumes(pod)
 		case 4:
 			return r.containers(initContainerPaths, &s.InitContainers)
 		case 5:
@@ -497,6 +509,36 @@ func (r *reviewReader) podOS(os **corev1.PodOS) error {
 		}
 		return r.skip()
 	})
+	return err
+}
+
+// volumes decodes the pod's volumes and records the JSON of each
+// (mutation.PodOutline.SetReceivedVolumes): a slice of the body, which
+// outlives the outline's use.
+func (r *reviewReader) volumes(pod *mutation.PodOutline) error {
+	raw := r.volumeScratch[:0]
+	whole := true
+	err := list(r, "request.object.spec.volumes", "[]v1.Volume", &pod.Spec.Volumes, func(v *corev1.Volume) error {
+		// An item decoded over another (a duplicate "volumes" member) is
+		// a merge of the two, which no JSON of the body spells.
+		whole = whole && *v == corev1.Volume{}
+		start := r.dec.InputOffset()
+		if err := r.volume(v); err != nil {
+			return err
+		}
+		// What the decoder read since the last value: separators, then
+		// the volume.
+		item := bytes.TrimLeft(r.body[start:r.dec.InputOffset()], " \t\r\n,")
+		whole = whole && len(item) > 0 && item[0] == '{'
+		raw = append(raw, item)
+		return nil
+	})
+	r.volumeScratch = raw[:0]
+	if !whole || len(raw) == 0 {
+		pod.SetReceivedVolumes(nil)
+		return err
+	}
+	pod.SetReceivedVolumes(slices.Clone(raw))
 	return err
 }
 

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 )
 
 // FuzzReviewDecode compares decodeReview, the one-pass decoder of the
@@ -43,10 +46,33 @@ func FuzzReviewDecode(f *testing.F) {
 			t.Fatalf("encoding/json: %v; decodeReview: %v; body %q", wantErr, gotErr, body)
 		case wantErr != nil:
 			return
-		case !reflect.DeepEqual(want, got):
+		}
+		if got.Request != nil && got.Request.Object != nil {
+			checkReceivedVolumes(t, got.Request.Object, body)
+			got.Request.Object.SetReceivedVolumes(nil)
+		}
+		if !reflect.DeepEqual(want, got) {
 			t.Fatalf("encoding/json decoded\n%s\ndecodeReview\n%s\nbody %q", dump(want), dump(got), body)
 		}
 	})
+}
+
+// checkReceivedVolumes checks the JSON recorded for each volume decodes, by
+// encoding/json, to that volume: a patch sends it back in its place.
+func checkReceivedVolumes(t *testing.T, pod *mutation.PodOutline, body []byte) {
+	received := pod.ReceivedVolumes()
+	if received == nil {
+		return
+	}
+	for i, raw := range received {
+		var v corev1.Volume
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatalf("volume %d was recorded as %q, which does not decode: %v; body %q", i, raw, err, body)
+		}
+		if !reflect.DeepEqual(v, pod.Spec.Volumes[i]) {
+			t.Fatalf("volume %d was recorded as %q, which decodes to\n%s\nnot\n%s\nbody %q", i, raw, dump(v), dump(pod.Spec.Volumes[i]), body)
+		}
+	}
 }
 
 func dump(v any) string { return fmt.Sprintf("%#v", v) }
@@ -73,6 +99,11 @@ func corpusBytes(file string) ([]byte, error) {
 // names, nulls, wrong types, escapes, invalid UTF-8, trailing data.
 var reviewDecodeSeeds = []string{
 	``,
+	// Volumes recorded as received, or not (a merge, a null item).
+	`{"request":{"object":{"spec":{"volumes":[ {"name":"a"} ,` + "\n" + ` {"name":"c","emptyDir":{}}]}}}}`,
+	`{"request":{"object":{"spec":{"volumes":[{"name":"a","secret":{"secretName":"s"}}],"volumes":[{"name":"b"}]}}}}`,
+	`{"request":{"object":{"spec":{"volumes":[{"name":"a"},{"name":"b"}],"volumes":[{"name":"c"}],"Volumes":[{"name":"d"},{"name":"e"}]}}}}`,
+	`{"request":{"object":{"spec":{"volumes":[{"name":"a"},null,{"name":"c"}]}}}}`,
 	`null`,
 	`[]`,
 	`{"request":null}`,
@@ -118,4 +149,53 @@ var reviewDecodeSeeds = []string{
 	`{"request":{"object":{"spec":{"volumes":[{"name":"v"` + "\n",
 	`{"request":{"object":{"spec":{"containers":[{"name":"a",}]}}}}`,
 	`{"request":{"object":{"metadata":{"labels":{"a":"b","a":"c"}}}}}`,
+}
+
+func TestVolumesAreRecordedAsReceived(t *testing.T) {
+	for _, tc := range []struct {
+		name, volumes string
+		// want is each volume's recorded JSON; nil for none.
+		want []string
+	}{
+		{"each item as it came", `[ {"name":"a"} ,` + "\n" + ` {"name":"c","emptyDir":{"medium":"Memory"}}]`,
+			[]string{`{"name":"a"}`, `{"name":"c","emptyDir":{"medium":"Memory"}}`}},
+		{"a field this build does not know is kept", `[{"name":"a","secret":{"secretName":"s","futureOption":true}}]`,
+			[]string{`{"name":"a","secret":{"secretName":"s","futureOption":true}}`}},
+		{"none for a merge of two members", `[{"name":"a","secret":{"secretName":"s"}}],"volumes":[{"name":"b"}]`, nil},
+		{"none for a null item", `[{"name":"a"},null]`, nil},
+		{"none for no volumes", `[]`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var review reviewHeader
+			body := []byte(`{"request":{"uid":"u","object":{"spec":{"volumes":` + tc.volumes + `}}}}`)
+			if err := decodeReview(body, &review); err != nil {
+				t.Fatal(err)
+			}
+			pod := review.Request.Object
+			var got []string
+			for _, raw := range pod.ReceivedVolumes() {
+				got = append(got, string(raw))
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("recorded %q, want %q", got, tc.want)
+			}
+			if tc.want == nil {
+				return
+			}
+			// A list an earlier mutator's patch changed is not the one received.
+			next, err := pod.Apply([]mutation.PatchOperation{{Op: "add", Path: "/spec/volumes/-", Value: corev1.Volume{Name: "z"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if raw := next.ReceivedVolumes(); raw != nil {
+				t.Errorf("after a patch of the volumes, recorded %q, want none", raw)
+			}
+			if next, err = pod.Apply([]mutation.PatchOperation{{Op: "add", Path: "/metadata/annotations", Value: map[string]string{"a": "b"}}}); err != nil {
+				t.Fatal(err)
+			}
+			if len(next.ReceivedVolumes()) != len(tc.want) {
+				t.Errorf("after a patch of the annotations only, the volumes' JSON is gone")
+			}
+		})
+	}
 }

@@ -62,6 +62,7 @@ type PodOutline struct {
 		Containers          []ContainerOutline `json:"containers"`
 		EphemeralContainers []ContainerOutline `json:"ephemeralContainers"`
 	} `json:"spec"`
+	received receivedVolumes
 }
 
 // ContainerOutline is a container's name, the names of its variables and

@@ -88,7 +88,7 @@ type fitted struct {
 // fit merges a layout into the pod, or says what of the pod's own is in
 // the way.
 func fit(pod *mutation.PodOutline, own ownership, l layout) (*fitted, *denial) {
-	volumes, encoded, d := mergeVolumes(pod.Spec.Volumes, l, own)
+	volumes, encoded, d := mergeVolumes(pod.Spec.Volumes, pod.ReceivedVolumes(), l, own)
 	if d != nil {
 		return nil, d
 	}
@@ -113,10 +113,13 @@ func fit(pod *mutation.PodOutline, own ownership, l layout) (*fitted, *denial) {
 // the pod's own kept, the ones its record owns replaced. A volume of the
 // user's under a name the injection needs is a conflict, unless it is
 // exactly the volume the injection adds (a copied spec without its record).
-func mergeVolumes(existing []corev1.Volume, l layout, own ownership) ([]corev1.Volume, []mutation.Encoded, *denial) {
+// received is the JSON each existing volume came in, if known: the pod's own
+// volumes are sent back as they came.
+func mergeVolumes(existing []corev1.Volume, received []mutation.Encoded, l layout, own ownership) ([]corev1.Volume, []mutation.Encoded, *denial) {
 	out := make([]corev1.Volume, 0, len(existing)+len(l.volumes))
+	encoded := make([]mutation.Encoded, 0, cap(out))
 	present := make([]bool, len(l.volumes))
-	for _, v := range existing {
+	for j, v := range existing {
 		i := slices.IndexFunc(l.volumes, func(w injectedVolume) bool { return w.Name == v.Name })
 		switch {
 		case i >= 0 && reflect.DeepEqual(v, l.volumes[i].Volume):
@@ -128,8 +131,12 @@ func mergeVolumes(existing []corev1.Volume, l layout, own ownership) ([]corev1.V
 				v.Name, l.volumes[i].origin)
 		}
 		out = append(out, v)
+		if received != nil {
+			encoded = append(encoded, received[j])
+		} else {
+			encoded = append(encoded, nil)
+		}
 	}
-	encoded := make([]mutation.Encoded, len(out), cap(out))
 	for i, v := range l.volumes {
 		if !present[i] {
 			out = append(out, v.Volume)

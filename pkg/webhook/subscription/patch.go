@@ -1,7 +1,6 @@
 package subscription
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -26,10 +25,8 @@ func (p *plan) patch(pod *mutation.PodOutline, f *fitted, recorded bool) ([]muta
 		return patch, nil
 	}
 	p.generations.Volumes = f.injected
-	record, err := json.Marshal(p.generations)
-	if err != nil {
-		return nil, &denial{reason: reasonLookupFailed, message: "encoding bundle generations: " + err.Error()}
-	}
+	var buf [256]byte
+	record := p.generations.appendJSON(buf[:0])
 	if annotations[subscriptionv1alpha1.BundleGenerationsAnnotation] != string(record) {
 		patch = append(patch, annotationPatch(annotations, subscriptionv1alpha1.BundleGenerationsAnnotation, string(record)))
 	}

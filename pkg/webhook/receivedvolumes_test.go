@@ -1,0 +1,59 @@
+//go:build unix
+
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+
+	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
+)
+
+// An API server newer than this build sends volume fields its corev1 types
+// do not have. A Bundle's injection sends the pod's volumes back: they must
+// come back as they came, not as this build would re-encode them.
+func TestTheInjectionSendsThePodsVolumesBackAsTheyCame(t *testing.T) {
+	body := reviewBody(t, checkoutPod(map[string]string{v1alpha1.InjectBundleAnnotation: "rhel"}), podResource, "")
+	const own, newer = `{"name":"config",`, `{"name":"config","futureSource":{"mode":"x"},`
+	if !bytes.Contains(body, []byte(own)) {
+		t.Fatalf("the review has no %s", own)
+	}
+	body = bytes.Replace(body, []byte(own), []byte(newer), 1)
+	handler := newPodHandler([]mutation.Mutator{benchSubscriptionMutator(t)}, newMetrics())
+	out, failure := handler.answer(context.Background(), body)
+	var review admissionv1.AdmissionReview
+	if failure != nil || json.Unmarshal(out, &review) != nil || review.Response == nil || !review.Response.Allowed {
+		t.Fatalf("answer %.300s, %v; want the pod allowed", out, failure)
+	}
+	var patch []struct {
+		Path  string          `json:"path"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(review.Response.Patch, &patch); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range patch {
+		if op.Path != "/spec/volumes" {
+			continue
+		}
+		var volumes []json.RawMessage
+		if err := json.Unmarshal(op.Value, &volumes); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range volumes {
+			if bytes.HasPrefix(v, []byte(`{"name":"config"`)) {
+				if !bytes.Contains(v, []byte(`"futureSource":{"mode":"x"}`)) {
+					t.Fatalf("the pod's volume went back as %s: the field the API server sent is gone", v)
+				}
+				return
+			}
+		}
+		t.Fatalf("the patch's volumes have no volume config: %s", review.Response.Patch)
+	}
+	t.Fatalf("the patch does not set the volumes: %s", review.Response.Patch)
+}
