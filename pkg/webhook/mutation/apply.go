@@ -213,13 +213,16 @@ func decodeValue(value any, into any) error {
 			*into = v
 			return nil
 		}
+	// Lists are shared with the patch, not copied: the outline never
+	// changes a list in place (applyList copies first), and a mutator's
+	// patch is not changed once returned.
 	case *[]corev1.Volume:
 		switch v := value.(type) {
 		case []corev1.Volume:
-			*into = slices.Clone(v)
+			*into = v
 			return nil
 		case Volumes:
-			*into = slices.Clone(v.Items)
+			*into = v.Items
 			return nil
 		}
 	case *corev1.VolumeMount:
@@ -235,7 +238,7 @@ func decodeValue(value any, into any) error {
 		}
 	case *[]corev1.VolumeMount:
 		if v, ok := value.([]corev1.VolumeMount); ok {
-			*into = slices.Clone(v)
+			*into = v
 			return nil
 		}
 	}
