@@ -383,3 +383,59 @@ func TestARolelessServiceAccountCostsAHash(t *testing.T) {
 	}
 	t.Logf("%.1f bytes per role-less ServiceAccount", perAccount)
 }
+
+// A ServiceAccount with a role keeps its name and what CachedAnnotations
+// keeps of its annotations, not the decoded object; the webhook's memory
+// target counts on a few hundred bytes each.
+func TestAServiceAccountWithARoleCostsAFewHundredBytes(t *testing.T) {
+	const namespaces, perNamespace = 100, 100
+	var before, after goruntime.MemStats
+	goruntime.GC()
+	goruntime.ReadMemStats(&before)
+	list := make([]any, 0, namespaces*perNamespace)
+	for n := range namespaces {
+		for i := range perNamespace {
+			list = append(list, serviceAccount(fmt.Sprintf("team-%04d", n), fmt.Sprintf("app-%05d", n*perNamespace+i), map[string]string{
+				podidentityv1alpha1.RoleARNAnnotation:  fmt.Sprintf("arn:aws:iam::111122223333:role/workload-access/team-%04d-app-%05d", n, n*perNamespace+i),
+				podidentityv1alpha1.AudienceAnnotation: "sts.amazonaws.com",
+				"meta.helm.sh/release-name":            "checkout",
+				"kubectl.kubernetes.io/last-applied-configuration": strings.Repeat("x", 600),
+			}))
+		}
+	}
+	store := newServiceAccountStore(podidentity.CachedAnnotations)
+	if err := store.Replace(list, "1"); err != nil {
+		t.Fatal(err)
+	}
+	list = nil
+	goruntime.GC()
+	goruntime.ReadMemStats(&after)
+	perAccount := (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / (namespaces * perNamespace)
+	if annotations, ok := store.get("team-0099", "app-09999"); !ok || annotations.RoleARN() == "" {
+		t.Fatal("team-0099/app-09999 is not in the store with its role")
+	}
+	goruntime.KeepAlive(store)
+	t.Logf("%.1f bytes per ServiceAccount with a role", perAccount)
+	if perAccount > 320 {
+		t.Errorf("a ServiceAccount with a role keeps %.1f bytes in the store, want at most 320", perAccount)
+	}
+}
+
+// The watch sends every ServiceAccount again on a relist and each change of
+// one (a token added, a label): an update that changes nothing the store
+// keeps must not allocate, or 100,000 of them churn the heap.
+func TestAnUnchangedRolelessUpdateAllocatesNothing(t *testing.T) {
+	store := newServiceAccountStore(podidentity.CachedAnnotations)
+	sa := serviceAccount("team-0001", "builder", map[string]string{"meta.helm.sh/release-name": "checkout"})
+	if err := store.Update(sa); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := store.Update(sa); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("an unchanged role-less update allocates %.0f times, want none", allocs)
+	}
+}
