@@ -396,9 +396,9 @@ func TestAServiceAccountWithARoleCostsAFewHundredBytes(t *testing.T) {
 	for n := range namespaces {
 		for i := range perNamespace {
 			list = append(list, serviceAccount(fmt.Sprintf("team-%04d", n), fmt.Sprintf("app-%05d", n*perNamespace+i), map[string]string{
-				podidentityv1alpha1.RoleARNAnnotation:  fmt.Sprintf("arn:aws:iam::111122223333:role/workload-access/team-%04d-app-%05d", n, n*perNamespace+i),
-				podidentityv1alpha1.AudienceAnnotation: "sts.amazonaws.com",
-				"meta.helm.sh/release-name":            "checkout",
+				podidentityv1alpha1.RoleARNAnnotation:              fmt.Sprintf("arn:aws:iam::111122223333:role/workload-access/team-%04d-app-%05d", n, n*perNamespace+i),
+				podidentityv1alpha1.AudienceAnnotation:             "sts.amazonaws.com",
+				"meta.helm.sh/release-name":                        "checkout",
 				"kubectl.kubernetes.io/last-applied-configuration": strings.Repeat("x", 600),
 			}))
 		}
