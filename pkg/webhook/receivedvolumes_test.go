@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
+	"strconv"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -56,4 +58,19 @@ func TestTheInjectionSendsThePodsVolumesBackAsTheyCame(t *testing.T) {
 		t.Fatalf("the patch's volumes have no volume config: %s", review.Response.Patch)
 	}
 	t.Fatalf("the patch does not set the volumes: %s", review.Response.Patch)
+}
+
+// An answer carries its length: without it net/http sends one over 2 KB
+// (a Bundle and a role: 6 KB) chunked, in more TLS records and writes.
+func TestALargeAnswerCarriesItsLength(t *testing.T) {
+	i := slices.IndexFunc(answerCases(), func(c answerCase) bool { return c.name == "on-bundle-role" })
+	c := answerCases()[i]
+	handler, body := c.handler(t)
+	rec, review := post(t, handler, body)
+	if review == nil || len(review.Response.Patch) < 2048 {
+		t.Fatalf("%s: want an answer with a patch over 2 KB, got %d: %s", c.name, rec.Code, rec.Body)
+	}
+	if got, want := rec.Header().Get("Content-Length"), strconv.Itoa(rec.Body.Len()); got != want {
+		t.Errorf("Content-Length %q, want %s", got, want)
+	}
 }
