@@ -88,9 +88,9 @@ test-upgrade: build controlplane s3server
 bench:
 	go test $(GO_MOD_FLAGS) -run xxx -bench . -benchmem ./pkg/webhook/...
 
-# The performance gate CI runs (docs/performance.md): every admission case's
-# server CPU against the echo floor in one process, the median of 7 rounds,
-# failing above 1.5×; about a minute on an idle 2-core machine.
+# The admission gate (docs/performance.md): every admission case's server
+# CPU against the echo floor in one process, the median of 7 rounds, failing
+# above 1.5×; about 80 s on a 2-core machine. Not in .ci/run yet: the docs say why.
 bench-check:
 	go test $(GO_MOD_FLAGS) -count=1 -run xxx -bench AdmissionGate -benchtime 1x -timeout 15m ./pkg/webhook/
 

@@ -122,7 +122,7 @@ func readAllocsGolden(t *testing.T) map[string]int {
 
 func writeAllocsGolden(t *testing.T, cases []answerCase, measured map[string]int) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Allocations of one admission of the 5.6 KB checkoutPod (podHandler.answer,\n"+
+	fmt.Fprintf(&b, "# Allocations of one admission of the 5.9 KB checkoutPod (podHandler.answer,\n"+
 		"# the production mutators; pkg/webhook/answer_allocs_test.go), per case.\n"+
 		"# TestAdmissionAllocations fails when a case allocates more. Rewrite with\n"+
 		"#   %s\n"+

@@ -17,7 +17,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 )
 
-// answerCase is one admission of the 5.6 KB checkoutPod through the
+// answerCase is one admission of the 5.9 KB checkoutPod through the
 // mutators production runs, as BenchmarkAnswer times it and
 // TestAdmissionAllocations counts its allocations.
 type answerCase struct {
@@ -74,7 +74,7 @@ func (c answerCase) check(tb testing.TB, out []byte, failure *metav1.Status) {
 }
 
 // BenchmarkAnswer is the handler's own work on one AdmissionReview of the
-// 5.6 KB checkoutPod with the production mutator sets, without TLS and
+// 5.9 KB checkoutPod with the production mutator sets, without TLS and
 // HTTP: what BenchmarkHTTPSLoad's cases add over the echo floor. Profile it
 // (-cpuprofile) to see where an admission's CPU goes.
 func BenchmarkAnswer(b *testing.B) {

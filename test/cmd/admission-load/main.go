@@ -1,5 +1,5 @@
 // Command admission-load measures the webhook of a running `make run-local`
-// the way issue 27 asked: the realistic 5.6 KB pod through the mutators the
+// the way issue 27 asked: the realistic 5.9 KB pod through the mutators the
 // cluster runs, server CPU per admission read from /proc beside an echo
 // floor measured in the same run, and, given its binary, the EKS pod
 // identity webhook on the same pod and role. It creates what the cases need
