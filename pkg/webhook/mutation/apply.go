@@ -43,7 +43,8 @@ func (o *PodOutline) apply(op PatchOperation) error {
 	if op.Op != "remove" && op.Value == nil {
 		return errors.New("the operation has no value")
 	}
-	tokens, err := pointer(op.Path)
+	var array [6]string
+	tokens, err := pointer(op.Path, array[:0])
 	if err != nil {
 		return err
 	}
@@ -255,19 +256,25 @@ func decodeValue(value any, into any) error {
 	return nil
 }
 
-// pointer splits an RFC 6901 JSON pointer into its unescaped tokens.
-func pointer(path string) ([]string, error) {
+// pointer splits an RFC 6901 JSON pointer into its unescaped tokens,
+// appended to tokens (the caller's array: every operation of every patch
+// is split, and mutators' paths have at most five tokens).
+func pointer(path string, tokens []string) ([]string, error) {
 	if !strings.HasPrefix(path, "/") {
 		return nil, fmt.Errorf("path %q is not a JSON pointer", path)
 	}
-	tokens := strings.Split(path[1:], "/")
-	for i, t := range tokens {
+	rest := path[1:]
+	for {
+		t, after, more := strings.Cut(rest, "/")
 		if strings.Contains(t, "~") {
 			t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-			tokens[i] = t
 		}
+		tokens = append(tokens, t)
+		if !more {
+			return tokens, nil
+		}
+		rest = after
 	}
-	return tokens, nil
 }
 
 // index parses an array index below limit, as RFC 6901 spells it: digits,

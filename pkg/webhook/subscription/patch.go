@@ -1,8 +1,9 @@
 package subscription
 
 import (
-	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,7 +47,7 @@ func mountPatches(pod *mutation.PodOutline, f *fitted) []mutation.PatchOperation
 		containers []mutation.ContainerOutline
 	}{{"initContainers", pod.Spec.InitContainers}, {"containers", pod.Spec.Containers}} {
 		for j, c := range group.containers {
-			if mounts := f.mounts[i]; !same(mounts, c.VolumeMounts) {
+			if mounts := f.mounts[i]; !sameMounts(mounts, c.VolumeMounts) {
 				patch = append(patch, mountsPatch(group.field, j, mounts))
 			}
 			i++
@@ -58,7 +59,22 @@ func mountPatches(pod *mutation.PodOutline, f *fitted) []mutation.PatchOperation
 // mountsPatch sets the mounts of the i-th container of a list
 // ("containers", "initContainers", "ephemeralContainers").
 func mountsPatch(field string, i int, mounts []corev1.VolumeMount) mutation.PatchOperation {
-	return mutation.PatchOperation{Op: "add", Path: fmt.Sprintf("/spec/%s/%d/volumeMounts", field, i), Value: mounts}
+	return mutation.PatchOperation{Op: "add", Path: "/spec/" + field + "/" + strconv.Itoa(i) + "/volumeMounts", Value: mounts}
+}
+
+// sameMounts is same for mounts without reflection (each admission that
+// injects compares every container's): nil and empty alike, pointers by
+// what they point to.
+func sameMounts(a, b []corev1.VolumeMount) bool {
+	return slices.EqualFunc(a, b, func(x, y corev1.VolumeMount) bool {
+		return x.Name == y.Name && x.ReadOnly == y.ReadOnly && x.MountPath == y.MountPath && x.SubPath == y.SubPath &&
+			x.SubPathExpr == y.SubPathExpr && equalPointee(x.RecursiveReadOnly, y.RecursiveReadOnly) &&
+			equalPointee(x.MountPropagation, y.MountPropagation)
+	})
+}
+
+func equalPointee[T comparable](a, b *T) bool {
+	return a == b || a != nil && b != nil && *a == *b
 }
 
 // same compares two lists, nil and empty alike: an empty merge of a
