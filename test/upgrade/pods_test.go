@@ -375,6 +375,22 @@ func (w *webhookPods) since(t time.Time) (started, terminated []podTimes) {
 	return started, terminated
 }
 
+// listed counts the pods of image listed in the endpoints now.
+func (w *webhookPods) listed(image string) int32 {
+	w.mu.Lock()
+	pods := append([]*webhookPod(nil), w.pods...)
+	w.mu.Unlock()
+	var n int32
+	for _, p := range pods {
+		p.mu.Lock()
+		if p.listed && p.image == image {
+			n++
+		}
+		p.mu.Unlock()
+	}
+	return n
+}
+
 // processes are the webhook processes that have not been stopped.
 func (w *webhookPods) processes() []*framework.WebhookProcess {
 	w.mu.Lock()

@@ -96,7 +96,9 @@ func waitDeploymentAt(t *testing.T, r *release) {
 }
 
 // waitRollout waits until the webhook Deployment has rolled out to r's
-// image, failing at once when the stand-in kubelet could not run a pod.
+// image and each of its pods is listed in the endpoints (which follow a
+// pod's readiness, a moment later), failing at once when the stand-in
+// kubelet could not run a pod.
 func waitRollout(ctx context.Context, r *release) error {
 	var last error
 	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
@@ -106,6 +108,9 @@ func waitRollout(ctx context.Context, r *release) error {
 		d, err := env.kube.AppsV1().Deployments(framework.OperandNamespace).Get(ctx, framework.WebhookName, metav1.GetOptions{})
 		if err == nil {
 			err = rolledOut(d, r.image)
+		}
+		if listed := env.webhooks.listed(r.image); err == nil && listed != d.Status.Replicas {
+			err = fmt.Errorf("%d of the webhook's %d pods are listed in the endpoints", listed, d.Status.Replicas)
 		}
 		last = err
 		return err == nil, nil

@@ -162,7 +162,7 @@ func rollRelease(t *testing.T, load *framework.PodLoad, from, to *release) {
 		after.TotalCreated()-before.TotalCreated(), len(after.Refused)-len(before.Refused), roll, versions, len(progressing), first(progressing, 3))
 	t.Logf("FIGURE %s -> %s: webhook rolled out %s after the manifests, version reported %s after the rollout, old replicas drained at %s; %d requested pods (%d bundle, %d role) across the roll, %d refused, %d without their injection",
 		from.name, to.name, rolledAt.Sub(applied).Round(time.Millisecond), reported.At.Sub(rolledAt).Round(time.Millisecond), at(drained),
-		roll.requested(), roll.created["bundle"], roll.created["role"], roll.refused, roll.wrong)
+		roll.requested(), roll.created["bundle"], roll.created["role"], len(roll.refusals), len(roll.wrongs))
 
 	for _, d := range degraded {
 		t.Errorf("the ClusterOperator went Degraded: %s", d)
@@ -196,6 +196,10 @@ func rollRelease(t *testing.T, load *framework.PodLoad, from, to *release) {
 	if len(terminated) == 0 {
 		t.Errorf("no webhook pod of %s was terminated while rolling to %s", from.name, to.name)
 	}
+	if len(roll.refusals) > 0 || len(roll.wrongs) > 0 {
+		t.Errorf("across the roll %d pods were refused and %d created without their injection (each is listed at the end), the first: %v %v",
+			len(roll.refusals), len(roll.wrongs), first(roll.refusals, 3), first(roll.wrongs, 3))
+	}
 	if n := roll.requested(); n < minRequestedPerRoll {
 		t.Errorf("only %d requested pods were created across the roll (%s): want at least %d", n, drained.Sub(start).Round(time.Millisecond), minRequestedPerRoll)
 	}
@@ -206,15 +210,15 @@ func rollRelease(t *testing.T, load *framework.PodLoad, from, to *release) {
 
 // loadWindow is what the pod load saw between two times.
 type loadWindow struct {
-	created        map[string]int
-	refused, wrong int
+	created          map[string]int
+	refusals, wrongs []framework.PodRefusal
 }
 
 func (w loadWindow) requested() int { return w.created["bundle"] + w.created["role"] }
 
 func (w loadWindow) String() string {
 	return fmt.Sprintf("created plain %d, bundle %d, role %d; %d refused, %d without their injection",
-		w.created["plain"], w.created["bundle"], w.created["role"], w.refused, w.wrong)
+		w.created["plain"], w.created["bundle"], w.created["role"], len(w.refusals), len(w.wrongs))
 }
 
 // loadBetween counts the pods of f sent in [from, to].
@@ -230,18 +234,18 @@ func loadBetween(f framework.PodLoadFigures, from, to time.Time) loadWindow {
 	}
 	for _, r := range f.Refused {
 		if in(r.At) {
-			w.refused++
+			w.refusals = append(w.refusals, r)
 		}
 	}
 	for _, r := range f.Wrong {
 		if in(r.At) {
-			w.wrong++
+			w.wrongs = append(w.wrongs, r)
 		}
 	}
 	return w
 }
 
-func first(s []stamped, n int) []stamped {
+func first[T any](s []T, n int) []T {
 	if len(s) > n {
 		return s[:n]
 	}
