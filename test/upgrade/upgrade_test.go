@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -160,8 +161,16 @@ func rollRelease(t *testing.T, load *framework.PodLoad, from, to *release) {
 	roll := loadBetween(after, start, drained)
 	t.Logf("  pods meanwhile: %d created, %d refused; across the roll (to the last old replica's exit): %s; versions seen: %v; Progressing=True %d times: %v",
 		after.TotalCreated()-before.TotalCreated(), len(after.Refused)-len(before.Refused), roll, versions, len(progressing), first(progressing, 3))
-	t.Logf("FIGURE %s -> %s: webhook rolled out %s after the manifests, version reported %s after the rollout, old replicas drained at %s; %d requested pods (%d bundle, %d role) across the roll, %d refused, %d without their injection",
-		from.name, to.name, rolledAt.Sub(applied).Round(time.Millisecond), reported.At.Sub(rolledAt).Round(time.Millisecond), at(drained),
+	var readyAfter, drainedAfter []string
+	for _, p := range started {
+		readyAfter = append(readyAfter, p.ready.Sub(p.started).Round(100*time.Millisecond).String())
+	}
+	for _, p := range terminated {
+		drainedAfter = append(drainedAfter, p.exited.Sub(p.sigterm).Round(100*time.Millisecond).String())
+	}
+	t.Logf("FIGURE %s -> %s: webhook rolled out %s after the manifests (new pods Ready %s after they started, old ones exited %s after SIGTERM), version reported %s after the rollout, old replicas drained at %s; %d requested pods (%d bundle, %d role) across the roll, %d refused, %d without their injection",
+		from.name, to.name, rolledAt.Sub(applied).Round(time.Millisecond), strings.Join(readyAfter, ", "), strings.Join(drainedAfter, ", "),
+		reported.At.Sub(rolledAt).Round(time.Millisecond), at(drained),
 		roll.requested(), roll.created["bundle"], roll.created["role"], len(roll.refusals), len(roll.wrongs))
 
 	for _, d := range degraded {
