@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -72,7 +73,14 @@ func (h *podHandler) runMutators(ctx context.Context, body []byte, req *requestH
 			klog.V(2).InfoS("Denied pod", "mutator", m.Name(), "namespace", req.Namespace, "pod", outline.DisplayName(), "reason", result.Denied.Reason)
 			return nil, nil, denied(result.Denied.Message)
 		}
-		patch = append(patch, result.Patch...)
+		if patch == nil {
+			// The first patch is taken as it is: a copy per admission is
+			// garbage. Clipped, so that the next append copies rather
+			// than writing past it into the mutator's array.
+			patch = slices.Clip(result.Patch)
+		} else {
+			patch = append(patch, result.Patch...)
+		}
 		warnings = append(warnings, result.Warnings...)
 		if len(result.Patch) > 0 && i < len(h.mutators)-1 {
 			next, err := h.nextRequest(mreq, reviewPods(body), patch, result.Patch)
@@ -89,7 +97,11 @@ func (h *podHandler) runMutators(ctx context.Context, body []byte, req *requestH
 			"the pod would start without what it asks for, so it is refused", annotation))
 	}
 
-	klog.V(4).InfoS("Admitted pod", "namespace", req.Namespace, "pod", outline.DisplayName(), "patchOperations", len(patch))
+	// Guarded: the arguments cost allocations on every admission even
+	// when the line is not logged.
+	if logger := klog.V(4); logger.Enabled() {
+		logger.InfoS("Admitted pod", "namespace", req.Namespace, "pod", outline.DisplayName(), "patchOperations", len(patch))
+	}
 	return patch, warnings, nil
 }
 

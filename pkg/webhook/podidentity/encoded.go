@@ -16,7 +16,7 @@ import (
 // container without env), by the mask of groupSTS, groupRegion and
 // groupIdentity.
 type envBlock struct {
-	items [5]mutation.Encoded
+	items [envVariables]mutation.Encoded
 	lists [8]mutation.Encoded
 }
 
@@ -26,10 +26,13 @@ const (
 	groupIdentity
 )
 
+// envVariables is how many variables pod identity may add to a container.
+const envVariables = 5
+
 // groupItems are the variables of each group, by index in settings.env.
 var groupItems = [3][]int{{0}, {1, 2}, {3, 4}}
 
-func newEnvBlock(env *[5]corev1.EnvVar) *envBlock {
+func newEnvBlock(env *[envVariables]corev1.EnvVar) *envBlock {
 	b := &envBlock{}
 	for i := range env {
 		b.items[i] = mutation.Encode(&env[i])

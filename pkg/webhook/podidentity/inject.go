@@ -16,8 +16,9 @@ import (
 // nothing of the pod's own is replaced, and it is empty for a pod injected
 // already (the API server's reinvocation).
 func (m *Mutator) mutateCreate(pod *mutation.PodOutline, s *settings) mutation.Result {
-	// A volume, and for each container a few variables and a mount.
-	result := mutation.Result{Patch: make([]mutation.PatchOperation, 0, 1+4*(len(pod.Spec.InitContainers)+len(pod.Spec.Containers)))}
+	// A volume, and for each container at most one operation per
+	// variable and a mount.
+	result := mutation.Result{Patch: make([]mutation.PatchOperation, 0, 1+(envVariables+1)*(len(pod.Spec.InitContainers)+len(pod.Spec.Containers)))}
 	if v := findVolume(pod.Spec.Volumes); v != nil {
 		if why := notOurs(v); why != "" {
 			return mutation.Deny(reasonConflict, fmt.Sprintf("the pod already has a volume named %q that is not a service account token (%s); pod identity mounts "+

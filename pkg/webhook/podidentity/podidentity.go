@@ -272,7 +272,7 @@ type settings struct {
 	allow map[string]bool
 	// env is every variable the pod may get, in upstream's order: the
 	// regional STS group, the region group, the identity group.
-	env [5]corev1.EnvVar
+	env [envVariables]corev1.EnvVar
 	// encodedEnv is env encoded, shared by every admission of the role.
 	encodedEnv *envBlock
 }
@@ -388,7 +388,7 @@ func (m *Mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 	if windows || pod.Spec.NodeSelector["kubernetes.io/os"] == "windows" || pod.Spec.NodeSelector["beta.kubernetes.io/os"] == "windows" {
 		tokenPath = m.windowsPath
 	}
-	s.env = [5]corev1.EnvVar{
+	s.env = [envVariables]corev1.EnvVar{
 		{Name: envRegionalSTS, Value: "regional"},
 		{Name: envDefaultRegion, Value: m.config.Region}, {Name: envRegion, Value: m.config.Region},
 		{Name: envRoleARN, Value: roleARN}, {Name: envTokenFile, Value: tokenPath},

@@ -59,9 +59,12 @@ type injectedMount struct {
 // key by key (subPath). Yum repository files go key by key into
 // /run/secrets so nothing else the runtime puts there is hidden.
 func buildLayout(entitlements, repos []mountedObject, encoded *volumeCache) layout {
-	var l layout
 	entVolumes, entMounts := volumesFor(entitlements, entitlementsVolume, entitlementSharePfx, EntitlementDir, "an entitlement key", encoded)
-	l.volumes = append(l.volumes, entVolumes...)
+	repoVolumes, repoMounts := volumesFor(repos, reposVolume, repoSharePfx, RepoDir, "a yum repository file", encoded)
+	l := layout{
+		volumes: append(slices.Clip(entVolumes), repoVolumes...),
+		mounts:  make([]injectedMount, 0, len(entMounts)+len(repoMounts)),
+	}
 	if len(entVolumes) == 1 {
 		l.mounts = append(l.mounts, injectedMount{
 			VolumeMount: corev1.VolumeMount{Name: entVolumes[0].Name, MountPath: EntitlementDir, ReadOnly: true},
@@ -70,8 +73,6 @@ func buildLayout(entitlements, repos []mountedObject, encoded *volumeCache) layo
 	} else {
 		l.mounts = append(l.mounts, entMounts...)
 	}
-	repoVolumes, repoMounts := volumesFor(repos, reposVolume, repoSharePfx, RepoDir, "a yum repository file", encoded)
-	l.volumes = append(l.volumes, repoVolumes...)
 	l.mounts = append(l.mounts, repoMounts...)
 	return l
 }
@@ -80,8 +81,12 @@ func buildLayout(entitlements, repos []mountedObject, encoded *volumeCache) layo
 // mounts into dir, each volume encoded once per content (what its key
 // names) in the cache.
 func volumesFor(objects []mountedObject, projectedName, sharePrefix, dir, what string, cache *volumeCache) ([]injectedVolume, []injectedMount) {
+	keys := 0
+	for _, s := range objects {
+		keys += len(s.keys)
+	}
 	var volumes []injectedVolume
-	var mounts []injectedMount
+	mounts := make([]injectedMount, 0, keys)
 	projected := -1
 	for _, s := range objects {
 		var volume string

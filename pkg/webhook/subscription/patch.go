@@ -37,7 +37,8 @@ func (p *plan) patch(pod *mutation.PodOutline, f *fitted, recorded bool) ([]muta
 // mountPatches replace the pod's volumes and each container's mounts where
 // the fitted ones differ.
 func mountPatches(pod *mutation.PodOutline, f *fitted) []mutation.PatchOperation {
-	var patch []mutation.PatchOperation
+	// The volumes, each container's mounts, and the record after them.
+	patch := make([]mutation.PatchOperation, 0, 2+len(f.mounts))
 	if !same(f.volumes, pod.Spec.Volumes) {
 		patch = append(patch, mutation.PatchOperation{Op: "add", Path: "/spec/volumes", Value: mutation.Volumes{Items: f.volumes, Encoded: f.encoded}})
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -294,7 +295,7 @@ func (p *plan) skip(what, why string) {
 }
 
 func bundleObjects(b *subscriptionv1alpha1.Bundle) mountedObjects {
-	origin := fmt.Sprintf("bundle %q", b.Name)
+	origin := "bundle " + strconv.Quote(b.Name)
 	var s mountedObjects
 	for _, r := range b.Status.Entitlements {
 		s.entitlements = append(s.entitlements, mountedObject{origin: origin, kind: "secret", namespace: r.Namespace, name: r.Name, keys: r.Keys})
@@ -306,7 +307,7 @@ func bundleObjects(b *subscriptionv1alpha1.Bundle) mountedObjects {
 }
 
 func clusterBundleObjects(cb *subscriptionv1alpha1.ClusterBundle) mountedObjects {
-	origin := fmt.Sprintf("cluster bundle %q", cb.Name)
+	origin := "cluster bundle " + strconv.Quote(cb.Name)
 	var s mountedObjects
 	for _, r := range cb.Status.Entitlements {
 		s.entitlements = append(s.entitlements, mountedObject{origin: origin, kind: "secret", namespace: r.Namespace, name: r.Name, keys: r.Keys, share: r.Share})
