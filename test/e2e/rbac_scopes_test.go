@@ -481,11 +481,23 @@ func TestScopeBindingCreatesAreDecidedByTheMatchCondition(t *testing.T) {
 		{"controlled by a ScopeInstance of another group", func(b *rbacv1.RoleBinding) { b.OwnerReferences[0].APIVersion = "evil.example/v1" }, generates},
 		{"controlled by a ScopeTemplate", func(b *rbacv1.RoleBinding) { b.OwnerReferences[0].Kind = "ScopeTemplate" }, generates},
 		{"owned but not controlled", func(b *rbacv1.RoleBinding) { b.OwnerReferences[0].Controller = nil }, generates},
+		{"controlled by another instance, owned by its own", func(b *rbacv1.RoleBinding) {
+			other := b.OwnerReferences[0]
+			other.Name, other.UID = "other", "00000000-0000-0000-0000-000000000001"
+			b.OwnerReferences[0].Controller = nil
+			b.OwnerReferences = append(b.OwnerReferences, other)
+		}, generates},
 		{"binding view", func(b *rbacv1.RoleBinding) { b.RoleRef.Name, b.Name = "view", "view-abcdef0123" }, binds},
 		{"binding a system: role", func(b *rbacv1.RoleBinding) {
 			b.RoleRef.Name, b.Name = "system:0123456789", "system:0123456789-abcdef0123"
 		}, binds},
 		{"binding a role not named by a template", func(b *rbacv1.RoleBinding) { b.RoleRef.Name, b.Name = "reader", "reader-abcdef0123" }, binds},
+		{"binding a role named with nine hex digits", func(b *rbacv1.RoleBinding) {
+			b.RoleRef.Name, b.Name = "reader-012345678", "reader-012345678-abcdef0123"
+		}, binds},
+		{"binding a role named with an upper-case hex digit", func(b *rbacv1.RoleBinding) {
+			b.RoleRef.Name, b.Name = "reader-012345678A", "reader-012345678A-abcdef0123"
+		}, binds},
 		{"named for another role", func(b *rbacv1.RoleBinding) { b.Name = "writer-0123456789-abcdef0123" }, binds},
 		{"named without the hex suffix", func(b *rbacv1.RoleBinding) { b.Name = role + "-abcdefghij" }, binds},
 		{"named with more before the suffix", func(b *rbacv1.RoleBinding) { b.Name = role + "-x-abcdef0123" }, binds},
