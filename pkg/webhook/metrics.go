@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"crypto/x509"
+	"net"
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,6 +31,7 @@ type metrics struct {
 	denials             *prometheus.CounterVec
 	mutatorDuration     *prometheus.HistogramVec
 	inFlight            prometheus.Gauge
+	openConnections     prometheus.Gauge
 	panics              *prometheus.CounterVec
 	outlineFallbacks    prometheus.Counter
 	certificateExpiry   prometheus.Gauge
@@ -64,6 +66,10 @@ func newMetrics() *metrics {
 			Namespace: metricsNamespace, Name: "admission_requests_in_flight",
 			Help: "Admission requests being answered now; beyond the cap, requests are refused with 429.",
 		}),
+		openConnections: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: metricsNamespace, Name: "open_connections",
+			Help: "Connections open to the admission listener: the API server keeps its own open between calls and sends one admission at a time on each (HTTP/1.1), and probes.",
+		}),
 		panics: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: metricsNamespace, Name: "panics_recovered_total",
 			Help: "Panics recovered while answering, by where: a mutator's name, handler (the admission handler itself) or http (any other path).",
@@ -85,7 +91,7 @@ func newMetrics() *metrics {
 			Help: "Attempts to load a changed serving certificate pair that failed; the previous pair stays in use.",
 		}),
 	}
-	m.registry.MustRegister(m.httpRequests, m.httpDuration, m.admissions, m.denials, m.mutatorDuration, m.inFlight, m.panics, m.outlineFallbacks,
+	m.registry.MustRegister(m.httpRequests, m.httpDuration, m.admissions, m.denials, m.mutatorDuration, m.inFlight, m.openConnections, m.panics, m.outlineFallbacks,
 		m.certificateExpiry, m.certificateReloads, m.certificateFailures,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -104,6 +110,17 @@ func (m *metrics) initPanicSites(mutators []mutation.Mutator) {
 
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// countConnection is the admission server's ConnState hook: every
+// connection is new once and ends once, closed or hijacked.
+func (m *metrics) countConnection(_ net.Conn, state http.ConnState) {
+	switch state {
+	case http.StateNew:
+		m.openConnections.Inc()
+	case http.StateClosed, http.StateHijacked:
+		m.openConnections.Dec()
+	}
 }
 
 func (m *metrics) observeCertificate(leaf *x509.Certificate) {

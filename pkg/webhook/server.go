@@ -301,6 +301,7 @@ func (s *Server) ServeWithMetrics(ctx context.Context, listener, metricsListener
 	go s.cert.watch(watchCtx, s.config.CertReloadInterval)
 
 	server := s.httpServer(s.Handler())
+	server.ConnState = s.metrics.countConnection
 	served := make(chan error, 1)
 	go func() {
 		served <- server.ServeTLS(listener, "", "")

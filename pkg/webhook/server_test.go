@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -531,4 +532,86 @@ func TestSlowBodiesCannotCrowdOutReviews(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The open connections gauge counts the API server's pooled connections to
+// the admission listener, idle ones included (a replica killed takes every
+// one of them down: test/faults bounds its refusals by this count), and
+// not the metrics listener's scrapes.
+func TestServerCountsOpenConnections(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t, "ca")
+	ca.issue(t, dir)
+	server, err := New(Config{
+		CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), CertReloadInterval: time.Hour,
+		MetricsListenAddress: "127.0.0.1:0", MetricsGuard: testMetricsGuard,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsListener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	result := make(chan error, 1)
+	go func() { result <- server.ServeWithMetrics(ctx, listener, metricsListener) }()
+	t.Cleanup(func() {
+		cancel()
+		<-result
+	})
+	openConnections := func() string {
+		t.Helper()
+		_, body, err := get(ca.client(), "https://"+metricsListener.Addr().String()+MetricsPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(body, "\n") {
+			if value, ok := strings.CutPrefix(line, "workload_access_webhook_open_connections "); ok {
+				return value
+			}
+		}
+		t.Fatalf("no open connections series in:\n%s", body)
+		return ""
+	}
+	waitFor := func(want string) {
+		t.Helper()
+		var got string
+		if err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+			got = openConnections()
+			return got == want, nil
+		}); err != nil {
+			t.Fatalf("open connections = %s, want %s", got, want)
+		}
+	}
+
+	waitFor("0")
+	// Three kept-alive connections, each idle after one answer, as the API
+	// server's pool holds them between calls.
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.ca.Config.Certs[0])
+	var conns []*tls.Conn
+	for range 3 {
+		conn, err := tls.Dial("tcp", listener.Addr().String(), &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := io.WriteString(conn, "GET "+HealthzPath+" HTTP/1.1\r\nHost: webhook\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := http.ReadResponse(bufio.NewReader(conn), nil); err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, conn)
+	}
+	waitFor("3")
+	for _, conn := range conns {
+		conn.Close()
+	}
+	waitFor("0")
 }

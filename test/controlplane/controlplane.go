@@ -76,6 +76,11 @@ type Options struct {
 	// Nodes adds kube-scheduler and kwok with one fake control-plane node, so
 	// pods get scheduled and report Running/Ready (no container runs).
 	Nodes bool
+	// KwokStages are kwok Stage files added to the default ones (pod/fast,
+	// node/fast and node/heartbeat); a stage of higher weight that matches a
+	// pod takes it from the default's (test/upgrade keeps the webhook's pods
+	// for its own stand-in kubelet).
+	KwokStages []string
 	// EventTTL is how long the API server keeps an Event after its last
 	// write (kube-apiserver's --event-ttl); zero keeps its default, 1 h.
 	EventTTL time.Duration
@@ -253,7 +258,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	}
 
 	if opts.Nodes {
-		if err := cp.startNodes(ctx, schedPort, kwokPort); err != nil {
+		if err := cp.startNodes(ctx, schedPort, kwokPort, opts.KwokStages); err != nil {
 			return nil, err
 		}
 	}

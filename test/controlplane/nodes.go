@@ -26,7 +26,7 @@ const WorkerNode = "worker-0"
 // startNodes runs kube-scheduler and kwok, and registers fake nodes that
 // kwok keeps Ready. kwok sets the pods it sees bound to them Running and
 // Ready; no container runs, which the tests that use it must not forget.
-func (cp *ControlPlane) startNodes(ctx context.Context, schedPort, kwokPort int) error {
+func (cp *ControlPlane) startNodes(ctx context.Context, schedPort, kwokPort int, extraStages []string) error {
 	schedConfig := filepath.Join(cp.Dir, "scheduler.kubeconfig")
 	sched, err := cp.start("kube-scheduler", "kube-scheduler",
 		"--kubeconfig="+schedConfig, "--authentication-kubeconfig="+schedConfig, "--authorization-kubeconfig="+schedConfig,
@@ -51,7 +51,7 @@ func (cp *ControlPlane) startNodes(ctx context.Context, schedPort, kwokPort int)
 		"--cidr=127.20.0.1/24", "--node-ip=127.0.0.1",
 		"--server-address=" + hostPort(kwokPort),
 	}
-	for _, stage := range stages {
+	for _, stage := range append(stages, extraStages...) {
 		args = append(args, "--config="+stage)
 	}
 	kwok, err := cp.start("kwok", "kwok", args...)

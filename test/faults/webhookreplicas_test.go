@@ -18,11 +18,27 @@ const (
 	coolDown = 5 * time.Second
 )
 
-// One of the two replicas is SIGKILLed under load and its container
-// restarted. The only pods refused (or, for the fail-open role pods, created
-// without credentials) are those whose webhook call went to that replica
-// before its endpoint left the slice: in flight on it when it died, or
-// dialed to it in the second its death takes to reach the endpoints.
+// One of the two replicas is SIGKILLed under load, in a burst of pod
+// creations, and its container restarted. The only pods refused (or, for
+// the fail-open role pods, created without credentials) are those whose
+// webhook call went to that replica: on one of the connections the API
+// server held to it when it died (the call's request unread or
+// unanswered: the kernel resets the connection, or closes it), or dialed
+// to it after it died and before the API server saw its endpoint go.
+//
+// The bound on the first kind is the replica's own count of its open
+// connections (open_connections), read before the test waits for a burst
+// to kill it in: the API server calls a webhook over HTTP/1.1, one call at
+// a time on each connection, and drops a connection once a call on it
+// failed, so at most one call dies on each. (The API server keeps its
+// connections; one it opened in the quarter second between the reading
+// and the kill would go uncounted.) The admissions the replica had
+// accepted and not answered are no bound: most calls lost on its
+// connections were never read by it (a reset is what the kernel sends for
+// a socket closed with unread data), and its in-flight gauge reads 0
+// between the millisecond-long admissions. The dialed ones are bounded in
+// time only: a failed dial leaves the API server a connection short, and
+// it dials again, each time to a random endpoint still listed as ready.
 func TestWebhookReplicaKilled(t *testing.T) {
 	dumpOnFailure(t)
 	env.replicas.ensure(t)
@@ -44,7 +60,19 @@ func TestWebhookReplicaKilled(t *testing.T) {
 			victim, most = ip, n-before[ip]
 		}
 	}
-	victimAddress := victim + ":"
+	connections, err := env.replicas.running[victim].Metric(ctx, openConnectionsSeries)
+	if err != nil {
+		t.Fatalf("reading the victim's open connections: %v", err)
+	}
+	read := time.Now()
+	// The kill lands in a burst, while the API server has calls to make:
+	// between bursts every connection is idle and only dials can fail.
+	if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 2*loadInterval, true, func(context.Context) (bool, error) {
+		return load.Pending() >= loadBurst/2, nil
+	}); err != nil {
+		t.Fatalf("no burst of the load in %s: %v", 2*loadInterval, err)
+	}
+	pending := load.Pending()
 	killed := time.Now()
 	env.replicas.kill(victim)
 	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
@@ -64,38 +92,80 @@ func TestWebhookReplicaKilled(t *testing.T) {
 	load.Stop()
 
 	f := load.Figures()
-	// A call in flight started at most the webhook's 5 s timeout before the
-	// kill; the API server sees the slice change within a second.
-	from, to := killed.Add(-5*time.Second), removed.Add(time.Second)
-	var inFlight, dialed []framework.PodRefusal
-	for _, r := range f.Refused {
-		msg := r.Err.Error()
-		switch {
-		case r.At.Before(from) || r.At.After(to):
-			t.Errorf("refused outside the kill's window (%s to %s): %v", from.Format("15:04:05.000"), to.Format("15:04:05.000"), r)
-		case strings.Contains(msg, "dial tcp "+victimAddress):
-			dialed = append(dialed, r)
-		case strings.Contains(msg, victimAddress) || strings.HasSuffix(msg, "EOF"):
-			inFlight = append(inFlight, r)
-		default:
-			t.Errorf("refused for another reason than the killed replica: %v", r)
+	k := killAttribution{victim: victim, killed: killed, dialUntil: removed.Add(endpointsSeen)}
+	onConnections, dialed := k.attribute(t, f.Refused)
+	for _, w := range f.Wrong {
+		if w.Answered.Before(killed) || w.Answered.After(k.dialUntil) {
+			t.Errorf("created without its injection outside the kill's window (%s to %s): %v", stamp(killed), stamp(k.dialUntil), w)
 		}
 	}
-	for _, w := range f.Wrong {
-		if w.At.Before(from) || w.At.After(to) {
-			t.Errorf("created without its injection outside the kill's window: %v", w)
-		}
+	if len(onConnections) > int(connections) {
+		t.Errorf("%d requested pods refused on connections to the killed replica, which had %v open %s before the kill: more calls died with it than it held connections; refused: %v",
+			len(onConnections), connections, killed.Sub(read).Round(time.Millisecond), onConnections)
 	}
 	if n := f.RefusedOf("plain"); n > 0 {
 		t.Errorf("%d plain pods were refused: the fail-open webhook must never block them", n)
 	}
 	expectLoadRan(t, f)
-	t.Logf("SIGKILL of replica %s (it answered %v of the warm-up's admission reviews; all replicas, since their start: %v): endpoint not ready after %s (container exit seen), restarted container ready after %s",
-		victim, most, answered, removed.Sub(killed).Round(time.Millisecond), back.Sub(killed).Round(time.Millisecond))
+	t.Logf("SIGKILL of replica %s (it answered %v of the warm-up's admission reviews; all replicas, since their start: %v; %v connections open to it %s before the kill; %d pod creations in flight): endpoint not ready after %s (container exit seen), restarted container ready after %s",
+		victim, most, answered, connections, killed.Sub(read).Round(time.Millisecond), pending,
+		removed.Sub(killed).Round(time.Millisecond), back.Sub(killed).Round(time.Millisecond))
+	for _, r := range append(append([]framework.PodRefusal(nil), f.Refused...), f.Wrong...) {
+		t.Logf("  %s pod sent %+.3fs, answered %+.3fs after the kill: %v", r.Kind, r.At.Sub(killed).Seconds(), r.Answered.Sub(killed).Seconds(), r.Err)
+	}
 	t.Logf("load %s", f)
-	t.Logf("FIGURE kill: %d requested (bundle) pods refused: %d in flight on the killed replica, %d dialed to it before its endpoint went; %d role pods created without credentials (fail-open)",
-		f.RefusedOf("bundle"), countKind(inFlight, "bundle"), countKind(dialed, "bundle"), len(f.Wrong))
+	t.Logf("FIGURE kill: %d requested (bundle) pods refused: %d on the killed replica's connections (bound: the %v it had open), %d dialed to it before its endpoint went (%s after the kill); %d role pods created without credentials (fail-open)",
+		f.RefusedOf("bundle"), len(onConnections), connections, len(dialed), removed.Sub(killed).Round(time.Millisecond), len(f.Wrong))
 }
+
+// openConnectionsSeries is what a replica reports of the connections open
+// to its admission listener.
+const openConnectionsSeries = "workload_access_webhook_open_connections"
+
+// Calls lost with the killed replica come back as refusals within these
+// of its death. On its connections: at once, as the kernel resets or
+// closes them (10 to 20 ms seen). Dialed: until the API server's
+// EndpointSlice watch delivers its endpoint's not-ready, milliseconds
+// after it is written.
+const (
+	connectionsSeen = time.Second
+	endpointsSeen   = time.Second
+)
+
+// killAttribution tells, from its error and when it came back, which calls
+// to the killed replica each refused pod lost.
+type killAttribution struct {
+	victim    string
+	killed    time.Time
+	dialUntil time.Time
+}
+
+// attribute sorts the refusals: on a connection to the killed replica (its
+// address in a reset or broken pipe, or a bare EOF, a connection closed
+// under the call), answered within connectionsSeen of the kill; or dialed
+// to it (its address, connection refused), answered before dialUntil.
+// Anything else is an error of t: another replica's address, an EOF at
+// another time, a refusal answered before the kill.
+func (k killAttribution) attribute(t *testing.T, refused []framework.PodRefusal) (onConnections, dialed []framework.PodRefusal) {
+	t.Helper()
+	address := k.victim + ":"
+	for _, r := range refused {
+		msg := r.Err.Error()
+		after := r.Answered.Sub(k.killed)
+		switch {
+		case strings.Contains(msg, "dial tcp "+address) && after >= 0 && r.Answered.Before(k.dialUntil):
+			dialed = append(dialed, r)
+		case (strings.Contains(msg, "->"+address) || strings.HasSuffix(msg, ": EOF")) && after >= 0 && after < connectionsSeen:
+			onConnections = append(onConnections, r)
+		default:
+			t.Errorf("refused for another reason than the killed replica %s (answered %+.3fs after the kill; dials to it counted until %+.3fs): %v",
+				k.victim, after.Seconds(), k.dialUntil.Sub(k.killed).Seconds(), r)
+		}
+	}
+	return onConnections, dialed
+}
+
+func stamp(at time.Time) string { return at.Format("15:04:05.000") }
 
 // Both replicas are rolled as the Deployment rolls them (maxSurge 0,
 // maxUnavailable 1): the old pod is sent SIGTERM and a new one (a new IP)
@@ -176,14 +246,4 @@ func expectLoadRan(t *testing.T, f framework.PodLoadFigures) {
 			t.Errorf("only %d %s pods were created over %s: the load did not run", f.Created[kind], kind, f.Duration)
 		}
 	}
-}
-
-func countKind(refusals []framework.PodRefusal, kind string) int {
-	n := 0
-	for _, r := range refusals {
-		if r.Kind == kind {
-			n++
-		}
-	}
-	return n
 }

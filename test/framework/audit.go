@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -161,18 +162,43 @@ func CountByResource(events []AuditEvent) map[string]int {
 // Listings lists the requests username sent after since that read a whole
 // collection: every LIST, and every WATCH that starts by sending the whole
 // collection (sendInitialEvents=true, how client-go's informers list since
-// its WatchListClient feature). A watch is counted when its response
-// starts, not when it ends, so watches still open are counted too; one
-// refused is counted when answered.
+// its WatchListClient feature). A watch answered is counted when its
+// response starts, not when it ends, so watches still open are counted
+// too; one refused once, when it ends (a refused watch is audited at both
+// stages, with the same status).
 func Listings(auditLog, username string, since time.Time) ([]AuditEvent, error) {
 	return readAudit(auditLog, username, since, func(e AuditEvent) bool {
 		switch {
 		case e.Verb == "list" && e.Stage == "ResponseComplete":
 			return true
 		case e.Verb == "watch" && strings.Contains(e.RequestURI, "sendInitialEvents=true"):
-			// Refused watches never start a response: counted when answered.
-			return e.Stage == "ResponseStarted" || (e.Stage == "ResponseComplete" && e.code() >= 400)
+			refused := e.code() >= 400
+			return (e.Stage == "ResponseStarted" && !refused) || (e.Stage == "ResponseComplete" && refused)
 		}
 		return false
 	})
+}
+
+// Listed is what a listing call lists: resource, namespace and selectors,
+// so informers are told apart by what they list. Several informers listing
+// the same thing share one key.
+func (e AuditEvent) Listed() string {
+	key := e.Verb
+	if e.ObjectRef != nil {
+		key = e.ObjectRef.Resource
+		if e.ObjectRef.APIGroup != "" {
+			key += "." + e.ObjectRef.APIGroup
+		}
+		if e.ObjectRef.Namespace != "" {
+			key += " in " + e.ObjectRef.Namespace
+		}
+	}
+	if u, err := url.Parse(e.RequestURI); err == nil {
+		for _, selector := range []string{"labelSelector", "fieldSelector"} {
+			if v := u.Query().Get(selector); v != "" {
+				key += " " + selector + "=" + v
+			}
+		}
+	}
+	return key
 }

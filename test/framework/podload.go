@@ -30,8 +30,10 @@ type PodKind struct {
 // PodRefusal is one pod creation the API server did not accept.
 type PodRefusal struct {
 	Kind string
-	At   time.Time
-	Err  error
+	// At is when the creation was sent, Answered when the API server's
+	// answer (or the error) came back.
+	At, Answered time.Time
+	Err          error
 }
 
 func (r PodRefusal) String() string {
@@ -53,6 +55,8 @@ type PodLoad struct {
 	refused   []PodRefusal
 	wrong     []PodRefusal
 	started   time.Time
+	// pending are the creations sent and not answered yet.
+	pending int
 }
 
 // StartPodLoad starts creating pods as the given config's user until Stop.
@@ -108,23 +112,35 @@ func (l *PodLoad) run(interval time.Duration, burst int) {
 func (l *PodLoad) create(kind PodKind) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	l.mu.Lock()
+	l.pending++
+	l.mu.Unlock()
 	at := time.Now()
 	pod, err := l.client.CoreV1().Pods(kind.Namespace).Create(ctx, kind.Pod(), metav1.CreateOptions{})
+	answered := time.Now()
 	var wrong error
 	if err == nil && kind.Check != nil {
 		wrong = kind.Check(pod)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.pending--
 	switch {
 	case err != nil:
-		l.refused = append(l.refused, PodRefusal{Kind: kind.Name, At: at, Err: err})
+		l.refused = append(l.refused, PodRefusal{Kind: kind.Name, At: at, Answered: answered, Err: err})
 	case wrong != nil:
-		l.wrong = append(l.wrong, PodRefusal{Kind: kind.Name, At: at, Err: wrong})
+		l.wrong = append(l.wrong, PodRefusal{Kind: kind.Name, At: at, Answered: answered, Err: wrong})
 	default:
 		l.created[kind.Name]++
 		l.createdAt[kind.Name] = append(l.createdAt[kind.Name], at)
 	}
+}
+
+// Pending is the number of creations sent and not answered yet.
+func (l *PodLoad) Pending() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pending
 }
 
 // Stop ends the load and waits for the creations in flight.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -49,6 +50,7 @@ func TestOperatorLeaderLost(t *testing.T) {
 	ns, load := startLoad(t, "leader-lost-")
 
 	stopOperators(false)
+	startedA := time.Now()
 	a, err := startOperator(ctx, env.current, "operator-leader-a", noLeaderElection)
 	if err != nil {
 		t.Fatal(err)
@@ -145,14 +147,19 @@ func TestOperatorLeaderLost(t *testing.T) {
 			w.watches++
 		}
 	}
+	listed, err := listingsOf(startedA, since, names)
+	if err != nil {
+		t.Fatal(err)
+	}
 	figures := load.Figures()
 	t.Logf("pods: %s", figures)
+	maxWait := maxStatusWait(events, ns, created)
 	t.Logf("operator writes from %s to %s (kill at +%s), Bundles created: %d, max Bundle wait for its status: %s",
 		since.Format("15:04:05.000"), handoverEnd.Format("15:04:05.000"), killed.Sub(since).Round(time.Millisecond),
-		len(created), maxStatusWait(events, ns, created).Round(time.Millisecond))
+		len(created), maxWait.Round(time.Millisecond))
 	for _, w := range writers {
-		t.Logf("  %s: %d writes (%s to %s), %d LISTs, %d WATCHes, %d refused with 409 Conflict: %v", w.name, w.writes,
-			w.first.Format("15:04:05.000"), w.last.Format("15:04:05.000"), w.lists, w.watches, w.conflicts, w.byResource)
+		t.Logf("  %s: %d writes (%s to %s), %d WATCHes, %d refused with 409 Conflict: %v", w.name, w.writes,
+			w.first.Format("15:04:05.000"), w.last.Format("15:04:05.000"), w.watches, w.conflicts, w.byResource)
 	}
 
 	// One writer at a time: the dead leader's last write came before the
@@ -177,6 +184,126 @@ func TestOperatorLeaderLost(t *testing.T) {
 	if len(figures.Wrong) > 0 {
 		t.Errorf("%d requested pods created without their injection, first: %v", len(figures.Wrong), figures.Wrong[0])
 	}
+	// The survivor's informers start once it leads and list once each,
+	// by streaming, as the first leader's did at its start: no LIST (a
+	// LIST is the fallback when the server refuses a streaming list), and
+	// no informer listing more often than the first leader's did.
+	t.Logf("listing calls (LISTs from 3 s before the kill, streaming lists since %s started): %s", a.Name, listed)
+	if n := listed.lists[a.Name] + listed.lists[b.Name]; n > 0 {
+		t.Errorf("%d LISTs by the operators (%s), want 0: every informer lists by streaming, and a LIST is the fallback for a refused stream", n, listed.listExamples)
+	}
+	survivor, first := listed.streams[b.Name], listed.streams[a.Name]
+	for key, n := range survivor {
+		if n > first[key] {
+			t.Errorf("%s listed %s %d times, the first leader %d times at its start: an informer relisted (or one the first leader did not have started)", b.Name, key, n, first[key])
+		}
+	}
+	if !noLeaderElection && len(survivor) == 0 && listed.lists[b.Name] == 0 {
+		t.Errorf("%s listed nothing: its informers never started", b.Name)
+	}
+	t.Logf("FIGURE leader lost: standby led %s after SIGKILL (bound %s); writes %s %d, %s %d, the survivor's first %s after the dead leader's last; %d refused with 409 Conflict; "+
+		"%d LISTs, survivor's streaming lists %d (first leader's at its start %d); longest Bundle wait for its status %s of %d created; "+
+		"pods %d created, %d refused, %d without injection; ClusterOperator Degraded %d times",
+		takeover.Round(time.Millisecond), takeoverBound, a.Name, writesOf(writers[a.Name]), b.Name, writesOf(writers[b.Name]),
+		handoverGap(writers[a.Name], writers[b.Name]).Round(time.Millisecond), conflictsOf(writers),
+		listed.lists[a.Name]+listed.lists[b.Name], sum(survivor), sum(first), maxWait.Round(time.Millisecond), len(created),
+		figures.TotalCreated(), len(figures.Refused), len(figures.Wrong), len(degraded))
+}
+
+// listings are the operators' listing calls, from the audit log: LISTs by
+// process from 3 s before the kill, and streaming lists (watches that send
+// the initial objects) by process and by what they list, since the first
+// process started. (Each process LISTs its own pods once as it starts,
+// library-go's lookup of the pod its Events name, before either window
+// of the handover.)
+type listings struct {
+	lists        map[string]int
+	listExamples []string
+	streams      map[string]map[string]int
+}
+
+func listingsOf(started, since time.Time, names map[string]string) (listings, error) {
+	out := listings{lists: map[string]int{}, streams: map[string]map[string]int{}}
+	events, err := framework.Listings(env.cp.AuditLogPath, framework.OperatorUser, started)
+	if err != nil {
+		return out, err
+	}
+	for _, e := range events {
+		name, ok := names[e.CredentialID()]
+		if !ok {
+			continue
+		}
+		if e.Verb == "list" {
+			if !e.Received.Before(since) {
+				out.lists[name]++
+				if len(out.listExamples) < 5 {
+					out.listExamples = append(out.listExamples, e.String())
+				}
+			}
+			continue
+		}
+		if out.streams[name] == nil {
+			out.streams[name] = map[string]int{}
+		}
+		out.streams[name][e.Listed()]++
+	}
+	return out, nil
+}
+
+func (l listings) String() string {
+	names := map[string]bool{}
+	for name := range l.streams {
+		names[name] = true
+	}
+	for name := range l.lists {
+		names[name] = true
+	}
+	var parts []string
+	for _, name := range sortedKeys(names) {
+		parts = append(parts, fmt.Sprintf("%s %d LISTs, %d streaming lists (%d informer keys)", name, l.lists[name], sum(l.streams[name]), len(l.streams[name])))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func writesOf(w *writer) int {
+	if w == nil {
+		return 0
+	}
+	return w.writes
+}
+
+// handoverGap is from the dead leader's last write to the survivor's first;
+// negative when they overlapped, 0 when either wrote nothing.
+func handoverGap(dead, survivor *writer) time.Duration {
+	if dead == nil || survivor == nil {
+		return 0
+	}
+	return survivor.first.Sub(dead.last)
+}
+
+func conflictsOf(writers map[string]*writer) int {
+	n := 0
+	for _, w := range writers {
+		n += w.conflicts
+	}
+	return n
 }
 
 func leaseHolder(t *testing.T) string {
@@ -206,8 +333,7 @@ func leaseRenewTime(t *testing.T) time.Time {
 // writer is what one operator process sent, from the audit log.
 type writer struct {
 	name             string
-	writes, lists    int
-	watches          int
+	writes, watches  int
 	conflicts        int
 	conflictExamples []string
 	first, last      time.Time
@@ -227,10 +353,6 @@ func writersOf(events []framework.AuditEvent, names map[string]string) map[strin
 		w := out[name]
 		if w == nil {
 			w = &writer{name: name, byResource: map[string]int{}}
-		}
-		if e.Verb == "list" {
-			w.lists++
-			out[name] = w
 		}
 		if len(framework.WritesExcept([]framework.AuditEvent{e}, "leases", "events", "tokenreviews", "subjectaccessreviews")) == 0 {
 			continue

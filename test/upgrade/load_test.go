@@ -25,6 +25,10 @@ const (
 	loadRoleARN = "arn:aws:iam::123456789012:role/upgrade-load"
 	// loadInterval is one pod creation every 150 ms, of each kind in turn.
 	loadInterval = 150 * time.Millisecond
+	// nowhere is the node the load's pods are bound to: no such node, so
+	// neither the scheduler nor kwok spends the 2 cores on them; admission,
+	// which is what is measured, is the same.
+	nowhere = "upgrade-nowhere"
 )
 
 // testNamespace creates a namespace the Shared Resource CSI driver may
@@ -75,7 +79,7 @@ func grantDriverRead(t *testing.T, ns string) {
 func testPod(annotations map[string]string) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "app-", Annotations: annotations},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+		Spec: corev1.PodSpec{NodeName: nowhere, Containers: []corev1.Container{{
 			Name: "app", Image: "registry.invalid/upgrade/app:1",
 			SecurityContext: &corev1.SecurityContext{
 				AllowPrivilegeEscalation: ptr.To(false), RunAsNonRoot: ptr.To(true),
@@ -89,9 +93,15 @@ func testPod(annotations map[string]string) *corev1.Pod {
 // startLoad makes a namespace with a Bundle and a ServiceAccount with a
 // role, and starts the pod load of three kinds there: plain pods, pods
 // asking for the Bundle (the fail-closed webhook), pods of the role's
-// ServiceAccount (credentials injected). A requested pod created without
-// its injection counts as wrong.
+// ServiceAccount (credentials injected), one every loadInterval. A
+// requested pod created without its injection counts as wrong.
 func startLoad(t *testing.T, prefix string) (string, *framework.PodLoad) {
+	t.Helper()
+	return startLoadBursts(t, prefix, loadInterval, 1)
+}
+
+// startLoadBursts is startLoad creating burst pods at once every interval.
+func startLoadBursts(t *testing.T, prefix string, interval time.Duration, burst int) (string, *framework.PodLoad) {
 	t.Helper()
 	ctx := context.Background()
 	ns := testNamespace(t, prefix)
@@ -136,7 +146,7 @@ func startLoad(t *testing.T, prefix string) (string, *framework.PodLoad) {
 		}
 		return nil
 	})
-	load := framework.StartPodLoad(env.cp.Config, loadInterval, loadKinds(ns)...)
+	load := framework.StartPodLoadBursts(env.cp.Config, interval, burst, loadKinds(ns)...)
 	t.Cleanup(load.Stop)
 	return ns, load
 }

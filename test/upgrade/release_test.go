@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/openshift/cluster-workload-access-operator/test/framework"
 )
@@ -30,7 +31,7 @@ func ensureRelease(t *testing.T, r *release) {
 	env.cp.Payload = r.payload
 	replaceOperator(t, r, "operator-"+r.version)
 	waitDeploymentAt(t, r)
-	if err := env.webhooks.roll(ctx, r.binary); err != nil {
+	if err := env.webhooks.waitDrained(ctx); err != nil {
 		t.Fatal(err)
 	}
 	env.at = r
@@ -64,7 +65,9 @@ func waitLeader(t *testing.T, p *framework.Process) {
 }
 
 // rolledOut says whether the webhook Deployment runs image everywhere, as
-// `oc rollout status` would say it (kwok's pods report Ready at once).
+// `oc rollout status` would say it: every replica updated and available,
+// which its pods are once their real process answers the readiness probe
+// (pods_test.go).
 func rolledOut(d *appsv1.Deployment, image string) error {
 	if got := d.Spec.Template.Spec.Containers[0].Image; got != image {
 		return fmt.Errorf("the webhook Deployment's image is %s, want %s", got, image)
@@ -85,11 +88,35 @@ func rolledOut(d *appsv1.Deployment, image string) error {
 // Deployment to r's image.
 func waitDeploymentAt(t *testing.T, r *release) {
 	t.Helper()
-	framework.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
-		d, err := env.kube.AppsV1().Deployments(framework.OperandNamespace).Get(ctx, framework.WebhookName, metav1.GetOptions{})
-		if err != nil {
-			return err
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := waitRollout(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitRollout waits until the webhook Deployment has rolled out to r's
+// image and each of its pods is listed in the endpoints (which follow a
+// pod's readiness, a moment later), failing at once when the stand-in
+// kubelet could not run a pod.
+func waitRollout(ctx context.Context, r *release) error {
+	var last error
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		if errs := env.webhooks.errors(); len(errs) > 0 {
+			return false, fmt.Errorf("running the webhook pods: %v", errs)
 		}
-		return rolledOut(d, r.image)
+		d, err := env.kube.AppsV1().Deployments(framework.OperandNamespace).Get(ctx, framework.WebhookName, metav1.GetOptions{})
+		if err == nil {
+			err = rolledOut(d, r.image)
+		}
+		if listed := env.webhooks.listed(r.image); err == nil && listed != d.Status.Replicas {
+			err = fmt.Errorf("%d of the webhook's %d pods are listed in the endpoints", listed, d.Status.Replicas)
+		}
+		last = err
+		return err == nil, nil
 	})
+	if err != nil && last != nil {
+		return fmt.Errorf("%w: %v", err, last)
+	}
+	return err
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,15 +39,20 @@ const (
 
 // The previous release's operator, manifests and objects of every kind,
 // then this tree's manifests applied in the CVO's order (file order, CRDs
-// included) and the binaries replaced (the operator, then each webhook
-// replica in turn), under pod load; then back again.
+// included), the operator replaced, and the webhook Deployment rolled by
+// kube-controller-manager as the operator wrote it (maxSurge 0), its pods
+// run by the stand-in kubelet (pods_test.go), under pod load; then back
+// again.
 //
-// Goals each way: no pod refused and none created without its injection;
-// every stored object still readable with its spec intact (a CRD change
-// that prunes or renames a stored field fails here) and reconciled by the
-// new operator after a change; the ClusterOperator Progressing while
-// rolling, its operator version the new one only after the webhook
-// Deployment rolled out (by etcd revision), and never Degraded.
+// Goals each way: no pod refused and none created without its injection,
+// of at least minRequestedPerRoll requested pods across each roll; every
+// stored object still readable with its spec intact (a CRD change that
+// prunes or renames a stored field fails here) and reconciled by the new
+// operator after a change; what the CRDs change between the releases
+// behaving for the stored objects (crdchanges_test.go); the ClusterOperator
+// Progressing while rolling, its operator version the new one only after
+// the webhook Deployment rolled out (by etcd revision; the rollout waits on
+// the real replicas' readiness), and never Degraded.
 //
 // The downgrade is possible while this tree's CRDs store only versions the
 // previous release serves (today both serve v1alpha1 alone); the test
@@ -60,20 +66,23 @@ func TestUpgradeAndDowngrade(t *testing.T) {
 	objects := createStoredObjects(t, func(kind string) bool { return kind != "IAMRoleRequest" })
 	setLogLevel(t, "Debug")
 	expectLog(t, "Debug", `to "Debug" (klog verbosity`)
-	_, load := startLoad(t, "upgrade-load-")
+	_, load := startLoadBursts(t, "upgrade-load-", upgradeLoadInterval, upgradeLoadBurst)
 	expectSettled(t, env.previous)
 	// Last, so that it waits for a boundary less than the 2 minutes
 	// after which that makes the ClusterOperator Degraded.
 	objects = append(objects, createStoredObjects(t, func(kind string) bool { return kind == "IAMRoleRequest" })...)
+	checkCRDsAtPrevious(t, objects, "before the upgrade")
 
 	rollRelease(t, load, env.previous, env.current)
 	expectLog(t, "stored log level", `set to "Debug"`)
 	checkStoredObjects(t, objects, true)
+	checkCRDsAtCurrent(t, objects)
 	objects = deleteRoleRequests(objects)
 
 	checkDowngradePossible(t)
 	rollRelease(t, load, env.current, env.previous)
 	checkStoredObjects(t, objects, false)
+	checkCRDsAtPrevious(t, objects, "after the downgrade")
 	setLogLevel(t, "Normal")
 	expectLog(t, "Normal", `changed from "Debug" to "Normal"`)
 
@@ -88,6 +97,18 @@ func TestUpgradeAndDowngrade(t *testing.T) {
 	}
 }
 
+const (
+	// upgradeLoadInterval and upgradeLoadBurst are 3 pods created at once
+	// every 120 ms, 25 a second, the three kinds in turn: two of each three
+	// ask for an injection, about 17 a second across rolls of 20 s and more.
+	upgradeLoadInterval = 120 * time.Millisecond
+	upgradeLoadBurst    = 3
+	// minRequestedPerRoll is how many requested pods each roll must see
+	// created, from the manifests applied to the last old replica exited:
+	// "none refused" of fewer says little.
+	minRequestedPerRoll = 300
+)
+
 // rollRelease moves the cluster from one release to the other as the CVO
 // and the Deployments would, and checks what the ClusterOperator said.
 func rollRelease(t *testing.T, load *framework.PodLoad, from, to *release) {
@@ -98,33 +119,59 @@ func rollRelease(t *testing.T, load *framework.PodLoad, from, to *release) {
 	rollout := watchRollout(to.image)
 	defer rollout.stop()
 	start := time.Now()
-	since := func() string { return time.Since(start).Round(time.Millisecond).String() }
+	at := func(when time.Time) string {
+		if when.IsZero() {
+			return "never"
+		}
+		return "+" + when.Sub(start).Round(time.Millisecond).String()
+	}
 
 	if err := to.payload.Upgrade(ctx, env.cp.Config); err != nil {
 		t.Fatal(err)
 	}
 	env.cp.Payload = to.payload
-	applied := since()
+	applied := time.Now()
 	replaceOperator(t, to, "operator-"+to.version)
-	leading := since()
+	leading := time.Now()
 	waitDeploymentAt(t, to)
-	if err := env.webhooks.roll(ctx, to.binary); err != nil {
+	drainCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	err := env.webhooks.waitDrained(drainCtx)
+	cancel()
+	if err != nil {
 		t.Fatal(err)
 	}
 	env.at = to
-	replicas := since()
+	drained := time.Now()
 	expectSettled(t, to)
-	settled := since()
+	settled := time.Now()
 	degraded, progressing, versions := watch.stop()
 
 	after := load.Figures()
 	rolledAt, rolledRevision := rollout.rolledOutAt()
 	reported := versionSince(versions, to.version, start)
-	t.Logf("%s -> %s: manifests applied at +%s, new operator leading at +%s, Deployment rolled out at +%s, webhook replicas replaced at +%s, version %s reported at +%s, settled at +%s",
-		from.name, to.name, applied, leading, rolledAt.Sub(start).Round(time.Millisecond), replicas, to.version,
-		reported.At.Sub(start).Round(time.Millisecond), settled)
-	t.Logf("  pods meanwhile: %d created, %d refused; versions seen: %v; Progressing=True %d times: %v",
-		after.TotalCreated()-before.TotalCreated(), len(after.Refused)-len(before.Refused), versions, len(progressing), first(progressing, 3))
+	started, terminated := env.webhooks.since(start)
+	t.Logf("%s -> %s: manifests applied at %s, new operator leading at %s, webhook Deployment rolled out at %s, version %s reported at %s, old replicas drained at %s, settled at %s",
+		from.name, to.name, at(applied), at(leading), at(rolledAt), to.version, at(reported.At), at(drained), at(settled))
+	for _, p := range started {
+		t.Logf("  pod %s (%s) started at %s, Ready at %s", p.name, p.image, at(p.started), at(p.ready))
+	}
+	for _, p := range terminated {
+		t.Logf("  pod %s (%s) SIGTERM at %s, exited at %s", p.name, p.image, at(p.sigterm), at(p.exited))
+	}
+	roll := loadBetween(after, start, drained)
+	t.Logf("  pods meanwhile: %d created, %d refused; across the roll (to the last old replica's exit): %s; versions seen: %v; Progressing=True %d times: %v",
+		after.TotalCreated()-before.TotalCreated(), len(after.Refused)-len(before.Refused), roll, versions, len(progressing), first(progressing, 3))
+	var readyAfter, drainedAfter []string
+	for _, p := range started {
+		readyAfter = append(readyAfter, p.ready.Sub(p.started).Round(100*time.Millisecond).String())
+	}
+	for _, p := range terminated {
+		drainedAfter = append(drainedAfter, p.exited.Sub(p.sigterm).Round(100*time.Millisecond).String())
+	}
+	t.Logf("FIGURE %s -> %s: webhook rolled out %s after the manifests (new pods Ready %s after they started, old ones exited %s after SIGTERM), version reported %s after the rollout, old replicas drained at %s; %d requested pods (%d bundle, %d role) across the roll, %d refused, %d without their injection",
+		from.name, to.name, rolledAt.Sub(applied).Round(time.Millisecond), strings.Join(readyAfter, ", "), strings.Join(drainedAfter, ", "),
+		reported.At.Sub(rolledAt).Round(time.Millisecond), at(drained),
+		roll.requested(), roll.created["bundle"], roll.created["role"], len(roll.refusals), len(roll.wrongs))
 
 	for _, d := range degraded {
 		t.Errorf("the ClusterOperator went Degraded: %s", d)
@@ -138,16 +185,76 @@ func rollRelease(t *testing.T, load *framework.PodLoad, from, to *release) {
 	case rolledRevision == 0:
 		t.Errorf("the webhook Deployment was never seen rolled out to %s", to.image)
 	case reported.Revision <= rolledRevision:
-		t.Errorf("version %s was reported (revision %d) before the webhook Deployment rolled out (revision %d)", to.version, reported.Revision, rolledRevision)
+		t.Errorf("version %s was reported (revision %d, at %s) before the webhook Deployment rolled out (revision %d, at %s)",
+			to.version, reported.Revision, at(reported.At), rolledRevision, at(rolledAt))
 	}
 	for _, v := range versions {
 		if v.At.After(start) && v.What != to.version && v.What != from.version {
 			t.Errorf("the ClusterOperator reported version %q while rolling from %s to %s", v.What, from.version, to.version)
 		}
 	}
+	// The rollout must have waited on the real replicas: a pod Ready before
+	// its process answered would let it end early, and the version check
+	// above would check nothing.
+	for _, p := range started {
+		if p.image == to.image && (p.ready.IsZero() || p.ready.After(rolledAt)) {
+			t.Errorf("the webhook Deployment rolled out at %s, before its pod %s was Ready by its probe (%s): its pods' readiness is not the replicas'",
+				at(rolledAt), p.name, at(p.ready))
+		}
+	}
+	if len(terminated) == 0 {
+		t.Errorf("no webhook pod of %s was terminated while rolling to %s", from.name, to.name)
+	}
+	if len(roll.refusals) > 0 || len(roll.wrongs) > 0 {
+		t.Errorf("across the roll %d pods were refused and %d created without their injection (each is listed at the end), the first: %v %v",
+			len(roll.refusals), len(roll.wrongs), first(roll.refusals, 3), first(roll.wrongs, 3))
+	}
+	if n := roll.requested(); n < minRequestedPerRoll {
+		t.Errorf("only %d requested pods were created across the roll (%s): want at least %d", n, drained.Sub(start).Round(time.Millisecond), minRequestedPerRoll)
+	}
+	if errs := env.webhooks.errors(); len(errs) > 0 {
+		t.Errorf("running the webhook pods: %v", errs)
+	}
 }
 
-func first(s []stamped, n int) []stamped {
+// loadWindow is what the pod load saw between two times.
+type loadWindow struct {
+	created          map[string]int
+	refusals, wrongs []framework.PodRefusal
+}
+
+func (w loadWindow) requested() int { return w.created["bundle"] + w.created["role"] }
+
+func (w loadWindow) String() string {
+	return fmt.Sprintf("created plain %d, bundle %d, role %d; %d refused, %d without their injection",
+		w.created["plain"], w.created["bundle"], w.created["role"], len(w.refusals), len(w.wrongs))
+}
+
+// loadBetween counts the pods of f sent in [from, to].
+func loadBetween(f framework.PodLoadFigures, from, to time.Time) loadWindow {
+	in := func(at time.Time) bool { return !at.Before(from) && !at.After(to) }
+	w := loadWindow{created: map[string]int{}}
+	for kind, times := range f.CreatedAt {
+		for _, at := range times {
+			if in(at) {
+				w.created[kind]++
+			}
+		}
+	}
+	for _, r := range f.Refused {
+		if in(r.At) {
+			w.refusals = append(w.refusals, r)
+		}
+	}
+	for _, r := range f.Wrong {
+		if in(r.At) {
+			w.wrongs = append(w.wrongs, r)
+		}
+	}
+	return w
+}
+
+func first[T any](s []T, n int) []T {
 	if len(s) > n {
 		return s[:n]
 	}
