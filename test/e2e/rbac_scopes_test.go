@@ -468,6 +468,15 @@ func TestScopeBindingCreatesAreDecidedByTheMatchCondition(t *testing.T) {
 		t.Errorf("the policy's match condition excluded %v creates of the %d the operator made, want all: the validations were evaluated for generated bindings", got, 2*creates)
 	}
 
+	// A namespaced Role of a generated ClusterRole's name, granting only what
+	// the operator holds, so that RBAC's escalation check lets the binding
+	// reach admission.
+	if _, err := env.kube.RbacV1().Roles(ns).Create(context.Background(), &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: role},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	const generates, binds = "writes only objects it generates", "binds for a ScopeInstance only ClusterRoles a ScopeTemplate generates"
 	for _, c := range []struct {
 		what   string
@@ -491,6 +500,7 @@ func TestScopeBindingCreatesAreDecidedByTheMatchCondition(t *testing.T) {
 		{"binding a system: role", func(b *rbacv1.RoleBinding) {
 			b.RoleRef.Name, b.Name = "system:0123456789", "system:0123456789-abcdef0123"
 		}, binds},
+		{"binding a namespaced Role", func(b *rbacv1.RoleBinding) { b.RoleRef.Kind = "Role" }, binds},
 		{"binding a role not named by a template", func(b *rbacv1.RoleBinding) { b.RoleRef.Name, b.Name = "reader", "reader-abcdef0123" }, binds},
 		{"binding a role named with nine hex digits", func(b *rbacv1.RoleBinding) {
 			b.RoleRef.Name, b.Name = "reader-012345678", "reader-012345678-abcdef0123"
