@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
@@ -389,6 +390,7 @@ func TestScopeTemplateConflictLeavesForeignRoleAlone(t *testing.T) {
 func TestScopeWritesPolicyRefusesTheOperator(t *testing.T) {
 	ns := testNamespace(t, "scope-policy-")
 	operator := asServiceAccount(t, operatorNS, framework.OperatorName)
+	operatorWritesPolicyInEffect(t, operator, ns)
 	owner := func(kind, name string) []metav1.OwnerReference {
 		return []metav1.OwnerReference{{APIVersion: scopesv1alpha1.SchemeGroupVersion.String(), Kind: kind, Name: name, UID: "00000000-0000-0000-0000-000000000000", Controller: ptr.To(true)}}
 	}
@@ -439,6 +441,7 @@ func TestScopeWritesPolicyRefusesTheOperator(t *testing.T) {
 func TestScopeBindingCreatesAreDecidedByTheMatchCondition(t *testing.T) {
 	ns := testNamespace(t, "scope-match-")
 	operator := asServiceAccount(t, operatorNS, framework.OperatorName)
+	operatorWritesPolicyInEffect(t, operator, ns)
 	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
 	const instance, role = "e2e-instance", "reader-0123456789"
 	generated := func() *rbacv1.RoleBinding {
@@ -519,6 +522,25 @@ func TestScopeBindingCreatesAreDecidedByTheMatchCondition(t *testing.T) {
 			t.Errorf("a RoleBinding %s: %v, want refused by workload-access-operator-writes saying %q", c.what, err, c.want)
 		}
 	}
+}
+
+// operatorWritesPolicyInEffect waits until the API server enforces the
+// operator-writes policy: it takes a policy up a moment after the payload
+// creates it, and a test run alone just after the suite's set-up saw the
+// operator's RoleBinding to cluster-admin admitted.
+func operatorWritesPolicyInEffect(t *testing.T, operator kubernetes.Interface, ns string) {
+	t.Helper()
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		_, err := operator.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "cluster-admin-0123456789", Labels: map[string]string{scopesv1alpha1.ScopeInstanceLabel: "x"}},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "default", Namespace: ns}},
+		}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "workload-access-operator-writes") {
+			return fmt.Errorf("the operator's RoleBinding to cluster-admin: %v, want refused by workload-access-operator-writes", err)
+		}
+		return nil
+	})
 }
 
 // matchConditionExclusions reads from the API server's metrics how many
