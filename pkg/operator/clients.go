@@ -2,6 +2,8 @@ package operator
 
 import (
 	"fmt"
+	"net"
+	"time"
 
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	consoleclient "github.com/openshift/client-go/console/clientset/versioned/typed/console/v1"
@@ -76,6 +78,13 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	}
 	scopeConfig := rest.CopyConfig(protoKubeConfig)
 	scopeConfig.QPS, scopeConfig.Burst = scopeQPS, scopeBurst
+	// A connection of its own (a dialer of its own keeps client-go from
+	// sharing the cached transport): the API server writes one HTTP/2
+	// connection's frames one at a time, so 64 creates in flight on the
+	// connection the informers watch over held up their events, and it
+	// closed the slow watches, dozens of times over one ScopeInstance of
+	// 5,000 namespaces (docs/performance.md).
+	scopeConfig.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	if c.scopeKube, err = kubernetes.NewForConfig(scopeConfig); err != nil {
 		return nil, err
 	}

@@ -180,7 +180,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	// RBAC for operator APIs.
 	scopeControllers, err := scopes.New(scopes.Inputs{Templates: ownAPIInformers.Scopes().V1alpha1().ScopeTemplates(),
 		Instances: ownAPIInformers.Scopes().V1alpha1().ScopeInstances(), ScopeClient: c.ownAPIs.ScopesV1alpha1(),
-		KubeClient: c.scopeKube, OperatorClient: c.operator, Recorder: recorder})
+		KubeClient: c.scopeKube, WatchClient: c.kube, OperatorClient: c.operator, Recorder: recorder})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
@@ -389,6 +390,7 @@ func TestScopeTemplateConflictLeavesForeignRoleAlone(t *testing.T) {
 func TestScopeWritesPolicyRefusesTheOperator(t *testing.T) {
 	ns := testNamespace(t, "scope-policy-")
 	operator := asServiceAccount(t, operatorNS, framework.OperatorName)
+	operatorWritesPolicyInEffect(t, operator, ns)
 	owner := func(kind, name string) []metav1.OwnerReference {
 		return []metav1.OwnerReference{{APIVersion: scopesv1alpha1.SchemeGroupVersion.String(), Kind: kind, Name: name, UID: "00000000-0000-0000-0000-000000000000", Controller: ptr.To(true)}}
 	}
@@ -439,6 +441,7 @@ func TestScopeWritesPolicyRefusesTheOperator(t *testing.T) {
 func TestScopeBindingCreatesAreDecidedByTheMatchCondition(t *testing.T) {
 	ns := testNamespace(t, "scope-match-")
 	operator := asServiceAccount(t, operatorNS, framework.OperatorName)
+	operatorWritesPolicyInEffect(t, operator, ns)
 	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
 	const instance, role = "e2e-instance", "reader-0123456789"
 	generated := func() *rbacv1.RoleBinding {
@@ -468,6 +471,15 @@ func TestScopeBindingCreatesAreDecidedByTheMatchCondition(t *testing.T) {
 		t.Errorf("the policy's match condition excluded %v creates of the %d the operator made, want all: the validations were evaluated for generated bindings", got, 2*creates)
 	}
 
+	// A namespaced Role of a generated ClusterRole's name, granting only what
+	// the operator holds, so that RBAC's escalation check lets the binding
+	// reach admission.
+	if _, err := env.kube.RbacV1().Roles(ns).Create(context.Background(), &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: role},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	const generates, binds = "writes only objects it generates", "binds for a ScopeInstance only ClusterRoles a ScopeTemplate generates"
 	for _, c := range []struct {
 		what   string
@@ -481,11 +493,24 @@ func TestScopeBindingCreatesAreDecidedByTheMatchCondition(t *testing.T) {
 		{"controlled by a ScopeInstance of another group", func(b *rbacv1.RoleBinding) { b.OwnerReferences[0].APIVersion = "evil.example/v1" }, generates},
 		{"controlled by a ScopeTemplate", func(b *rbacv1.RoleBinding) { b.OwnerReferences[0].Kind = "ScopeTemplate" }, generates},
 		{"owned but not controlled", func(b *rbacv1.RoleBinding) { b.OwnerReferences[0].Controller = nil }, generates},
+		{"controlled by another instance, owned by its own", func(b *rbacv1.RoleBinding) {
+			other := b.OwnerReferences[0]
+			other.Name, other.UID = "other", "00000000-0000-0000-0000-000000000001"
+			b.OwnerReferences[0].Controller = nil
+			b.OwnerReferences = append(b.OwnerReferences, other)
+		}, generates},
 		{"binding view", func(b *rbacv1.RoleBinding) { b.RoleRef.Name, b.Name = "view", "view-abcdef0123" }, binds},
 		{"binding a system: role", func(b *rbacv1.RoleBinding) {
 			b.RoleRef.Name, b.Name = "system:0123456789", "system:0123456789-abcdef0123"
 		}, binds},
+		{"binding a namespaced Role", func(b *rbacv1.RoleBinding) { b.RoleRef.Kind = "Role" }, binds},
 		{"binding a role not named by a template", func(b *rbacv1.RoleBinding) { b.RoleRef.Name, b.Name = "reader", "reader-abcdef0123" }, binds},
+		{"binding a role named with nine hex digits", func(b *rbacv1.RoleBinding) {
+			b.RoleRef.Name, b.Name = "reader-012345678", "reader-012345678-abcdef0123"
+		}, binds},
+		{"binding a role named with an upper-case hex digit", func(b *rbacv1.RoleBinding) {
+			b.RoleRef.Name, b.Name = "reader-012345678A", "reader-012345678A-abcdef0123"
+		}, binds},
 		{"named for another role", func(b *rbacv1.RoleBinding) { b.Name = "writer-0123456789-abcdef0123" }, binds},
 		{"named without the hex suffix", func(b *rbacv1.RoleBinding) { b.Name = role + "-abcdefghij" }, binds},
 		{"named with more before the suffix", func(b *rbacv1.RoleBinding) { b.Name = role + "-x-abcdef0123" }, binds},
@@ -497,6 +522,25 @@ func TestScopeBindingCreatesAreDecidedByTheMatchCondition(t *testing.T) {
 			t.Errorf("a RoleBinding %s: %v, want refused by workload-access-operator-writes saying %q", c.what, err, c.want)
 		}
 	}
+}
+
+// operatorWritesPolicyInEffect waits until the API server enforces the
+// operator-writes policy: it takes a policy up a moment after the payload
+// creates it, and a test run alone just after the suite's set-up saw the
+// operator's RoleBinding to cluster-admin admitted.
+func operatorWritesPolicyInEffect(t *testing.T, operator kubernetes.Interface, ns string) {
+	t.Helper()
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		_, err := operator.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "cluster-admin-0123456789", Labels: map[string]string{scopesv1alpha1.ScopeInstanceLabel: "x"}},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "default", Namespace: ns}},
+		}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "workload-access-operator-writes") {
+			return fmt.Errorf("the operator's RoleBinding to cluster-admin: %v, want refused by workload-access-operator-writes", err)
+		}
+		return nil
+	})
 }
 
 // matchConditionExclusions reads from the API server's metrics how many

@@ -49,6 +49,38 @@ func cpuSeconds(b *testing.B) map[string]float64 {
 	return out
 }
 
+// machineCPU is the machine's CPU time from /proc/stat, in seconds: busy
+// (user, nice, system, irq, softirq), idle (idle and iowait) and steal
+// (taken by the hypervisor: no process here shows it).
+type machineCPU struct{ busy, idle, steal float64 }
+
+func machineCPUNow(b *testing.B) machineCPU {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	fields := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
+	if len(fields) < 9 || fields[0] != "cpu" {
+		b.Fatalf("/proc/stat begins %q", line)
+	}
+	ticks := make([]float64, 8)
+	for i := range ticks {
+		ticks[i], _ = strconv.ParseFloat(fields[i+1], 64)
+	}
+	return machineCPU{
+		busy:  (ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6]) / clockTicks,
+		idle:  (ticks[3] + ticks[4]) / clockTicks,
+		steal: ticks[7] / clockTicks,
+	}
+}
+
+// since says how the machine's CPU was used since before: busy, idle and
+// stolen seconds, of all cores together.
+func (m machineCPU) since(before machineCPU) string {
+	return fmt.Sprintf("busy %.1f s, idle %.1f s, stolen %.1f s", m.busy-before.busy, m.idle-before.idle, m.steal-before.steal)
+}
+
 // cpuSince says who used the CPU since before was taken, busiest first,
 // leaving out processes under a tenth of a second.
 func cpuSince(b *testing.B, before map[string]float64) string {

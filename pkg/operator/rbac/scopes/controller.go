@@ -25,8 +25,13 @@ type Inputs struct {
 	ScopeClient scopesclient.ScopesV1alpha1Interface
 	// KubeClient writes roles and bindings; one ScopeInstance can need
 	// thousands of RoleBindings, so give it a rate limit that does not
-	// make the operator the bottleneck (pkg/operator/clients.go).
-	KubeClient     kubernetes.Interface
+	// make the operator the bottleneck, and a connection of its own
+	// (pkg/operator/clients.go).
+	KubeClient kubernetes.Interface
+	// WatchClient lists and watches the roles, bindings and namespaces the
+	// controllers cache: not over KubeClient's connection, where a burst of
+	// writes would hold up the watches' events.
+	WatchClient    kubernetes.Interface
 	OperatorClient v1helpers.OperatorClient
 	Recorder       events.Recorder
 }
@@ -36,7 +41,7 @@ type Inputs struct {
 // not Managed (what exists stays, and goes with its owner through the
 // garbage collector), <Name>Degraded naming what fails.
 func New(in Inputs) ([]factory.Controller, error) {
-	generated, err := newGeneratedInformers(in.KubeClient)
+	generated, err := newGeneratedInformers(in.WatchClient)
 	if err != nil {
 		return nil, err
 	}
