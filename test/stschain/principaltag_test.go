@@ -25,9 +25,9 @@ const (
 // byNamespaceStatements are one policy for every namespace's role: each
 // namespace may read its own prefix of byNamespaceBucket, as its role's
 // tags say which namespace it is. versitygw evaluates aws:PrincipalTag in
-// identity policies, not in bucket policies, and substitutes no policy
-// variable whose key has a "/" (all of the operator's do): so one statement
-// per namespace here, where AWS takes one bucket policy with
+// identity policies, not in bucket policies, and substitutes no
+// ${aws:PrincipalTag/...} variable (its pattern admits no "/"): so one
+// statement per namespace here, where AWS takes one bucket policy with
 // ${aws:PrincipalTag/...} in its resource (docs/aws-roles.md).
 func byNamespaceStatements(namespaces ...string) []podidentityv1alpha1.StatementEntry {
 	var entries []podidentityv1alpha1.StatementEntry
