@@ -39,6 +39,8 @@ func createDataObjects(ctx context.Context) error {
 	for bucket, objects := range map[string]map[string]string{
 		dataBucket:      {allowedKey: allowedBody, otherKey: "not for this role"},
 		requestedBucket: {requestedKey: requestedBody},
+		// Each test puts its namespaces' objects.
+		byNamespaceBucket: {},
 	} {
 		if _, err := env.s3Client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
 			return fmt.Errorf("creating bucket %s: %w", bucket, err)

@@ -53,19 +53,25 @@ func expectedTrust(ns, serviceAccount string) policyDocument {
 // requestedBucket's objects.
 func createRoleRequest(t *testing.T, name, ns, serviceAccount string) *podidentityv1alpha1.IAMRoleRequest {
 	t.Helper()
+	return createRoleRequestWith(t, name, ns, serviceAccount, []podidentityv1alpha1.StatementEntry{{
+		Effect:   "Allow",
+		Action:   []string{"s3:GetObject"},
+		Resource: "arn:aws:s3:::" + requestedBucket + "/*",
+	}})
+}
+
+// createRoleRequestWith asks for a role with the statements.
+func createRoleRequestWith(t *testing.T, name, ns, serviceAccount string, statements []podidentityv1alpha1.StatementEntry) *podidentityv1alpha1.IAMRoleRequest {
+	t.Helper()
 	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
 	request, err := requests.Create(context.Background(), &podidentityv1alpha1.IAMRoleRequest{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
 			Storage: podidentityv1alpha1.Storage{ServiceAccount: podidentityv1alpha1.ServiceAccountStorage{Namespace: ns, Name: serviceAccount}},
 			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{
-				APIVersion: "cloudcredential.openshift.io/v1",
-				Kind:       "AWSProviderSpec",
-				StatementEntries: []podidentityv1alpha1.StatementEntry{{
-					Effect:   "Allow",
-					Action:   []string{"s3:GetObject"},
-					Resource: "arn:aws:s3:::" + requestedBucket + "/*",
-				}},
+				APIVersion:       "cloudcredential.openshift.io/v1",
+				Kind:             "AWSProviderSpec",
+				StatementEntries: statements,
 			},
 		},
 	}, metav1.CreateOptions{})
@@ -136,6 +142,9 @@ func checkRole(t *testing.T, request *podidentityv1alpha1.IAMRoleRequest) {
 		requestUIDTag:  string(request.UID),
 		requestNameTag: request.Name,
 		"kubernetes.io/cluster/" + env.infrastructureName: "owned",
+		clusterTag:        env.infrastructureName,
+		namespaceTag:      ns,
+		serviceAccountTag: serviceAccount,
 	}
 	if !reflect.DeepEqual(role.Tags, wantTags) {
 		t.Errorf("role %s: tags %v, want %v", roleName, role.Tags, wantTags)

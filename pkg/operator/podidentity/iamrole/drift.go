@@ -1,5 +1,7 @@
 package iamrole
 
+import "strings"
+
 // Wanted is the role an IAMRoleRequest asks for, as far as IAM can drift
 // from it.
 type Wanted struct {
@@ -7,6 +9,8 @@ type Wanted struct {
 	Trust, Policy string
 	// Boundary is the permissions boundary's ARN, "" for none wanted.
 	Boundary string
+	// Tags are Tags of the role's Owner.
+	Tags []Tag
 }
 
 // Held is what IAM holds: documents as IAM returns them (percent-encoded).
@@ -17,15 +21,17 @@ type Held struct {
 	Policy      string
 	PolicyFound bool
 	Boundary    string
+	Tags        []Tag
 }
 
-// Drift is what must be written for held to be wanted.
+// Drift is what must be written for held to be wanted; TagsToWrite says
+// which tags.
 type Drift struct {
-	Trust, Policy, Boundary bool
+	Trust, Policy, Boundary, Tags bool
 }
 
 // None says nothing needs writing.
-func (d Drift) None() bool { return !d.Trust && !d.Policy && !d.Boundary }
+func (d Drift) None() bool { return !d.Trust && !d.Policy && !d.Boundary && !d.Tags }
 
 // Compare tells what differs. A document IAM returns that cannot be
 // decoded counts as different: writing ours over it is the repair. A
@@ -36,7 +42,33 @@ func Compare(wanted Wanted, held Held) Drift {
 		Trust:    !sameEncoded(held.Trust, wanted.Trust),
 		Policy:   !held.PolicyFound || !sameEncoded(held.Policy, wanted.Policy),
 		Boundary: wanted.Boundary != "" && held.Boundary != wanted.Boundary,
+		Tags:     len(TagsToWrite(wanted.Tags, held.Tags)) > 0,
 	}
+}
+
+// TagsToWrite are the wanted tags the role lacks or holds with another
+// value: one TagRole of them brings the role to its tags, since TagRole
+// replaces the value of a key the role has. Keys are compared regardless of
+// case, as IAM keeps one tag per key in any case and matches condition keys
+// so. Tags that are not wanted are left alone: every key the operator
+// writes it always wants (the ServiceAccount cannot change), so none of its
+// own is ever stale, and removing another's is not its business (nor in its
+// IAM grant).
+func TagsToWrite(wanted, held []Tag) []Tag {
+	var out []Tag
+	for _, w := range wanted {
+		found := false
+		for _, h := range held {
+			if strings.EqualFold(h.Key, w.Key) {
+				found = h.Value == w.Value
+				break
+			}
+		}
+		if !found {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func sameEncoded(heldRaw, wanted string) bool {

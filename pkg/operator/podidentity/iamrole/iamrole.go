@@ -22,6 +22,14 @@ const (
 	TagRequestUID = "openshift.io/workload-access/request-uid"
 	// TagRequest names the request, for people reading IAM; it proves nothing.
 	TagRequest = "openshift.io/workload-access/request"
+	// TagCluster, TagNamespace and TagServiceAccount name whose role it is:
+	// the cluster's infrastructure name and the ServiceAccount the trust
+	// policy admits. A session of the role carries them as
+	// aws:PrincipalTag/<key>, for resource policies to grant by
+	// (docs/aws-roles.md, "Access by namespace").
+	TagCluster        = "openshift.io/workload-access/cluster"
+	TagNamespace      = "openshift.io/workload-access/namespace"
+	TagServiceAccount = "openshift.io/workload-access/serviceaccount"
 	// DefaultAudience is the token audience when neither the ServiceAccount
 	// nor the WorkloadAccess names one, as the webhook injects.
 	DefaultAudience = "sts.amazonaws.com"
@@ -65,12 +73,27 @@ func ClusterTagKey(infrastructureName string) string {
 // Tag is one IAM tag.
 type Tag struct{ Key, Value string }
 
-// Tags are the tags a role is created with.
-func Tags(infrastructureName, requestName, requestUID string) []Tag {
+// Owner is what a role's tags say of it.
+type Owner struct {
+	InfrastructureName, RequestName, RequestUID string
+	// Namespace and ServiceAccount are the ServiceAccount the role trusts
+	// (spec.storage.serviceAccount, which cannot change).
+	Namespace, ServiceAccount string
+}
+
+// Tags are the tags a role is created with and kept at. Every value fits
+// IAM's limits (256 characters of letters, digits, spaces and _.:/=+-@):
+// the API admits namespaces of 63 and ServiceAccount names of 253
+// characters of a-z, 0-9, "-" and ".", and OpenShift's infrastructure
+// names are shorter and of the same characters.
+func Tags(o Owner) []Tag {
 	return []Tag{
-		{TagRequestUID, requestUID},
-		{ClusterTagKey(infrastructureName), "owned"},
-		{TagRequest, requestName},
+		{TagRequestUID, o.RequestUID},
+		{ClusterTagKey(o.InfrastructureName), "owned"},
+		{TagRequest, o.RequestName},
+		{TagCluster, o.InfrastructureName},
+		{TagNamespace, o.Namespace},
+		{TagServiceAccount, o.ServiceAccount},
 	}
 }
 

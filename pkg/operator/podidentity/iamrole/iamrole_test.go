@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -95,12 +97,76 @@ func TestAudience(t *testing.T) {
 }
 
 func TestOwnedBy(t *testing.T) {
-	tags := Tags("c1", "r", "uid-1")
+	tags := Tags(Owner{InfrastructureName: "c1", RequestName: "r", RequestUID: "uid-1", Namespace: "ns", ServiceAccount: "sa"})
 	if !OwnedBy(tags, "uid-1") || OwnedBy(tags, "uid-2") || OwnedBy(tags, "") || OwnedBy(nil, "uid-1") {
 		t.Error("OwnedBy does not follow the uid tag")
 	}
 	if OwnedBy([]Tag{{TagRequest, "r"}, {ClusterTagKey("c1"), "owned"}}, "uid-1") {
 		t.Error("a role tagged with the request's name but not its uid counts as owned")
+	}
+}
+
+// The tags name the cluster, the namespace and the ServiceAccount under the
+// operator's prefix, and the longest values the API admits are tags IAM
+// accepts (keys of 128 characters, values of 256, of its characters).
+func TestTags(t *testing.T) {
+	got := map[string]string{}
+	for _, tag := range Tags(Owner{InfrastructureName: "c1-x7k2p", RequestName: "r", RequestUID: "uid-1", Namespace: "apps", ServiceAccount: "reader"}) {
+		got[tag.Key] = tag.Value
+	}
+	want := map[string]string{
+		"openshift.io/workload-access/request-uid":    "uid-1",
+		"openshift.io/workload-access/request":        "r",
+		"kubernetes.io/cluster/c1-x7k2p":              "owned",
+		"openshift.io/workload-access/cluster":        "c1-x7k2p",
+		"openshift.io/workload-access/namespace":      "apps",
+		"openshift.io/workload-access/serviceaccount": "reader",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Tags = %v, want %v", got, want)
+	}
+
+	iamTag := regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$`)
+	longest := Owner{
+		// The installer's infrastructure name: 21 characters of the
+		// cluster name, "-" and 5 random ones.
+		InfrastructureName: strings.Repeat("c", 21) + "-x7k2p",
+		RequestName:        strings.Repeat("r", 63),
+		RequestUID:         "0b4c7f9e-6d0a-4f55-9f3e-7f1a2b3c4d5e",
+		Namespace:          strings.Repeat("n", 63),
+		ServiceAccount:     strings.Repeat(strings.Repeat("s", 62)+".", 4) + "s",
+	}
+	if len(longest.ServiceAccount) != 253 {
+		t.Fatalf("the longest ServiceAccount name has %d characters", len(longest.ServiceAccount))
+	}
+	for _, tag := range Tags(longest) {
+		if len(tag.Key) > 128 || tag.Key == "" || !iamTag.MatchString(tag.Key) || strings.HasPrefix(strings.ToLower(tag.Key), "aws:") {
+			t.Errorf("tag key %q is not one IAM accepts", tag.Key)
+		}
+		if len(tag.Value) > 256 || !iamTag.MatchString(tag.Value) {
+			t.Errorf("tag %s: value %q is not one IAM accepts", tag.Key, tag.Value)
+		}
+	}
+}
+
+// TagsToWrite names the wanted tags a role lacks or holds with another
+// value, and nothing for a role that has them all, whatever else it has.
+func TestTagsToWrite(t *testing.T) {
+	wanted := []Tag{{TagRequestUID, "u"}, {TagNamespace, "apps"}, {TagServiceAccount, "reader"}}
+	for _, tc := range []struct {
+		name string
+		held []Tag
+		want []Tag
+	}{
+		{"all there, and more", []Tag{{"owner", "me"}, {TagServiceAccount, "reader"}, {TagNamespace, "apps"}, {TagRequestUID, "u"}}, nil},
+		{"made before the tags", []Tag{{TagRequestUID, "u"}}, []Tag{{TagNamespace, "apps"}, {TagServiceAccount, "reader"}}},
+		{"changed in IAM", []Tag{{TagRequestUID, "u"}, {TagNamespace, "other"}, {TagServiceAccount, "reader"}}, []Tag{{TagNamespace, "apps"}}},
+		{"a key in another case", []Tag{{TagRequestUID, "u"}, {strings.ToUpper(TagNamespace), "apps"}, {TagServiceAccount, "reader"}}, nil},
+		{"none", nil, wanted},
+	} {
+		if got := TagsToWrite(wanted, tc.held); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: TagsToWrite = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
 
@@ -261,6 +327,15 @@ func TestCompare(t *testing.T) {
 	}
 	if d := Compare(boundary, held); d != (Drift{Boundary: true}) {
 		t.Errorf("another boundary: %+v", d)
+	}
+	tagged := wanted
+	tagged.Tags = []Tag{{TagNamespace, "ns"}}
+	if d := Compare(tagged, held); d != (Drift{Tags: true}) {
+		t.Errorf("tag missing: %+v", d)
+	}
+	held.Tags = []Tag{{TagNamespace, "ns"}}
+	if d := Compare(tagged, held); !d.None() {
+		t.Errorf("tags held: %+v", d)
 	}
 }
 

@@ -13,8 +13,8 @@
 // the signing keys, and writes nothing. The role trusts the issuers the
 // cluster's tokens carry, and TokensAccepted says whether AWS STS will take
 // them (tokens.go). Every DriftInterval each request is
-// read back, and a trust policy, inline policy or permissions boundary
-// changed in IAM is restored. A role is changed or deleted only when its
+// read back, and a trust policy, inline policy, permissions boundary or tag
+// of the operator's changed in IAM is restored. A role is changed or deleted only when its
 // request-uid tag is the request's UID.
 package iamrolerequest
 

@@ -18,6 +18,7 @@ type iamAPI interface {
 	GetOpenIDConnectProvider(context.Context, *iam.GetOpenIDConnectProviderInput, ...func(*iam.Options)) (*iam.GetOpenIDConnectProviderOutput, error)
 	GetRole(context.Context, *iam.GetRoleInput, ...func(*iam.Options)) (*iam.GetRoleOutput, error)
 	CreateRole(context.Context, *iam.CreateRoleInput, ...func(*iam.Options)) (*iam.CreateRoleOutput, error)
+	TagRole(context.Context, *iam.TagRoleInput, ...func(*iam.Options)) (*iam.TagRoleOutput, error)
 	UpdateAssumeRolePolicy(context.Context, *iam.UpdateAssumeRolePolicyInput, ...func(*iam.Options)) (*iam.UpdateAssumeRolePolicyOutput, error)
 	PutRolePermissionsBoundary(context.Context, *iam.PutRolePermissionsBoundaryInput, ...func(*iam.Options)) (*iam.PutRolePermissionsBoundaryOutput, error)
 	GetRolePolicy(context.Context, *iam.GetRolePolicyInput, ...func(*iam.Options)) (*iam.GetRolePolicyOutput, error)
@@ -71,6 +72,8 @@ func deniedHint(call, on string) string {
 	case "iam:CreateRole", "iam:PutRolePermissionsBoundary":
 		return " (the CredentialsRequest workload-access-iam allows it only with a permissions boundary under arn:<partition>:iam::<account>:policy/workload-access/: " +
 			"set spec.podIdentity.roles.permissionsBoundary of the WorkloadAccess to such a policy)"
+	case "iam:TagRole":
+		return " (the CredentialsRequest workload-access-iam allows it for tag keys under openshift.io/workload-access/ and kubernetes.io/cluster/ only)"
 	case "iam:UpdateAssumeRolePolicy", "iam:PutRolePolicy", "iam:DeleteRolePolicy", "iam:DeleteRole":
 		return " (the CredentialsRequest workload-access-iam allows it only on a role whose permissions boundary is under arn:<partition>:iam::<account>:policy/workload-access/: " +
 			"if the role's boundary was removed in IAM, put it back with `aws iam put-role-permissions-boundary --role-name " + strings.TrimPrefix(on, "role ") +

@@ -159,6 +159,8 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 		Trust:    iamrole.TrustPolicy(trust.policyProviders(), ref.Namespace, ref.Name, r.audience),
 		Policy:   policy,
 		Boundary: env.boundary,
+		Tags: iamrole.Tags(iamrole.Owner{InfrastructureName: env.infrastructureName, RequestName: request.Name, RequestUID: string(request.UID),
+			Namespace: ref.Namespace, ServiceAccount: ref.Name}),
 	}
 	describeRole := func(arn string) string {
 		message := fmt.Sprintf("IAM role %s trusts system:serviceaccount:%s:%s (audience %s) from %s, with inline policy %s", arn, ref.Namespace, ref.Name, r.audience, trust.describe(), iamrole.PolicyName)
@@ -202,9 +204,7 @@ func (c *controller) create(ctx context.Context, client iamAPI, request *podiden
 		AssumeRolePolicyDocument: aws.String(wanted.Trust),
 		Description:              aws.String(fmt.Sprintf("OpenShift workload access: IAMRoleRequest %s of cluster %s", request.Name, env.infrastructureName)),
 	}
-	for _, t := range iamrole.Tags(env.infrastructureName, request.Name, string(request.UID)) {
-		input.Tags = append(input.Tags, iamtypes.Tag{Key: aws.String(t.Key), Value: aws.String(t.Value)})
-	}
+	input.Tags = iamTags(wanted.Tags)
 	if wanted.Boundary != "" {
 		input.PermissionsBoundary = aws.String(wanted.Boundary)
 	}
@@ -231,7 +231,7 @@ func (c *controller) create(ctx context.Context, client iamAPI, request *podiden
 // (the caller checks ownership first).
 func (c *controller) repair(ctx context.Context, client iamAPI, request *podidentityv1alpha1.IAMRoleRequest, env environment, held *iamtypes.Role, wanted iamrole.Wanted) *awscall.Failure {
 	name := aws.ToString(held.RoleName)
-	h := iamrole.Held{Trust: aws.ToString(held.AssumeRolePolicyDocument)}
+	h := iamrole.Held{Trust: aws.ToString(held.AssumeRolePolicyDocument), Tags: heldTags(held)}
 	if held.PermissionsBoundary != nil {
 		h.Boundary = aws.ToString(held.PermissionsBoundary.PermissionsBoundaryArn)
 	}
@@ -252,6 +252,20 @@ func (c *controller) repair(ctx context.Context, client iamAPI, request *podiden
 			return describe("iam:PutRolePermissionsBoundary", "role "+name, err, env.creds)
 		}
 		c.events.Eventf(request, corev1.EventTypeNormal, "RoleRepaired", "Set the permissions boundary of IAM role %s to %s", arn, wanted.Boundary)
+	}
+	// Tags next: a role made before the operator tagged the ServiceAccount,
+	// or whose tags were changed in IAM, gets them back. TagRole needs no
+	// boundary; resource policies may grant by these tags.
+	if drift.Tags {
+		missing := iamrole.TagsToWrite(wanted.Tags, h.Tags)
+		if _, err := client.TagRole(ctx, &iam.TagRoleInput{RoleName: aws.String(name), Tags: iamTags(missing)}); err != nil {
+			return describe("iam:TagRole", "role "+name, err, env.creds)
+		}
+		keys := make([]string, 0, len(missing))
+		for _, t := range missing {
+			keys = append(keys, t.Key+"="+t.Value)
+		}
+		c.events.Eventf(request, corev1.EventTypeNormal, "RoleRepaired", "Set the tags %s of IAM role %s", strings.Join(keys, ", "), arn)
 	}
 	if drift.Trust {
 		if _, err := client.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(name), PolicyDocument: aws.String(wanted.Trust)}); err != nil {
@@ -278,15 +292,30 @@ func (c *controller) repair(ctx context.Context, client iamAPI, request *podiden
 	return nil
 }
 
+func iamTags(tags []iamrole.Tag) []iamtypes.Tag {
+	out := make([]iamtypes.Tag, 0, len(tags))
+	for _, t := range tags {
+		out = append(out, iamtypes.Tag{Key: aws.String(t.Key), Value: aws.String(t.Value)})
+	}
+	return out
+}
+
+func heldTags(held *iamtypes.Role) []iamrole.Tag {
+	tags := make([]iamrole.Tag, 0, len(held.Tags))
+	for _, t := range held.Tags {
+		tags = append(tags, iamrole.Tag{Key: aws.ToString(t.Key), Value: aws.ToString(t.Value)})
+	}
+	return tags
+}
+
 // ownership refuses a role whose uid tag is not the request's: never
 // adopted, changed or deleted.
 func ownership(held *iamtypes.Role, request *podidentityv1alpha1.IAMRoleRequest) *awscall.Failure {
-	tags := make([]iamrole.Tag, 0, len(held.Tags))
+	tags := heldTags(held)
 	found := ""
-	for _, t := range held.Tags {
-		tags = append(tags, iamrole.Tag{Key: aws.ToString(t.Key), Value: aws.ToString(t.Value)})
-		if aws.ToString(t.Key) == iamrole.TagRequestUID {
-			found = aws.ToString(t.Value)
+	for _, t := range tags {
+		if t.Key == iamrole.TagRequestUID {
+			found = t.Value
 		}
 	}
 	if iamrole.OwnedBy(tags, string(request.UID)) {

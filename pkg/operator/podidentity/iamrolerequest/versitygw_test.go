@@ -10,11 +10,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -503,11 +505,10 @@ func TestCreateThenResyncWritesNothing(t *testing.T) {
 	for _, tag := range role.Tags {
 		tags[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
 	}
-	wantTags := map[string]string{iamrole.TagRequestUID: string(created.UID), "kubernetes.io/cluster/" + f.infraName: "owned", iamrole.TagRequest: "registry"}
-	for k, v := range wantTags {
-		if tags[k] != v {
-			t.Errorf("tag %s = %q, want %q (tags %v)", k, tags[k], v, tags)
-		}
+	wantTags := map[string]string{iamrole.TagRequestUID: string(created.UID), "kubernetes.io/cluster/" + f.infraName: "owned", iamrole.TagRequest: "registry",
+		iamrole.TagCluster: f.infraName, iamrole.TagNamespace: "openshift-image-registry", iamrole.TagServiceAccount: "image-registry-sa"}
+	if !reflect.DeepEqual(tags, wantTags) {
+		t.Errorf("tags %v, want %v", tags, wantTags)
 	}
 	if trust := decoded(t, aws.ToString(role.AssumeRolePolicyDocument)); !iamrole.SameDocument(trust, f.trustFor("openshift-image-registry", "image-registry-sa", testAudience)) {
 		t.Errorf("trust policy %s", trust)
@@ -640,6 +641,71 @@ func TestDriftInIAMIsRepaired(t *testing.T) {
 	}
 	if w := strings.Join(f.http.writes(), ","); w != "PutRolePolicy" {
 		t.Errorf("repair wrote %s", w)
+	}
+	f.wantCondition("app", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionTrue, podidentityv1alpha1.ReasonProvisioned)
+	f.resetRecords()
+	if err := f.sync("app"); err != nil {
+		t.Fatal(err)
+	}
+	if w := append(f.http.writes(), f.kubeWrites()...); len(w) > 0 {
+		t.Errorf("resync after the repair wrote %v", w)
+	}
+}
+
+// roleTags are the tags IAM holds on the request's role.
+func (f *fixture) roleTags(request string) map[string]string {
+	f.t.Helper()
+	got, err := f.getRole(request)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	tags := map[string]string{}
+	for _, tag := range got.Role.Tags {
+		tags[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+	}
+	return tags
+}
+
+// A role made before the operator tagged the ServiceAccount (as an earlier
+// version made it), or whose tags were changed in IAM, is brought to its
+// tags with one TagRole of only those that differ; the other tags are left
+// alone, and a resync writes nothing.
+func TestRoleTagsAreRepaired(t *testing.T) {
+	f := newFixture(t, true)
+	ctx := context.Background()
+	f.request("app", "apps", "app")
+	if err := f.sync("app"); err != nil {
+		t.Fatal(err)
+	}
+	want := f.roleTags("app")
+	name := aws.String(f.roleName("app"))
+	if _, err := f.root.UntagRole(ctx, &iam.UntagRoleInput{RoleName: name, TagKeys: []string{iamrole.TagCluster, iamrole.TagNamespace}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.root.TagRole(ctx, &iam.TagRoleInput{RoleName: name, Tags: []iamtypes.Tag{iamTag(iamrole.TagServiceAccount, "someone-else"), iamTag("owner", "team-a")}}); err != nil {
+		t.Fatal(err)
+	}
+	f.resetRecords()
+	if err := f.sync("app"); err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(f.http.writes(), ","); w != "TagRole" {
+		t.Errorf("repair wrote %s, want TagRole", w)
+	}
+	params, _ := f.http.find("TagRole")
+	sent := map[string]string{}
+	for i := 1; params.Get(fmt.Sprintf("Tags.member.%d.Key", i)) != ""; i++ {
+		sent[params.Get(fmt.Sprintf("Tags.member.%d.Key", i))] = params.Get(fmt.Sprintf("Tags.member.%d.Value", i))
+	}
+	if wantSent := map[string]string{iamrole.TagCluster: f.infraName, iamrole.TagNamespace: "apps", iamrole.TagServiceAccount: "app"}; !reflect.DeepEqual(sent, wantSent) {
+		t.Errorf("TagRole sent %v, want only the tags that differed, %v", sent, wantSent)
+	}
+	want["owner"] = "team-a"
+	if got := f.roleTags("app"); !reflect.DeepEqual(got, want) {
+		t.Errorf("tags after the repair %v, want %v", got, want)
+	}
+	if evs := strings.Join(f.drainEvents(), "\n"); !strings.Contains(evs, "RoleRepaired Set the tags") || !strings.Contains(evs, iamrole.TagNamespace+"=apps") {
+		t.Errorf("events:\n%s", evs)
 	}
 	f.wantCondition("app", podidentityv1alpha1.ConditionProvisioned, metav1.ConditionTrue, podidentityv1alpha1.ReasonProvisioned)
 	f.resetRecords()
