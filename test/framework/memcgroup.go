@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // MemoryCgroup is a memory cgroup of its own for one process, so that its
@@ -136,9 +137,13 @@ func (r MemoryReading) String() string {
 // out first is the caller's business.
 func (c *MemoryCgroup) Remove() error { return os.Remove(c.dir) }
 
-// DropPageCache asks the kernel to drop clean page cache, so that a process
-// started next is charged for the pages of its binary as in a new
-// container; an error says why it could not (not root, read-only /proc).
+// DropPageCache writes dirty pages back and asks the kernel to drop the
+// page cache, so that a process started next is charged for the pages of
+// its binary as in a new container; an error says why it could not (not
+// root, read-only /proc). Without the write-back, a binary built moments
+// before stays cached, charged to whoever wrote it (seen: 0.4 MiB of page
+// cache charged to the webhook instead of about 100).
 func DropPageCache() error {
+	syscall.Sync()
 	return os.WriteFile("/proc/sys/vm/drop_caches", []byte("3"), 0)
 }

@@ -43,6 +43,9 @@ func newProcessProfiler(b *testing.B) (*processProfiler, []string) {
 	if dir == "" {
 		return nil, nil
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

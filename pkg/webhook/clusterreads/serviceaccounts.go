@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,7 +102,7 @@ func (s *ServiceAccountAnnotations) Collector() prometheus.Collector { return s.
 // random per process, in one set; the few with a role are kept by namespace,
 // then name, with what keep returns. No name is kept for a role-less one, so
 // it costs its 8-byte slot; at 100,000 ServiceAccounts that is megabytes of
-// the webhook's 40 MiB (docs/performance.md).
+// the webhook's 35 MiB (docs/performance.md).
 //
 // Two names with the same hash are as likely as 1 in 2^64 per pair, and a
 // request cannot aim for one without the seed. What one would do is
@@ -170,7 +171,14 @@ func (s *serviceAccountStore) put(a accountIndex, namespace, name string, annota
 	names := a.withRole[namespace]
 	if names == nil {
 		names = map[string]*podidentity.RoleAnnotations{}
-		a.withRole[namespace] = names
+		a.withRole[strings.Clone(namespace)] = names
+	}
+	if _, ok := names[name]; !ok {
+		// Copied, as its namespace above: a name from the first sync lies
+		// among tens of megabytes that are garbage once Replace returns,
+		// and one kept string would pin its span of them
+		// (TestAFirstSyncLeavesTheStorePacked).
+		name = strings.Clone(name)
 	}
 	names[name] = annotations
 }
@@ -187,13 +195,13 @@ func (s *serviceAccountStore) forgetRole(a accountIndex, namespace, name string)
 
 func (s *serviceAccountStore) Add(obj any) error { return s.Update(obj) }
 func (s *serviceAccountStore) Update(obj any) error {
-	sa, annotations, err := s.entry(obj)
+	namespace, name, annotations, err := s.entry(obj)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.put(s.index, sa.Namespace, sa.Name, annotations)
+	s.put(s.index, namespace, name, annotations)
 	return nil
 }
 
@@ -218,11 +226,13 @@ func (s *serviceAccountStore) Delete(obj any) error {
 func (s *serviceAccountStore) Replace(list []any, _ string) error {
 	fresh := newAccountIndex()
 	for _, obj := range list {
-		sa, annotations, err := s.entry(obj)
+		namespace, name, annotations, err := s.entry(obj)
 		if err != nil {
 			return err
 		}
-		s.put(fresh, sa.Namespace, sa.Name, annotations)
+		// Copied: keep ran while the listing streamed in, among what
+		// is garbage once this returns (put's names, likewise).
+		s.put(fresh, namespace, name, annotations.Clone())
 	}
 	s.mu.Lock()
 	first := !s.synced
@@ -239,32 +249,43 @@ func (s *serviceAccountStore) Replace(list []any, _ string) error {
 
 func (s *serviceAccountStore) Resync() error { return nil }
 
-// Transformer strips what a watch-list sync holds until its listing is
-// complete down to what this store keeps.
+// Transformer cuts what a watch-list sync holds of each ServiceAccount
+// until its listing is complete, and hands to Replace, down to what this
+// store keeps: its names and what keep returns. With the sync's own key
+// and map, that is about 170 bytes a ServiceAccount where a stripped
+// object took about 530 (TestAFirstSyncLeavesTheStorePacked logs both): at
+// 100,000 ServiceAccounts the stripped objects were the webhook's peak.
 func (s *serviceAccountStore) Transformer() cache.TransformFunc {
 	return func(obj any) (any, error) {
 		if sa, ok := obj.(*corev1.ServiceAccount); ok {
-			return strip(sa, s.keep), nil
+			return &listedAccount{namespace: sa.Namespace, name: sa.Name, role: s.keep(sa.Annotations)}, nil
 		}
 		return obj, nil
 	}
 }
 
-func (s *serviceAccountStore) entry(obj any) (*corev1.ServiceAccount, *podidentity.RoleAnnotations, error) {
-	sa, ok := obj.(*corev1.ServiceAccount)
-	if !ok {
-		return nil, nil, fmt.Errorf("expected a ServiceAccount, got %T", obj)
-	}
-	return sa, s.keep(sa.Annotations), nil
+// listedAccount is what the watch-list sync holds of one ServiceAccount
+// until Replace.
+type listedAccount struct {
+	namespace, name string
+	role            *podidentity.RoleAnnotations
 }
 
-// strip is sa as the watch-list sync holds it until Replace: what keep
-// keeps, as annotations again (Replace keeps them once more, unchanged).
-func strip(sa *corev1.ServiceAccount, keep KeepAnnotations) *corev1.ServiceAccount {
-	return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
-		Name: sa.Name, Namespace: sa.Namespace, UID: sa.UID, ResourceVersion: sa.ResourceVersion,
-		Annotations: keep(sa.Annotations).Map(),
-	}}
+// GetObjectMeta names it, for a store's key function (meta.Accessor).
+func (a *listedAccount) GetObjectMeta() metav1.Object {
+	return &metav1.ObjectMeta{Namespace: a.namespace, Name: a.name}
+}
+
+// entry is the namespace, name and what keep keeps of a ServiceAccount
+// from a watch event, a list or the watch-list sync.
+func (s *serviceAccountStore) entry(obj any) (namespace, name string, role *podidentity.RoleAnnotations, err error) {
+	switch account := obj.(type) {
+	case *corev1.ServiceAccount:
+		return account.Namespace, account.Name, s.keep(account.Annotations), nil
+	case *listedAccount:
+		return account.namespace, account.name, account.role, nil
+	}
+	return "", "", nil, fmt.Errorf("expected a ServiceAccount, got %T", obj)
 }
 
 // Annotations returns what keep returned of the annotations of

@@ -85,9 +85,23 @@ func (a *RoleAnnotations) lookup(i int) (string, bool) {
 	return a.values[i], true
 }
 
-// Map is the kept annotations by name; nil for nil. For what needs them as
-// an object's annotations (the cache's watch-list transform) and for tests;
-// the mutator reads the struct.
+// Clone is a copy of a, its strings copied too; nil for nil. A cache that
+// kept a while other objects were live around it copies it once they are
+// garbage, so that what it keeps packs into spans of its own
+// (clusterreads' first sync).
+func (a *RoleAnnotations) Clone() *RoleAnnotations {
+	if a == nil {
+		return nil
+	}
+	out := &RoleAnnotations{present: a.present}
+	for i, v := range a.values {
+		out.values[i] = strings.Clone(v)
+	}
+	return out
+}
+
+// Map is the kept annotations by name; nil for nil. For tests; the mutator
+// reads the struct.
 func (a *RoleAnnotations) Map() map[string]string {
 	if a == nil {
 		return nil
