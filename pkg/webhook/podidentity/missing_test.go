@@ -59,7 +59,9 @@ func TestMissingAgreesWithTheMutator(t *testing.T) {
 		{name: "the volume is not a token", sa: withRole(), admit: true, want: []string{"migrate", "web", "proxy"},
 			outline: func(o *mutation.PodOutline) { o.Spec.Volumes[0].Projected = nil }},
 		{name: "a container sets its own role but has no token", sa: withRole(), want: []string{"migrate", "web", "proxy"},
-			pod: func(p *corev1.Pod) { p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "AWS_ROLE_ARN", Value: "arn:aws:iam::1:role/own"}} }},
+			pod: func(p *corev1.Pod) {
+				p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "AWS_ROLE_ARN", Value: "arn:aws:iam::1:role/own"}}
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			accounts := serviceAccounts{}
