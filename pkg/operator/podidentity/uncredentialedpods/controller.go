@@ -4,7 +4,7 @@
 // failure policy Ignore) or created before the ServiceAccount named the
 // role. Each gets one Warning Event naming the role, the containers and
 // the command that restarts it; the operator's /metrics counts them by
-// namespace, for the PodIdentityPodsWithoutCredentials alert. What "lacks"
+// namespace, for the WorkloadAccessPodsWithoutCredentials alert. What "lacks"
 // means is the webhook mutator's own decision (pkg/webhook/podidentity
 // Missing), so the two never disagree.
 package uncredentialedpods

@@ -106,8 +106,8 @@ func (f *fixture) drain() []string {
 func deploymentPod(name string) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + name),
-			Labels:      map[string]string{"pod-template-hash": "7d9f8b6c5d", "app": "frontend"},
-			Annotations: map[string]string{podidentityv1alpha1.SkipContainersAnnotation: "proxy", "unrelated": strings.Repeat("x", 1000)},
+			Labels:          map[string]string{"pod-template-hash": "7d9f8b6c5d", "app": "frontend"},
+			Annotations:     map[string]string{podidentityv1alpha1.SkipContainersAnnotation: "proxy", "unrelated": strings.Repeat("x", 1000)},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "frontend-7d9f8b6c5d", UID: "rs", Controller: ptr.To(true)}}},
 		Spec: corev1.PodSpec{ServiceAccountName: "frontend", Containers: []corev1.Container{
 			{Name: "web", Env: []corev1.EnvVar{{Name: "LOG_LEVEL", Value: "info"}}},

@@ -6,8 +6,8 @@ import (
 )
 
 var uncredentialedDesc = metrics.NewDesc("workload_access_pod_identity_uncredentialed_pods",
-	"Running pods whose ServiceAccount grants an AWS IAM role and that lack the credentials the pod identity webhook would give them, by namespace.",
-	[]string{"namespace"}, nil, metrics.ALPHA, "")
+	"Running pods whose ServiceAccount grants an AWS IAM role and that lack the credentials the pod identity webhook would give them, by the pods' namespace (pod_namespace: Prometheus keeps namespace for the operator's own).",
+	[]string{"pod_namespace"}, nil, metrics.ALPHA, "")
 
 // registerMetrics adds the count to the registry library-go's controllercmd
 // serves on /metrics, read from the controller's state at each scrape.
