@@ -13,7 +13,9 @@
 //     Shared) imports no other controller package: controllers talk to each
 //     other through the API and share only the packages in Shared.
 //   - Nothing under pkg/webhook imports pkg/operator: the webhook and the
-//     operator share pkg/apis, the generated clients and nothing else.
+//     operator share pkg/apis and the generated clients. The operator may
+//     import a mutator (pure, below) to ask what the webhook decides, as
+//     the uncredentialed pods controller asks pod identity's.
 //   - A mutator (a package under pkg/webhook other than the server's own)
 //     imports no API client and no network: what it needs from the cluster
 //     arrives through an interface the server hands it.

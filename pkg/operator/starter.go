@@ -36,6 +36,7 @@ import (
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamroleboundary"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrolerequest"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/issuerpublisher"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/uncredentialedpods"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/apiaccess"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/crdaccess"
 	"github.com/openshift/cluster-workload-access-operator/pkg/operator/rbac/olmscopes"
@@ -78,8 +79,10 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 
 	// Shared informers: those more than one controller reads (a controller
 	// builds its own in its New and starts them when it runs). No core
-	// object is cached whole cluster-wide: only the operator's two
-	// namespaces and its own two webhook configurations. Namespaces are
+	// object is cached whole cluster-wide (the uncredentialed pods
+	// controller keeps running pods and ServiceAccounts, stripped to what
+	// it reads): only the operator's two namespaces and its own two
+	// webhook configurations. Namespaces are
 	// cached as name, UID and times (informerkit.SlimNamespace), for the
 	// APIAccessPolicy and IAMRoleRequest controllers; Secrets and
 	// ConfigMaps are watched cluster-wide as metadata (references), to wake
@@ -162,6 +165,13 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 	subscription := append([]factory.Controller{bundleController, consoleSamples}, clusterBundles...)
 
 	// AWS pod identity.
+	// Running pods without the credentials their ServiceAccount grants: an
+	// Event on each, a count by namespace on /metrics.
+	uncredentialedPods, err := uncredentialedpods.New(uncredentialedpods.Inputs{Kube: c.kube, Metadata: c.metadata,
+		WorkloadAccesses: workloadAccesses, Config: configInformers.Config().V1(), Events: objectEvents, OperatorClient: c.operator, Recorder: recorder})
+	if err != nil {
+		return err
+	}
 	podIdentity := []factory.Controller{
 		issuerpublisher.New(issuerpublisher.Inputs{Kube: c.kube, Config: configInformers.Config().V1(),
 			WorkloadAccesses: workloadAccesses, StatusClient: c.ownAPIs.OperatorV1alpha1(),
@@ -175,6 +185,7 @@ func (o Options) RunOperator(parent context.Context, cc *controllercmd.Controlle
 		// Requests waiting for a usable permissions boundary, on the ClusterOperator.
 		iamroleboundary.New(iamroleboundary.Inputs{Requests: ownAPIInformers.PodIdentity().V1alpha1().IAMRoleRequests(),
 			WorkloadAccesses: workloadAccesses, Config: configInformers.Config().V1(), OperatorClient: c.operator, Recorder: recorder}),
+		uncredentialedPods,
 	}
 
 	// RBAC for operator APIs.

@@ -14,7 +14,10 @@
 //   - iamrolerequest: IAMRoleRequest, the IAM role (and the ServiceAccount
 //     annotation) each request asks for;
 //   - iamroleboundary: IAMRoleBoundary, whether requests wait for a
-//     permissions boundary the operator may use.
+//     permissions boundary the operator may use;
+//   - uncredentialedpods: PodIdentityUncredentialedPods, the running pods
+//     that lack the credentials their ServiceAccount grants (an Event on
+//     each, a count by namespace), by the webhook mutator's own decision.
 //
 // What they share:
 //   - issuer: the OIDC discovery document and JWKS built from the service

@@ -221,3 +221,30 @@ func Asks(annotations map[string]string, annotation string) bool {
 	v, ok := annotations[annotation]
 	return ok && strings.TrimSpace(v) != ""
 }
+
+// OutlineOf is the outline of a typed pod, as the operator reads pods from
+// its cache: what a mutator would decide on, had the pod been admitted
+// now.
+func OutlineOf(pod *corev1.Pod) *PodOutline {
+	o := &PodOutline{}
+	o.Metadata.Name, o.Metadata.GenerateName, o.Metadata.Namespace = pod.Name, pod.GenerateName, pod.Namespace
+	o.Metadata.Labels, o.Metadata.Annotations = pod.Labels, pod.Annotations
+	o.Spec.ServiceAccountName, o.Spec.NodeSelector, o.Spec.OS = pod.Spec.ServiceAccountName, pod.Spec.NodeSelector, pod.Spec.OS
+	o.Spec.Volumes = pod.Spec.Volumes
+	o.Spec.InitContainers = containerOutlines(pod.Spec.InitContainers)
+	o.Spec.Containers = containerOutlines(pod.Spec.Containers)
+	return o
+}
+
+func containerOutlines(containers []corev1.Container) []ContainerOutline {
+	out := make([]ContainerOutline, len(containers))
+	for i, c := range containers {
+		out[i].Name, out[i].VolumeMounts = c.Name, c.VolumeMounts
+		for _, e := range c.Env {
+			out[i].Env = append(out[i].Env, struct {
+				Name string `json:"name"`
+			}{Name: e.Name})
+		}
+	}
+	return out
+}

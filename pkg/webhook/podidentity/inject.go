@@ -120,7 +120,7 @@ func notOurs(v *corev1.Volume) string {
 // is overridden; a container that sets all three is left as it is.
 func (m *Mutator) inject(ops []mutation.PatchOperation, at, kind string, c *mutation.ContainerOutline, s *settings) ([]mutation.PatchOperation, *denial) {
 	name, env, mounts := c.Name, c.Env, c.VolumeMounts
-	if s.skip[name] || s.allow != nil && !s.allow[name] {
+	if !s.credentialed(name) {
 		return ops, nil
 	}
 	var identity, region, sts bool
@@ -137,13 +137,7 @@ func (m *Mutator) inject(ops []mutation.PatchOperation, at, kind string, c *muta
 	if identity && region && sts {
 		return ops, nil
 	}
-	mounted := false
-	for _, mount := range mounts {
-		if mount.Name == VolumeName {
-			mounted = true
-			break
-		}
-	}
+	mounted := mountsToken(c)
 	if !mounted {
 		for _, mount := range mounts {
 			if path.Clean(mount.MountPath) == path.Clean(m.config.MountPath) {

@@ -258,6 +258,7 @@ func (m *Mutator) Mutate(ctx context.Context, req *mutation.Request) mutation.Re
 // settings is what one pod gets, after every annotation was read.
 type settings struct {
 	serviceAccount string // namespace/name, for messages
+	roleARN        string
 	audience       string
 	regionalSTS    bool
 	expiration     int64
@@ -328,6 +329,7 @@ func (m *Mutator) settings(ctx context.Context, req *mutation.Request) (*setting
 	d := m.defaults.Load()
 	s := &settings{
 		serviceAccount: serviceAccount,
+		roleARN:        roleARN,
 		audience:       d.audience,
 		regionalSTS:    d.regionalSTS,
 		expiration:     d.expiration,
