@@ -28,6 +28,14 @@ const (
 	gateLimit = 1.5
 )
 
+// gateProtocols are the two ways the API server calls the webhook: over
+// HTTP/2, which it negotiates when the webhook offers it (this one does,
+// unless a TLS profile leaves out HTTP/2's cipher suites), and HTTP/1.1.
+var gateProtocols = []struct {
+	name  string
+	http2 bool
+}{{"h2", true}, {"http1", false}}
+
 // BenchmarkAdmissionGate runs each round as echo, case, echo, case, ...,
 // echo, and takes a case's ratio to the mean of the echo turns either side
 // of it. It fails when a case's median ratio is above gateLimit. Run it
@@ -44,16 +52,25 @@ func BenchmarkAdmissionGate(b *testing.B) {
 			env.close()
 		}
 	}()
+	// Each protocol's cases, named "<protocol>/<case>", judged against
+	// that protocol's echo.
+	protocolCases := map[string][]loadCase{}
 	var cases []loadCase
-	for _, tc := range loadCases() {
-		envs[tc.name] = startLoadEnv(b, certFile, keyFile, tc.mutators, loadClientConfig{
-			CAFile: caFile, BodyFile: writeReviewBody(b, dir, tc), PatchContains: tc.patchContains, Clients: loadClients,
-		})
-		if tc.floor != "" {
-			if tc.floor != "echo" {
-				b.Fatalf("case %s: the gate has one floor, echo", tc.name)
+	for _, protocol := range gateProtocols {
+		for _, tc := range loadCases() {
+			name := protocol.name + "/" + tc.name
+			envs[name] = startLoadEnv(b, certFile, keyFile, tc.mutators, loadClientConfig{
+				CAFile: caFile, BodyFile: writeReviewBody(b, dir, tc), PatchContains: tc.patchContains, Clients: loadClients,
+				HTTP2: protocol.http2,
+			})
+			if tc.floor != "" {
+				if tc.floor != "echo" {
+					b.Fatalf("case %s: the gate has one floor, echo", tc.name)
+				}
+				tc.name = name
+				protocolCases[protocol.name] = append(protocolCases[protocol.name], tc)
+				cases = append(cases, tc)
 			}
-			cases = append(cases, tc)
 		}
 	}
 	turn := func(name string) float64 {
@@ -64,24 +81,30 @@ func BenchmarkAdmissionGate(b *testing.B) {
 		return float64(processCPU()-before) / gateAdmissions
 	}
 	ratios := map[string][]float64{}
-	var floors []float64
+	floors := map[string][]float64{}
 	for range gateRounds {
-		echo := turn("echo")
-		for _, tc := range cases {
-			ours := turn(tc.name)
-			next := turn("echo")
-			ratios[tc.name] = append(ratios[tc.name], ours/((echo+next)/2))
-			floors = append(floors, echo)
-			echo = next
+		for _, protocol := range gateProtocols {
+			floor := protocol.name + "/echo"
+			echo := turn(floor)
+			for _, tc := range protocolCases[protocol.name] {
+				ours := turn(tc.name)
+				next := turn(floor)
+				ratios[tc.name] = append(ratios[tc.name], ours/((echo+next)/2))
+				floors[protocol.name] = append(floors[protocol.name], echo)
+				echo = next
+			}
 		}
 	}
-	b.Logf("echo floor: median %.0f µs per admission over %d turns", median(floors)/float64(time.Microsecond), len(floors))
+	for _, protocol := range gateProtocols {
+		b.Logf("%s echo floor: median %.0f µs per admission over %d turns", protocol.name,
+			median(floors[protocol.name])/float64(time.Microsecond), len(floors[protocol.name]))
+	}
 	verdict := judgeRatios(cases, ratios)
 	for _, line := range verdict.lines {
 		b.Log(line)
 	}
 	for _, tc := range cases {
-		b.ReportMetric(median(ratios[tc.name]), "x-echo-"+tc.name)
+		b.ReportMetric(median(ratios[tc.name]), "x-echo-"+strings.ReplaceAll(tc.name, "/", "-"))
 	}
 	if verdict.failed != nil {
 		b.Fatalf("server CPU per admission above %.1f× the echo floor (median of %d rounds): %s; profile with docs/performance.md's BenchmarkAnswer command",
@@ -106,7 +129,7 @@ func judgeRatios(cases []loadCase, ratios map[string][]float64) gateVerdict {
 		for i, r := range rounds {
 			each[i] = fmt.Sprintf("%.2f", r)
 		}
-		v.lines = append(v.lines, fmt.Sprintf("%-22s median %.2f× echo (rounds %s)", tc.name, m, strings.Join(each, " ")))
+		v.lines = append(v.lines, fmt.Sprintf("%-27s median %.2f× echo (rounds %s)", tc.name, m, strings.Join(each, " ")))
 		if len(rounds) == 0 || m > gateLimit {
 			v.failed = append(v.failed, fmt.Sprintf("%s %.2f×", tc.name, m))
 		}

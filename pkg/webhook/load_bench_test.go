@@ -291,6 +291,9 @@ type loadClientConfig struct {
 	BodyFile      string   `json:"bodyFile"`
 	PatchContains []string `json:"patchContains"`
 	Clients       int      `json:"clients"`
+	// HTTP2 has the clients speak HTTP/2, as the API server does with a
+	// webhook that offers it; else HTTP/1.1.
+	HTTP2 bool `json:"http2"`
 }
 
 func TestMain(m *testing.M) {
@@ -381,7 +384,8 @@ func runLoadClient(rawConfig string, in io.Reader, out io.Writer) error {
 	if !pool.AppendCertsFromPEM(caPEM) {
 		return fmt.Errorf("no certificate in %s", config.CAFile)
 	}
-	transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: config.Clients}
+	transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: config.Clients,
+		ForceAttemptHTTP2: config.HTTP2}
 	defer transport.CloseIdleConnections()
 	client := &http.Client{Transport: transport, Timeout: 30 * time.Second}
 	lines := bufio.NewScanner(in)
@@ -437,6 +441,9 @@ func admit(client *http.Client, config loadClientConfig, body []byte) error {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}()
+	if want := map[bool]int{true: 2, false: 1}[config.HTTP2]; resp.ProtoMajor != want {
+		return fmt.Errorf("answered over %s, not HTTP/%d", resp.Proto, want)
+	}
 	var review struct {
 		Response *struct {
 			Allowed bool   `json:"allowed"`

@@ -130,7 +130,14 @@ func TestOperatorRightsEndAtItsOperandNamespace(t *testing.T) {
 		// every delete the operator sends.
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Resource: "serviceaccounts"}, true},
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "delete", Resource: "serviceaccounts"}, true},
-		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "serviceaccounts"}, false},
+		// Running pods and ServiceAccounts listed and watched cluster-wide
+		// for the pods that run without their credentials
+		// (uncredentialedpods, docs/security.md); pods never written.
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "serviceaccounts"}, true},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "watch", Resource: "pods"}, true},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "get", Resource: "pods"}, false},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "delete", Resource: "pods"}, false},
+		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "update", Resource: "pods"}, false},
 		// Listed and watched cluster-wide, metadata only, to wake bundles
 		// (referencewatch, docs/security.md); never written outside its namespace.
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "secrets"}, true},
