@@ -135,3 +135,38 @@ func profileAPIServer(ctx context.Context, b *testing.B, kube kubernetes.Interfa
 	}()
 	return done
 }
+
+// apiServerGo is what the API server's /metrics says of its Go heap: the
+// bytes allocated and not yet collected, the heap size at which the next
+// collection starts, and the collections so far. A burst that starts on a
+// heap near its goal collects sooner.
+type apiServerGo struct{ heapAlloc, nextGC, collections float64 }
+
+func apiServerGoNow(ctx context.Context, b *testing.B, kube kubernetes.Interface) apiServerGo {
+	data, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		b.Fatalf("reading the API server's metrics: %v", err)
+	}
+	var out apiServerGo
+	for line := range strings.Lines(string(data)) {
+		name, value, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok {
+			continue
+		}
+		var into *float64
+		switch name {
+		case "go_memstats_heap_alloc_bytes":
+			into = &out.heapAlloc
+		case "go_memstats_next_gc_bytes":
+			into = &out.nextGC
+		case "go_gc_duration_seconds_count":
+			into = &out.collections
+		default:
+			continue
+		}
+		if *into, err = strconv.ParseFloat(value, 64); err != nil {
+			b.Fatalf("the API server's metric %s: %v", name, err)
+		}
+	}
+	return out
+}
