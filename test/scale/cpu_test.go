@@ -51,8 +51,9 @@ func cpuSeconds(b *testing.B) map[string]float64 {
 
 // machineCPU is the machine's CPU time from /proc/stat, in seconds: busy
 // (user, nice, system, irq, softirq), idle (idle and iowait) and steal
-// (taken by the hypervisor: no process here shows it).
-type machineCPU struct{ busy, idle, steal float64 }
+// (taken by the hypervisor: no process here shows it); irq is busy's irq
+// and softirq, which no process is charged with either.
+type machineCPU struct{ busy, idle, steal, irq float64 }
 
 func machineCPUNow(b *testing.B) machineCPU {
 	data, err := os.ReadFile("/proc/stat")
@@ -72,6 +73,7 @@ func machineCPUNow(b *testing.B) machineCPU {
 		busy:  (ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6]) / clockTicks,
 		idle:  (ticks[3] + ticks[4]) / clockTicks,
 		steal: ticks[7] / clockTicks,
+		irq:   (ticks[5] + ticks[6]) / clockTicks,
 	}
 }
 
@@ -79,6 +81,21 @@ func machineCPUNow(b *testing.B) machineCPU {
 // stolen seconds, of all cores together.
 func (m machineCPU) since(before machineCPU) string {
 	return fmt.Sprintf("busy %.1f s, idle %.1f s, stolen %.1f s", m.busy-before.busy, m.idle-before.idle, m.steal-before.steal)
+}
+
+// benchProcesses are the commands of the processes a benchmark runs (the
+// control plane, the operator and its webhook, the benchmark itself), as
+// /proc names them (cut to 15 bytes).
+var benchProcesses = []string{"kube-apiserver", "etcd", "kube-controller", "kube-scheduler", "kwok", "cluster-workloa", "scale.test"}
+
+// benchCPU is the CPU seconds benchProcesses used since before.
+func benchCPU(b *testing.B, before map[string]float64) float64 {
+	now := cpuSeconds(b)
+	var sum float64
+	for _, name := range benchProcesses {
+		sum += now[name] - before[name]
+	}
+	return sum
 }
 
 // cpuSince says who used the CPU since before was taken, busiest first,
