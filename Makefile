@@ -104,6 +104,7 @@ bench-check:
 FUZZTIME ?= 30s
 FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/webhook:FuzzReviewDecode \
+	./pkg/webhook:FuzzReviewDecodeByName \
 	./pkg/webhook/mutation:FuzzApply \
 	./pkg/webhook:FuzzMetricsGuard \
 	./pkg/webhook/grants:FuzzCheck \

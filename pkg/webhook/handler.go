@@ -28,10 +28,12 @@ type podHandler struct {
 	// intake reads each body, then caps concurrent admissions (the server
 	// sets it; the zero value caps nothing).
 	intake intake
+	// readsVolume names the volumes decoded in full (nil: all).
+	readsVolume func(name string) bool
 }
 
 func newPodHandler(mutators []mutation.Mutator, m *metrics) *podHandler {
-	h := &podHandler{mutators: mutators, metrics: m}
+	h := &podHandler{mutators: mutators, metrics: m, readsVolume: volumesRead(mutators)}
 	for _, annotation := range mutation.ExplicitRequestAnnotations {
 		claimed := slices.ContainsFunc(mutators, func(m mutation.Mutator) bool {
 			return slices.Contains(m.RequestAnnotations(), annotation)
@@ -41,6 +43,27 @@ func newPodHandler(mutators []mutation.Mutator, m *metrics) *podHandler {
 		}
 	}
 	return h
+}
+
+// volumesRead names the volumes whose contents some mutator reads, or is
+// nil when a mutator may read any (it is not a mutation.VolumeReader).
+func volumesRead(mutators []mutation.Mutator) func(name string) bool {
+	readers := make([]mutation.VolumeReader, 0, len(mutators))
+	for _, m := range mutators {
+		r, ok := m.(mutation.VolumeReader)
+		if !ok {
+			return nil
+		}
+		readers = append(readers, r)
+	}
+	return func(name string) bool {
+		for _, r := range readers {
+			if r.ReadsVolume(name) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // Where a panic happened, for panics_recovered_total: a mutator's name, or
@@ -61,7 +84,7 @@ func (h *podHandler) answer(ctx context.Context, body []byte) (out []byte, failu
 		}
 	}()
 	var review reviewHeader
-	if err := decodeReview(body, &review); err != nil {
+	if err := decodeReview(body, &review, h.readsVolume); err != nil {
 		return undecodable(body, err)
 	}
 	if review.Request == nil {

@@ -94,6 +94,9 @@ func appendValue(dst []byte, value any) ([]byte, error) {
 		if v.Items == nil {
 			return append(dst, "null"...), nil
 		}
+		if err := mutation.CheckDecoded(v.Items, v.Encoded); err != nil {
+			return nil, err
+		}
 		dst = append(dst, '[')
 		for i := 0; i < len(v.Items); {
 			if i > 0 {

@@ -30,10 +30,30 @@ import (
 // string or struct as it is and empties a map, list or pointer. A value
 // of the wrong type is reported once the whole body is read, a syntax
 // error first.
-func decodeReview(body []byte, review *reviewHeader) error {
+//
+// With reads set, a volume whose name reads rejects is decoded by name only
+// (mutation.NameOnly), its JSON kept to be sent back: its other fields are
+// checked for syntax, not for type. Anything in the volumes that a
+// name-only reading would not decode as encoding/json does (a duplicate
+// "volumes" member, an item that is not an object, a name that is not a
+// string) has the whole review decoded again, every volume in full.
+func decodeReview(body []byte, review *reviewHeader, reads func(name string) bool) error {
+	err := decodeReviewOnce(body, review, reads)
+	if errors.Is(err, errDecodeInFull) {
+		*review = reviewHeader{}
+		err = decodeReviewOnce(body, review, nil)
+	}
+	return err
+}
+
+// errDecodeInFull stops a reading of volumes by name for one in full.
+var errDecodeInFull = errors.New("the volumes are to be decoded in full")
+
+func decodeReviewOnce(body []byte, review *reviewHeader, reads func(name string) bool) error {
 	r := reviewReaders.Get().(*reviewReader)
 	defer r.release()
 	r.body = body
+	r.reads = reads
 	r.in = *bytes.NewBuffer(body)
 	r.dec.Reset(&r.in, jsonv1.DefaultOptionsV1())
 	err := r.readHeader(review)
@@ -63,6 +83,8 @@ type reviewReader struct {
 	// typeErr is the first value of the wrong type; decoding goes on, as
 	// encoding/json's does, so that a syntax error later wins.
 	typeErr error
+	// reads names the volumes decoded in full; nil is all of them.
+	reads func(name string) bool
 }
 
 var reviewReaders = sync.Pool{New: func() any { return new(reviewReader) }}
@@ -70,7 +92,7 @@ var reviewReaders = sync.Pool{New: func() any { return new(reviewReader) }}
 func (r *reviewReader) release() {
 	r.in, r.body = bytes.Buffer{}, nil
 	r.dec.Reset(&r.in) // drops the reference to the body
-	r.typeErr = nil
+	r.typeErr, r.reads = nil, nil
 	if cap(r.scratch) > 4<<10 {
 		r.scratch = nil
 	}
@@ -365,9 +387,8 @@ var (
 	metadataFields = []string{"name", "generateName", "namespace", "labels", "annotations"}
 	specFields     = []string{"serviceAccountName", "nodeSelector", "os", "volumes", "initContainers", "containers", "ephemeralContainers"}
 	osFields       = []string{"name"}
-	// The volume's own fields are decoded by encoding/json's rules
-	// (jsonv2 with jsonv1's options): the subscription mutator returns
-	// the pod's volumes whole.
+	// A volume a mutator reads is decoded by encoding/json's rules (jsonv2
+	// with jsonv1's options); any other by its name (volumeByName).
 	containerFields = []string{"name", "env", "volumeMounts"}
 	envFields       = []string{"name"}
 	mountFields     = []string{"name", "readOnly", "recursiveReadOnly", "mountPath", "subPath", "mountPropagation", "subPathExpr"}
@@ -532,11 +553,20 @@ func (r *reviewReader) volumes(pod *mutation.PodOutline) error {
 	if pooled {
 		into = &r.volumeItems
 	}
+	byName := r.reads != nil
+	if byName && pod.Spec.Volumes != nil {
+		// A duplicate "volumes" member: encoding/json merges its items
+		// into the first's, which needs them in full.
+		return errDecodeInFull
+	}
 	err := list(r, "request.object.spec.volumes", "[]v1.Volume", into, func(v *corev1.Volume) error {
 		// An item decoded over another (a duplicate "volumes" member) is
 		// a merge of the two, which no JSON of the body spells.
 		whole = whole && *v == corev1.Volume{}
 		start := r.dec.InputOffset()
+		if byName {
+			return r.volumeByName(v, start, &raw)
+		}
 		if err := r.volume(v); err != nil {
 			return err
 		}
@@ -578,6 +608,68 @@ func (r *reviewReader) volume(v *corev1.Volume) error {
 	}
 	return err
 }
+
+// volumeByName reads the volume next, which starts after offset start
+// (separators first), by its name: in full (jsonv2 over its JSON) when a
+// mutator reads it, else as mutation.NameOnly. Its JSON is appended to raw.
+// Only an object whose names are strings or null is read this way; else
+// errDecodeInFull.
+func (r *reviewReader) volumeByName(v *corev1.Volume, start int64, raw *[]mutation.Encoded) error {
+	if r.dec.PeekKind() != '{' {
+		return errDecodeInFull
+	}
+	if _, err := r.dec.ReadToken(); err != nil {
+		return err
+	}
+	var name string
+	for r.dec.PeekKind() != '}' {
+		member, err := r.dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if fieldIndex(r.unquote(member), volumeNameField) != 0 {
+			if err := r.skip(); err != nil {
+				return err
+			}
+			continue
+		}
+		switch r.dec.PeekKind() {
+		case '"':
+			value, err := r.dec.ReadValue()
+			if err != nil {
+				return err
+			}
+			name = string(r.unquote(value)) // the last wins, as in encoding/json
+		case 'n':
+			if _, err := r.dec.ReadToken(); err != nil { // null leaves a string as it is
+				return err
+			}
+		default:
+			return errDecodeInFull
+		}
+	}
+	if _, err := r.dec.ReadToken(); err != nil {
+		return err
+	}
+	item := bytes.TrimLeft(r.body[start:r.dec.InputOffset()], " \t\r\n,")
+	*raw = append(*raw, item)
+	if !r.reads(name) {
+		*v = mutation.NameOnly(name)
+		return nil
+	}
+	err := jsonv2.Unmarshal(item, v, jsonv1.DefaultOptionsV1())
+	var semantic *jsonv2.SemanticError
+	var typeErr *jsonv1.UnmarshalTypeError
+	if errors.As(err, &semantic) || errors.As(err, &typeErr) {
+		if r.typeErr == nil {
+			r.typeErr = fmt.Errorf("request.object.spec.volumes: volume %q: %w", name, err)
+		}
+		return nil
+	}
+	return err
+}
+
+var volumeNameField = []string{"name"}
 
 // containerPaths name a container list's fields in messages, built once.
 type containerPaths struct{ list, name, env, envName, mounts string }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ func FuzzReviewDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var want, got reviewHeader
 		wantErr := json.Unmarshal(body, &want)
-		gotErr := decodeReview(body, &got)
+		gotErr := decodeReview(body, &got, nil)
 		switch {
 		case (wantErr == nil) != (gotErr == nil):
 			t.Fatalf("encoding/json: %v; decodeReview: %v; body %q", wantErr, gotErr, body)
@@ -54,7 +55,112 @@ func FuzzReviewDecode(f *testing.F) {
 		if !reflect.DeepEqual(want, got) {
 			t.Fatalf("encoding/json decoded\n%s\ndecodeReview\n%s\nbody %q", dump(want), dump(got), body)
 		}
+		checkByName(t, body, want)
 	})
+}
+
+// readsOddNames is the fuzz's stand-in for the mutators' VolumeReader:
+// volumes whose names have an odd length are decoded in full, the others
+// by name.
+func readsOddNames(name string) bool { return len(name)%2 == 1 }
+
+// checkByName compares decodeReview reading volumes by name with
+// encoding/json's decoding of body (want, accepted): equal, but for the
+// volumes no reader reads, which are their names alone (or all in full,
+// when the volumes had to be decoded again in full).
+func checkByName(t *testing.T, body []byte, want reviewHeader) {
+	t.Helper()
+	var got reviewHeader
+	if err := decodeReview(body, &got, readsOddNames); err != nil {
+		t.Fatalf("encoding/json accepts the body, decodeReview reading volumes by name refuses it: %v; body %q", err, body)
+	}
+	compareByName(t, body, want, got)
+}
+
+func compareByName(t *testing.T, body []byte, want, got reviewHeader) {
+	t.Helper()
+	if got.Request != nil && got.Request.Object != nil {
+		pod := got.Request.Object
+		checkReceivedVolumes(t, pod, body)
+		if slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return mutation.IsNameOnly(&v) }) {
+			want.Request.Object.Spec.Volumes = namesOnly(want.Request.Object.Spec.Volumes)
+		}
+		pod.SetReceivedVolumes(nil)
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("encoding/json decoded, with volumes read by name\n%s\ndecodeReview\n%s\nbody %q", dump(want), dump(got), body)
+	}
+}
+
+// namesOnly is volumes as a reading by name (readsOddNames) leaves them.
+func namesOnly(volumes []corev1.Volume) []corev1.Volume {
+	out := slices.Clone(volumes)
+	for i, v := range out {
+		if !readsOddNames(v.Name) {
+			out[i] = mutation.NameOnly(v.Name)
+		}
+	}
+	return out
+}
+
+// FuzzReviewDecodeByName checks what reading volumes by name may accept
+// that encoding/json refuses: only a body whose type errors are all inside
+// volumes read by name, which with those volumes cut to their names
+// encoding/json accepts, and decodes as the reading did.
+func FuzzReviewDecodeByName(f *testing.F) {
+	for _, tc := range answerCases() {
+		_, body := tc.handler(f)
+		f.Add(body)
+	}
+	for _, body := range reviewDecodeSeeds {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var want, got reviewHeader
+		wantErr := json.Unmarshal(body, &want)
+		gotErr := decodeReview(body, &got, readsOddNames)
+		switch {
+		case wantErr == nil && gotErr != nil:
+			t.Fatalf("encoding/json accepts the body, decodeReview reading volumes by name refuses it: %v; body %q", gotErr, body)
+		case gotErr != nil:
+			return
+		case wantErr == nil:
+			compareByName(t, body, want, got)
+			return
+		}
+		cut := cutToNames(t, body, got.Request.Object)
+		var cutWant reviewHeader
+		if err := json.Unmarshal(cut, &cutWant); err != nil {
+			t.Fatalf("decodeReview reading volumes by name accepts a body encoding/json refuses (%v), and refuses still with the volumes read by name cut to their names: %v; body %q", wantErr, err, body)
+		}
+		compareByName(t, body, cutWant, got)
+	})
+}
+
+// cutToNames is body with the JSON of each volume the pod has by name
+// alone replaced by an object of its name.
+func cutToNames(t *testing.T, body []byte, pod *mutation.PodOutline) []byte {
+	t.Helper()
+	if pod == nil {
+		return body
+	}
+	received := pod.ReceivedVolumes()
+	var out []byte
+	at := 0
+	for i, v := range pod.Spec.Volumes {
+		if !mutation.IsNameOnly(&v) {
+			continue
+		}
+		if received == nil {
+			t.Fatalf("volume %d was read by name with no JSON recorded; body %q", i, body)
+		}
+		// Each recorded JSON is a slice of body.
+		start := cap(body) - cap(received[i])
+		name, _ := json.Marshal(v.Name)
+		out = append(append(append(append(out, body[at:start]...), `{"name":`...), name...), '}')
+		at = start + len(received[i])
+	}
+	return append(out, body[at:]...)
 }
 
 // checkReceivedVolumes checks the JSON recorded for each volume decodes, by
@@ -65,6 +171,13 @@ func checkReceivedVolumes(t *testing.T, pod *mutation.PodOutline, body []byte) {
 		return
 	}
 	for i, raw := range received {
+		if mutation.IsNameOnly(&pod.Spec.Volumes[i]) {
+			var named struct{ Name string }
+			if err := json.Unmarshal(raw, &named); err != nil || named.Name != pod.Spec.Volumes[i].Name {
+				t.Fatalf("volume %d, read by name as %q, was recorded as %q (%v); body %q", i, pod.Spec.Volumes[i].Name, raw, err, body)
+			}
+			continue
+		}
 		var v corev1.Volume
 		if err := json.Unmarshal(raw, &v); err != nil {
 			t.Fatalf("volume %d was recorded as %q, which does not decode: %v; body %q", i, raw, err, body)
@@ -168,7 +281,7 @@ func TestVolumesAreRecordedAsReceived(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var review reviewHeader
 			body := []byte(`{"request":{"uid":"u","object":{"spec":{"volumes":` + tc.volumes + `}}}}`)
-			if err := decodeReview(body, &review); err != nil {
+			if err := decodeReview(body, &review, nil); err != nil {
 				t.Fatal(err)
 			}
 			pod := review.Request.Object

@@ -47,6 +47,9 @@ func (v Volumes) MarshalJSON() ([]byte, error) {
 			out = append(out, v.Encoded[i]...)
 			continue
 		}
+		if IsNameOnly(&v.Items[i]) {
+			return nil, errNotDecoded(&v.Items[i])
+		}
 		raw, err := json.Marshal(&v.Items[i])
 		if err != nil {
 			return nil, err
@@ -54,6 +57,18 @@ func (v Volumes) MarshalJSON() ([]byte, error) {
 		out = append(out, raw...)
 	}
 	return append(out, ']'), nil
+}
+
+// CheckDecoded returns an error for the first volume of items, without an
+// entry in encoded, of which only the name was decoded: such a volume can
+// be sent back only as the review carried it.
+func CheckDecoded(items []corev1.Volume, encoded []Encoded) error {
+	for i := range items {
+		if (i >= len(encoded) || encoded[i] == nil) && IsNameOnly(&items[i]) {
+			return errNotDecoded(&items[i])
+		}
+	}
+	return nil
 }
 
 // maxEncoded bounds an EncodedCache: past it, the cache starts again

@@ -1,6 +1,31 @@
 package mutation
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// notDecoded marks a volume of which only the name was decoded: no JSON
+// spells this pointer. Were such a volume ever encoded from its value, it
+// would read "ephemeral": {}, which the API server refuses, rather than
+// turn into another volume.
+var notDecoded = &corev1.EphemeralVolumeSource{}
+
+// NameOnly is the volume of that name whose contents were not decoded:
+// no mutator reads them (VolumeReader), and the pod's JSON for it is
+// sent back as it came.
+func NameOnly(name string) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Ephemeral: notDecoded}}
+}
+
+// IsNameOnly reports whether only v's name was decoded.
+func IsNameOnly(v *corev1.Volume) bool { return v.Ephemeral == notDecoded }
+
+// errNotDecoded refuses to encode a volume of which only the name is known.
+func errNotDecoded(v *corev1.Volume) error {
+	return fmt.Errorf("volume %q of the pod was read by name only, and its JSON as received is lost: it cannot be sent back", v.Name)
+}
 
 // receivedVolumes is the JSON each of the pod's volumes had in the review,
 // kept so that a patch that sends the pod's volumes back sends them as

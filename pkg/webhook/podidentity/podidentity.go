@@ -212,6 +212,10 @@ func clampExpiration(seconds int64) int64 {
 // Name implements mutation.Mutator.
 func (m *Mutator) Name() string { return "pod-identity" }
 
+// ReadsVolume is true of the token volume's name alone: the injection
+// reads no other volume.
+func (m *Mutator) ReadsVolume(name string) bool { return name == VolumeName }
+
 // RequestAnnotations implements mutation.Mutator: a pod never asks for pod
 // identity, its ServiceAccount grants it, so every pod is sent through the
 // fail-open webhook.

@@ -73,6 +73,10 @@ func New(bundles listers.BundleLister, clusterBundles listers.ClusterBundleListe
 // Name implements mutation.Mutator.
 func (m *Mutator) Name() string { return "subscription" }
 
+// ReadsVolume is true of the names the injection gives its volumes: of the
+// pod's other volumes only the names are compared (a clash, a record's).
+func (m *Mutator) ReadsVolume(name string) bool { return isInjectedVolume(name) }
+
 // RequestAnnotations implements mutation.Mutator.
 func (m *Mutator) RequestAnnotations() []string {
 	return []string{subscriptionv1alpha1.InjectBundleAnnotation, subscriptionv1alpha1.InjectClusterBundleAnnotation}
