@@ -199,9 +199,17 @@ func (c *controller) reconcileSet(ctx context.Context, syncCtx factory.SyncConte
 	}
 
 	// The pins first, keeping what the trust policy held, so that no role
-	// trusts a namespace the status does not name.
+	// trusts a namespace the status does not name. A namespace that left the
+	// set stays (leftovers) until its ServiceAccount is unlinked.
 	previous := request.Status.Namespaces
-	status.Namespaces = withInTrust(v.trusted, previous)
+	judged := withInTrust(v.trusted, previous)
+	var leftovers []podidentityv1alpha1.TrustedNamespace
+	for _, p := range previous {
+		if p.InTrustPolicy && !slices.ContainsFunc(judged, func(n podidentityv1alpha1.TrustedNamespace) bool { return n.Name == p.Name }) {
+			leftovers = append(leftovers, p)
+		}
+	}
+	status.Namespaces = append(slices.Clone(judged), leftovers...)
 	if err := c.writeStatus(ctx, request, status); err != nil {
 		return err
 	}
@@ -251,23 +259,30 @@ func (c *controller) reconcileSet(ctx context.Context, syncCtx factory.SyncConte
 	}
 
 	fitted := role.fill.Fitted
-	for i := range status.Namespaces {
-		status.Namespaces[i].InTrustPolicy = i < fitted
+	for i := range judged {
+		judged[i].InTrustPolicy = i < fitted
 	}
-	setCondition(status, request.Generation, namespacesTrusted(status.Namespaces, role.fill.Size, c.trustLimitMessage(), waiting))
+	setCondition(status, request.Generation, namespacesTrusted(judged, role.fill.Size, c.trustLimitMessage(), waiting))
 
 	// Links for the namespaces the trust policy holds; unlinks for those it
-	// held and does not now.
-	linked, linkErr := c.linkSet(ctx, request, set.Name, status.Namespaces[:fitted], role.arn)
+	// does not (tried at every sync: a read when there is nothing to undo),
+	// and for those that left the set, which stay in the status until done.
+	linked, linkErr := c.linkSet(ctx, request, set.Name, judged[:fitted], role.arn)
 	setCondition(status, request.Generation, linked)
-	for _, p := range previous {
-		if !p.InTrustPolicy || slices.ContainsFunc(status.Namespaces[:fitted], func(n podidentityv1alpha1.TrustedNamespace) bool { return n.Name == p.Name }) {
+	var stillLinked []podidentityv1alpha1.TrustedNamespace
+	for _, p := range append(slices.Clone(judged[fitted:]), leftovers...) {
+		err := c.unlinkAccount(ctx, request, podidentityv1alpha1.ServiceAccountStorage{Namespace: p.Name, Name: set.Name})
+		if err == nil {
 			continue
 		}
-		if err := c.unlinkAccount(ctx, request, podidentityv1alpha1.ServiceAccountStorage{Namespace: p.Name, Name: set.Name}); err != nil && linkErr == nil {
+		if linkErr == nil {
 			linkErr = err
 		}
+		if slices.Contains(leftovers, p) {
+			stillLinked = append(stillLinked, p)
+		}
 	}
+	status.Namespaces = append(judged, stillLinked...)
 	if err := c.writeStatus(ctx, request, status); err != nil {
 		return err
 	}
