@@ -55,7 +55,9 @@ func namespaceUser(t *testing.T, name string, labeler bool) kubernetes.Interface
 			_ = env.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
 		})
 	}
-	t.Cleanup(func() { _ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = env.kube.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+	})
 	// The authorizer sees new bindings a moment later.
 	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
 		for _, attrs := range []authorizationv1.ResourceAttributes{{Verb: "patch", Resource: "namespaces"},
