@@ -322,3 +322,74 @@ func TestRoleForEveryNamespaceOfATeam(t *testing.T) {
 		t.Errorf("GetRole after the request was deleted: %v; want NoSuchEntity", err)
 	}
 }
+
+// A set listed by name: each namespace is judged as a single request's. One
+// that existed before the request is trusted; one created after it is not,
+// and is named, until an admin confirms its UID.
+func TestRoleForAListOfNamespaces(t *testing.T) {
+	dumpOnFailure(t)
+	ctx := context.Background()
+	older := createNamespace(t)
+	name := "list-" + rand.String(5)
+	younger := name + "-younger"
+	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
+	created, err := requests.Create(ctx, &podidentityv1alpha1.IAMRoleRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
+			Storage: podidentityv1alpha1.Storage{ServiceAccounts: &podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", Namespaces: []string{older, younger}}},
+			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{{
+				Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::" + requestedBucket + "/*"}}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = requests.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	// Creation times are whole seconds: the younger namespace must be of a
+	// later second than the request to count as created after it.
+	framework.Eventually(t, 5*time.Second, func(context.Context) error {
+		if now := time.Now(); !now.Truncate(time.Second).After(created.CreationTimestamp.Time) {
+			return fmt.Errorf("still the request's second (%s)", now)
+		}
+		return nil
+	})
+	if err := createNamespaceAs(t, env.kube, younger, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitForTrust(t, name, "app", podidentityv1alpha1.ReasonNamespaceNotConfirmed, older)
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		request, err := requests.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		notConfirmed := meta.FindStatusCondition(request.Status.Conditions, podidentityv1alpha1.ConditionNamespacesTrusted)
+		if notConfirmed == nil || !strings.Contains(notConfirmed.Message, younger+" (UID ") || !strings.Contains(notConfirmed.Message, "was created after the request") {
+			return fmt.Errorf("NamespacesTrusted: %v, want it to name %s as created after the request", notConfirmed, younger)
+		}
+		return nil
+	})
+	// Still only the older one in the trust policy.
+	waitForTrust(t, name, "app", podidentityv1alpha1.ReasonNamespaceNotConfirmed, older)
+
+	// An admin confirms the younger namespace by its UID.
+	ns, err := env.kube.CoreV1().Namespaces().Get(ctx, younger, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		latest, err := requests.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if latest.Annotations == nil {
+			latest.Annotations = map[string]string{}
+		}
+		latest.Annotations[podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation] = string(ns.UID)
+		_, err = requests.Update(ctx, latest, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitForTrust(t, name, "app", podidentityv1alpha1.ReasonAllNamespacesTrusted, older, younger)
+}
