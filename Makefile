@@ -116,6 +116,8 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/operator/podidentity/issuerpublisher:FuzzUnsafeStatements \
 	./pkg/operator/podidentity/iamrole:FuzzPolicyDocument \
 	./pkg/operator/podidentity/iamrole:FuzzDecodeDocument \
+	./pkg/operator/podidentity/iamrole:FuzzFillTrustPolicy \
+	./pkg/operator/podidentity/iamrolerequest:FuzzTrustSelector \
 	./pkg/operator/podidentity/iamrole:FuzzCheckBoundary \
 	./pkg/webhook/podidentity:FuzzPodIdentityMutator \
 	./pkg/webhook/podidentity:FuzzPodIdentityAnnotations \

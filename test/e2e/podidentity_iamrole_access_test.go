@@ -30,6 +30,7 @@ import (
 const (
 	iamRoleRequesterRole  = "workload-access-iam-role-requester"
 	iamRoleViewerRole     = "workload-access-iam-role-viewer"
+	trustLabelerRole      = "workload-access-namespace-trust-labeler"
 	serviceAccountsPolicy = "workload-access-operator-serviceaccount-writes"
 	roleARNAnnotation     = "eks.amazonaws.com/role-arn"
 	linkedByAnnotation    = "podidentity.openshift.io/linked-by"
@@ -101,7 +102,7 @@ func TestIAMRoleRequestsAreForClusterAdminsAndWhomTheyBind(t *testing.T) {
 
 	// Users bound cluster-wide to each role.
 	users := map[string]string{"admin": "e2e-iam-admin", "edit": "e2e-iam-edit", "view": "e2e-iam-view",
-		iamRoleRequesterRole: "e2e-iam-requester", iamRoleViewerRole: "e2e-iam-auditor"}
+		iamRoleRequesterRole: "e2e-iam-requester", iamRoleViewerRole: "e2e-iam-auditor", trustLabelerRole: "e2e-iam-labeler"}
 	for role, user := range users {
 		bindClusterRole(t, user, role, metav1.ObjectMeta{GenerateName: "e2e-iam-"})
 	}
@@ -133,6 +134,9 @@ func TestIAMRoleRequestsAreForClusterAdminsAndWhomTheyBind(t *testing.T) {
 			"iamrolerequests/status get,iamrolerequests/status list,iamrolerequests/status watch",
 		iamRoleViewerRole: "iamrolerequests get,iamrolerequests list,iamrolerequests watch," +
 			"iamrolerequests/status get,iamrolerequests/status list,iamrolerequests/status watch",
+		// The right to put namespaces into roles' trust by label
+		// (manifests/…07_namespace-trust-labels-policy.yaml).
+		trustLabelerRole: "namespacetrustlabels label",
 	}
 	for role, user := range users {
 		// RBAC caches bindings briefly.

@@ -144,6 +144,48 @@ func TestIAMRoleRequestValidationMessages(t *testing.T) {
 		Body(noAccount).Do(ctx).Error()
 	refused("no serviceAccount", err, "storage.serviceAccount is required")
 
+	// A set of namespaces: selectors only over trust labels, which only
+	// whoever may label namespacetrustlabels sets, and only with operators
+	// that require the label.
+	team := podidentityv1alpha1.NamespaceTrustLabelPrefix + "team"
+	set := func(s *podidentityv1alpha1.ServiceAccountSetStorage) *podidentityv1alpha1.IAMRoleRequest {
+		r := valid("e2e-set")
+		r.Spec.Storage.ServiceAccount = podidentityv1alpha1.ServiceAccountStorage{}
+		r.Spec.Storage.ServiceAccounts = s
+		return r
+	}
+	selector := func(labels map[string]string, expressions ...podidentityv1alpha1.NamespaceTrustRequirement) *podidentityv1alpha1.ServiceAccountSetStorage {
+		return &podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", NamespaceSelector: &podidentityv1alpha1.NamespaceTrustSelector{MatchLabels: labels, MatchExpressions: expressions}}
+	}
+	for what, c := range map[string]struct {
+		request *podidentityv1alpha1.IAMRoleRequest
+		message string
+	}{
+		"a label outside the trust prefix": {set(selector(map[string]string{"team": "a"})),
+			"namespaceSelector may use only label keys under trust.podidentity.openshift.io/"},
+		"NotIn": {set(selector(nil, podidentityv1alpha1.NamespaceTrustRequirement{Key: team, Operator: "NotIn", Values: []string{"b"}})),
+			"supported values"},
+		"an empty selector": {set(selector(nil)), "namespaceSelector must not be empty"},
+		"both a selector and a list": {set(&podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", Namespaces: []string{"a"},
+			NamespaceSelector: &podidentityv1alpha1.NamespaceTrustSelector{MatchLabels: map[string]string{team: "a"}}}),
+			"storage.serviceAccounts needs exactly one of namespaceSelector and namespaces"},
+		"both serviceAccount and serviceAccounts": {func() *podidentityv1alpha1.IAMRoleRequest {
+			r := valid("e2e-both")
+			r.Spec.Storage.ServiceAccounts = selector(map[string]string{team: "a"})
+			return r
+		}(), "storage.serviceAccount and storage.serviceAccounts exclude each other"},
+	} {
+		_, err := requests.Create(ctx, c.request, dry)
+		refused(what, err, c.message)
+	}
+	for _, ok := range []*podidentityv1alpha1.IAMRoleRequest{set(selector(map[string]string{team: "a"})),
+		set(selector(nil, podidentityv1alpha1.NamespaceTrustRequirement{Key: team, Operator: "In", Values: []string{"a", "b"}})),
+		set(&podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", Namespaces: []string{"a", "b"}})} {
+		if _, err := requests.Create(ctx, ok, dry); err != nil {
+			t.Errorf("a valid set %+v: %v", ok.Spec.Storage.ServiceAccounts, err)
+		}
+	}
+
 	_, err = requests.Create(ctx, valid(strings.Repeat("n", 64)), dry)
 	refused("a 64-character name", err, "an IAMRoleRequest name is at most 63 characters: it names the IAM role after the cluster's infrastructureName")
 	if _, err := requests.Create(ctx, valid(strings.Repeat("n", 63)), dry); err != nil {

@@ -72,6 +72,9 @@ func (c *Checker) checkRoleRequest(ctx context.Context, req Request) Decision {
 		return Decision{Allowed: true}
 	}
 	what := fmt.Sprintf("IAMRoleRequest %q", displayName(&request.ObjectMeta))
+	if request.Spec.Storage.ServiceAccounts != nil {
+		return c.checkSetRequest(ctx, req, request, what, write)
+	}
 	account := request.Spec.Storage.ServiceAccount
 	if account.Namespace == "" || account.Name == "" {
 		return Decision{Reason: Invalid, Message: what + " cannot be checked: spec.storage.serviceAccount needs a namespace and a name"}
@@ -90,6 +93,54 @@ func (c *Checker) checkRoleRequest(ctx context.Context, req Request) Decision {
 		return Decision{Allowed: true, Reviews: len(writes)}
 	}
 	return Decision{Reason: Escalation, Reviews: len(writes), Message: roleRequestDenial(what, write, req.Requester, account, denied)}
+}
+
+// checkSetRequest decides a request for a set of namespaces as a single
+// request is decided, in each namespace the set may trust: each listed one,
+// or, for a selector, every namespace (the ServiceAccount writes asked
+// cluster-wide), since any namespace can be labelled into the set later.
+func (c *Checker) checkSetRequest(ctx context.Context, req Request, request *podidentityv1alpha1.IAMRoleRequest, what string, write roleWrite) Decision {
+	set := request.Spec.Storage.ServiceAccounts
+	namespaces := set.Namespaces
+	where := fmt.Sprintf("namespaces %s", strings.Join(set.Namespaces, ", "))
+	if set.NamespaceSelector != nil {
+		namespaces, where = []string{""}, "all namespaces (its namespaceSelector may match any namespace labelled later)"
+	}
+	if set.Name == "" || len(namespaces) == 0 {
+		return Decision{Reason: Invalid, Message: what + " cannot be checked: spec.storage.serviceAccounts needs a name and a namespaceSelector or namespaces"}
+	}
+	var writes []question
+	for i, ns := range namespaces {
+		writes = append(writes,
+			question{n: &need{order: 2 * i, p: serviceAccountWrite("patch"), writes: true}, namespace: ns},
+			question{n: &need{order: 2*i + 1, p: serviceAccountWrite("create"), writes: true}, namespace: ns})
+	}
+	denied, err := c.answer(ctx, req.Requester, writes)
+	if err != nil {
+		return Decision{Reason: CheckFailed, Reviews: len(writes), Message: fmt.Sprintf(
+			"could not check whether %s may patch and create serviceaccounts in %s, which %s has the operator write, to %s: %v; it is refused until the check succeeds; retry",
+			describeRequester(req.Requester), where, what, write.doing, err)}
+	}
+	if len(denied) == 0 {
+		return Decision{Allowed: true, Reviews: len(writes)}
+	}
+	slices.SortFunc(denied, func(a, b question) int { return cmp.Compare(a.n.order, b.n.order) })
+	var lacks []string
+	for _, q := range denied {
+		in := "cluster-wide"
+		if q.namespace != "" {
+			in = "in namespace " + q.namespace
+		}
+		lacks = append(lacks, q.n.p.Verb+" serviceaccounts "+in)
+	}
+	why := ""
+	if write.why != "" {
+		why = "; " + write.why
+	}
+	return Decision{Reason: Escalation, Reviews: len(writes), Message: fmt.Sprintf(
+		"%s links ServiceAccount %s in %s%s: %s may not %s: an IAMRoleRequest has the operator write that ServiceAccount in each namespace it trusts "+
+			"(annotate it, or create it when absent), so whoever may %s must be able to; have a cluster admin %s",
+		what, set.Name, where, why, describeRequester(req.Requester), strings.Join(lacks, ", "), write.doing, write.doing)}
 }
 
 // roleWrite is a write to an IAMRoleRequest that decides whom its role
@@ -126,13 +177,16 @@ func trustWrite(old, updated *podidentityv1alpha1.IAMRoleRequest) roleWrite {
 // revocation the pin stays: only whoever may write the namespace's
 // ServiceAccounts, or an admin, lets the request go then.
 func mayHoldRole(request *podidentityv1alpha1.IAMRoleRequest) bool {
-	return request.Status.RoleARN != "" || request.Status.NamespaceUID != ""
+	return request.Status.RoleARN != "" || request.Status.NamespaceUID != "" || len(request.Status.Namespaces) > 0
 }
 
 // roleEvidence says why the role may exist.
 func roleEvidence(request *podidentityv1alpha1.IAMRoleRequest) string {
 	if request.Status.RoleARN != "" {
 		return "status.roleARN " + request.Status.RoleARN
+	}
+	if len(request.Status.Namespaces) > 0 {
+		return fmt.Sprintf("status.namespaces names %d", len(request.Status.Namespaces))
 	}
 	return "status.namespaceUID " + request.Status.NamespaceUID
 }

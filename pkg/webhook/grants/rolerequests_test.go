@@ -244,3 +244,52 @@ func TestRoleRequestsFailClosed(t *testing.T) {
 		t.Errorf("a delete of an unreadable object: %+v", d)
 	}
 }
+
+// A request for a set of namespaces has the operator write the
+// ServiceAccount in each: a list asks in each listed namespace, a selector
+// cluster-wide, since any namespace may be labelled into it later.
+func TestSetRequestsNeedTheServiceAccountWritesWhereverTheSetReaches(t *testing.T) {
+	patch, create := res("patch", "", "serviceaccounts"), res("create", "", "serviceaccounts")
+	set := func(s podidentityv1alpha1.ServiceAccountSetStorage) []byte {
+		return with(t, roleRequest(t, "x", "app", "s3:GetObject"), func(r *podidentityv1alpha1.IAMRoleRequest) {
+			r.Spec.Storage.ServiceAccount = podidentityv1alpha1.ServiceAccountStorage{}
+			r.Spec.Storage.ServiceAccounts = &s
+		})
+	}
+	list := set(podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", Namespaces: []string{"team-a-1", "team-a-2"}})
+	selector := set(podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", NamespaceSelector: &podidentityv1alpha1.NamespaceTrustSelector{
+		MatchLabels: map[string]string{podidentityv1alpha1.NamespaceTrustLabelPrefix + "team": "a"}}})
+	for _, tc := range []struct {
+		name    string
+		object  []byte
+		auth    *fakeAuthorizer
+		allowed bool
+		message string
+		asked   []string
+	}{
+		{"list, both in each", list, newFake().hold("team-a-1", patch, create).hold("team-a-2", patch, create), true, "",
+			[]string{`team-a-1|verb "create" on "serviceaccounts" (group "")`, `team-a-1|verb "patch" on "serviceaccounts" (group "")`,
+				`team-a-2|verb "create" on "serviceaccounts" (group "")`, `team-a-2|verb "patch" on "serviceaccounts" (group "")`}},
+		{"list, one namespace short", list, newFake().hold("team-a-1", patch, create), false, "may not patch serviceaccounts in namespace team-a-2, create serviceaccounts in namespace team-a-2", nil},
+		{"selector, cluster-wide", selector, newFake().hold("", patch, create), true, "",
+			[]string{`|verb "create" on "serviceaccounts" (group "")`, `|verb "patch" on "serviceaccounts" (group "")`}},
+		{"selector, only in namespaces", selector, newFake().hold("team-a-1", patch, create), false, "may not patch serviceaccounts cluster-wide, create serviceaccounts cluster-wide", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := checkRoleRequest(tc.auth, "CREATE", tc.object, nil)
+			if d.Allowed != tc.allowed || !strings.Contains(d.Message, tc.message) {
+				t.Errorf("decision %+v\nwant allowed=%v, a message with %q", d, tc.allowed, tc.message)
+			}
+			if !tc.allowed && d.Reason != Escalation {
+				t.Errorf("reason %s, want %s", d.Reason, Escalation)
+			}
+			if tc.asked != nil {
+				asked := tc.auth.questions()
+				slices.Sort(asked)
+				if !slices.Equal(asked, tc.asked) {
+					t.Errorf("asked %q, want %q", asked, tc.asked)
+				}
+			}
+		})
+	}
+}

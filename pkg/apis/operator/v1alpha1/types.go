@@ -237,6 +237,19 @@ type IAMRolesSpec struct {
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:Pattern=`^(arn:aws[a-z-]*:iam::[0-9]{12}:policy/.+)?$`
 	PermissionsBoundary string `json:"permissionsBoundary,omitempty"`
+
+	// trustPolicySizeLimit is the most characters (whitespace not counted)
+	// a role's trust policy may have: IAM's quota "role trust policy
+	// length", 2,048 by default and raisable to 4,096 through AWS Service
+	// Quotas. The trust policy of an IAMRoleRequest for a set of namespaces
+	// holds as many of them as fit, oldest-judged first, and the request's
+	// NamespacesTrusted condition names those left out. 0 means 2048. Set it
+	// to the account's quota after raising it; a lower value only leaves
+	// more namespaces out.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=4096
+	TrustPolicySizeLimit int32 `json:"trustPolicySizeLimit,omitempty"`
 }
 
 // STSEndpoints says which AWS STS endpoint pods' SDKs call.

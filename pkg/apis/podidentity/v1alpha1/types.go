@@ -117,7 +117,9 @@ const (
 // validation, or pruned before any rule could say so.
 // +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type == 'ServiceAccount'",message="an IAMRoleRequest links a role to a ServiceAccount only: storage.type Secret (IAM user keys in a Secret) is the cloud-credential operator's CredentialsRequest"
 // +kubebuilder:validation:XValidation:rule="!has(self.secret)",message="storage.secret is the cloud-credential operator's CredentialsRequest (IAM user keys in a Secret); an IAMRoleRequest names a ServiceAccount in storage.serviceAccount"
-// +kubebuilder:validation:XValidation:rule="has(self.serviceAccount) || has(self.secret) || (has(self.type) && self.type != 'ServiceAccount')",message="storage.serviceAccount is required: the namespace and name of the ServiceAccount whose pods may assume the role"
+// +kubebuilder:validation:XValidation:rule="has(self.serviceAccount) || has(self.serviceAccounts) || has(self.secret) || (has(self.type) && self.type != 'ServiceAccount')",message="storage.serviceAccount is required: the namespace and name of the ServiceAccount whose pods may assume the role (or storage.serviceAccounts: one ServiceAccount name in a set of namespaces)"
+// +kubebuilder:validation:XValidation:rule="!(has(self.serviceAccount) && has(self.serviceAccounts))",message="storage.serviceAccount and storage.serviceAccounts exclude each other: a request is for one ServiceAccount, or for one ServiceAccount name in a set of namespaces"
+// +kubebuilder:validation:XValidation:rule="has(self.serviceAccounts) == has(oldSelf.serviceAccounts)",message="storage cannot switch between serviceAccount and serviceAccounts: the role's trust policy names them; create another IAMRoleRequest"
 type Storage struct {
 	// type is ServiceAccount, the only type this API serves.
 	// +optional
@@ -126,7 +128,13 @@ type Storage struct {
 	// serviceAccount is the ServiceAccount whose pods may assume the role.
 	// Required (a rule of Storage says so, after the type).
 	// +optional
-	ServiceAccount ServiceAccountStorage `json:"serviceAccount"`
+	ServiceAccount ServiceAccountStorage `json:"serviceAccount,omitzero"`
+
+	// serviceAccounts is one ServiceAccount name in a set of namespaces,
+	// chosen by a label selector over labels only the holders of a right may
+	// set, or listed by name. Exclusive with serviceAccount.
+	// +optional
+	ServiceAccounts *ServiceAccountSetStorage `json:"serviceAccounts,omitempty"`
 
 	// secret is the enhancement's Secret storage, always refused: it is the
 	// cloud-credential operator's CredentialsRequest.
@@ -163,6 +171,98 @@ type ServiceAccountStorage struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	Name string `json:"name"`
+}
+
+// NamespaceTrustLabelPrefix begins every label key a set request's
+// namespaceSelector may use. The ValidatingAdmissionPolicy
+// workload-access-namespace-trust-labels refuses creating a namespace with
+// such a label, and adding, changing or removing one, unless the requester
+// may "label" the pseudo-resource NamespaceTrustLabelsResource of this API
+// group (cluster admins, and whom an admin binds the ClusterRole
+// workload-access-namespace-trust-labeler): a namespace's creator cannot
+// put its namespace into a role's trust.
+const NamespaceTrustLabelPrefix = "trust.podidentity.openshift.io/"
+
+// NamespaceTrustLabelsResource and NamespaceTrustLabelVerb are what the
+// policy asks the authorizer about a namespace's trust labels.
+const (
+	NamespaceTrustLabelsResource = "namespacetrustlabels"
+	NamespaceTrustLabelVerb      = "label"
+)
+
+// ServiceAccountSetStorage names one ServiceAccount name in a set of
+// namespaces: those whose labels match namespaceSelector, or those listed in
+// namespaces. The role's trust policy holds one exact subject per namespace
+// trusted, as many as fit IAM's trust policy size (status.namespaces and the
+// NamespacesTrusted condition say which). Immutable, as serviceAccount: the
+// set moves with the namespaces' labels, which only the holders of a right
+// may set.
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="storage.serviceAccounts cannot change: the role's trust policy is made from it; label namespaces to move them in or out, or create another IAMRoleRequest"
+// +kubebuilder:validation:XValidation:rule="has(self.namespaceSelector) != has(self.namespaces)",message="storage.serviceAccounts needs exactly one of namespaceSelector and namespaces"
+// +kubebuilder:validation:XValidation:rule="!has(self.namespaceSelector) || (has(self.namespaceSelector.matchLabels) && size(self.namespaceSelector.matchLabels) > 0) || (has(self.namespaceSelector.matchExpressions) && size(self.namespaceSelector.matchExpressions) > 0)",message="storage.serviceAccounts.namespaceSelector must not be empty: an empty selector matches every namespace"
+// +kubebuilder:validation:XValidation:rule="!has(self.namespaceSelector) || !has(self.namespaceSelector.matchLabels) || self.namespaceSelector.matchLabels.all(k, k.startsWith('trust.podidentity.openshift.io/'))",message="storage.serviceAccounts.namespaceSelector may use only label keys under trust.podidentity.openshift.io/, which only whoever may label namespacetrustlabels (podidentity.openshift.io) can set on a namespace; any other label a namespace's creator may set"
+// +kubebuilder:validation:XValidation:rule="!has(self.namespaceSelector) || !has(self.namespaceSelector.matchExpressions) || self.namespaceSelector.matchExpressions.all(e, e.key.startsWith('trust.podidentity.openshift.io/') && (e.operator == 'In' || e.operator == 'Exists'))",message="storage.serviceAccounts.namespaceSelector.matchExpressions may use only label keys under trust.podidentity.openshift.io/ and the operators In and Exists: NotIn and DoesNotExist match namespaces without the label, which anyone may create"
+type ServiceAccountSetStorage struct {
+	// name of the ServiceAccount in each namespace.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+
+	// namespaceSelector chooses the namespaces by labels under
+	// trust.podidentity.openshift.io/ (matchLabels, or matchExpressions
+	// with In or Exists). A namespace is trusted while it matches.
+	// +optional
+	NamespaceSelector *NamespaceTrustSelector `json:"namespaceSelector,omitempty"`
+
+	// namespaces lists the namespaces by name. Each is trusted as a single
+	// request's namespace is: when it existed no later than the request, or
+	// when an admin confirmed its UID in the annotation
+	// podidentity.openshift.io/confirmed-namespace-uid (UIDs separated by
+	// commas).
+	// +optional
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +listType=set
+	Namespaces []string `json:"namespaces,omitempty"`
+}
+
+// NamespaceTrustSelector is a label selector (as metav1.LabelSelector) of
+// bounded size, so that its rules stay within the API server's CEL cost
+// budget, and with only the operators that need the label present.
+type NamespaceTrustSelector struct {
+	// matchLabels: each key must be a label of the namespace, with that value.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=16
+	MatchLabels map[string]string `json:"matchLabels,omitempty"`
+	// matchExpressions: each must hold of the namespace's labels.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=atomic
+	MatchExpressions []NamespaceTrustRequirement `json:"matchExpressions,omitempty"`
+}
+
+// NamespaceTrustRequirement is one requirement of a NamespaceTrustSelector.
+type NamespaceTrustRequirement struct {
+	// key is the label key, under trust.podidentity.openshift.io/.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	Key string `json:"key"`
+	// operator is In (the label has one of values) or Exists.
+	// +required
+	// +kubebuilder:validation:Enum=In;Exists
+	Operator string `json:"operator"`
+	// values, for In.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=63
+	// +listType=atomic
+	Values []string `json:"values,omitempty"`
 }
 
 // AWSProviderSpec is the cloud-credential operator's AWSProviderSpec: the
@@ -246,6 +346,11 @@ const (
 	// ConditionServiceAccountLinked is True when the ServiceAccount carries
 	// the role's ARN in eks.amazonaws.com/role-arn.
 	ConditionServiceAccountLinked = "ServiceAccountLinked"
+	// ConditionNamespacesTrusted, on a request for a set of namespaces, is
+	// True when the role's trust policy holds every namespace of the set;
+	// False names those left out and why (too many for the trust policy's
+	// size, or a listed namespace not confirmed).
+	ConditionNamespacesTrusted = "NamespacesTrusted"
 	// ConditionTokensAccepted is True when AWS STS will accept the pod's
 	// token for the role: the issuer the cluster's tokens carry is the one
 	// the role trusts, IAM has its OIDC provider with the token's audience,
@@ -319,6 +424,21 @@ const (
 	ReasonNamespaceMissing = "NamespaceMissing"
 )
 
+// Reasons of the NamespacesTrusted condition.
+const (
+	// ReasonAllNamespacesTrusted: the trust policy holds every namespace of
+	// the set.
+	ReasonAllNamespacesTrusted = "AllNamespacesTrusted"
+	// ReasonTrustPolicyFull: the trust policy holds the oldest-judged
+	// namespaces that fit its size limit; the message names the others.
+	ReasonTrustPolicyFull = "TrustPolicyFull"
+	// ReasonNoNamespaceTrusted: no namespace of the set is trusted (none
+	// matches, or none fits): no role exists.
+	ReasonNoNamespaceTrusted = "NoNamespaceTrusted"
+	// ReasonNamespaceNotConfirmed (below) also makes it False, for a listed
+	// namespace created after the request.
+)
+
 // Reasons of both conditions about the namespace the role trusts.
 const (
 	// ReasonNamespaceNotConfirmed: the namespace was created after the
@@ -360,11 +480,35 @@ type IAMRoleRequestStatus struct {
 	// +optional
 	NamespaceUID string `json:"namespaceUID,omitempty"`
 
+	// namespaces, on a request for a set of namespaces, are those judged
+	// trusted, pinned by UID, in the order judged: the trust policy holds
+	// the first that fit (inTrustPolicy). A namespace of the same name with
+	// another UID is judged anew.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Namespaces []TrustedNamespace `json:"namespaces,omitempty"`
+
 	// conditions are Provisioned and ServiceAccountLinked.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// TrustedNamespace is one namespace of a set request judged trusted.
+type TrustedNamespace struct {
+	// name of the namespace.
+	Name string `json:"name"`
+	// uid of the namespace instance judged.
+	UID string `json:"uid"`
+	// judgedAt is when the operator first judged this instance trusted:
+	// the oldest fill the trust policy first.
+	JudgedAt metav1.Time `json:"judgedAt"`
+	// inTrustPolicy says whether the role's trust policy holds it (and its
+	// ServiceAccount is linked); false when it did not fit.
+	// +optional
+	InTrustPolicy bool `json:"inTrustPolicy,omitempty"`
 }
 
 // AWSProviderStatus is the cloud-credential operator's AWSProviderStatus,

@@ -86,15 +86,21 @@ type Owner struct {
 // the API admits namespaces of 63 and ServiceAccount names of 253
 // characters of a-z, 0-9, "-" and ".", and OpenShift's infrastructure
 // names are shorter and of the same characters.
+//
+// A role for a set of namespaces (Namespace empty) has no namespace tag: one
+// value cannot name the set, and a resource policy granting by namespace
+// then grants it nothing.
 func Tags(o Owner) []Tag {
-	return []Tag{
+	tags := []Tag{
 		{TagRequestUID, o.RequestUID},
 		{ClusterTagKey(o.InfrastructureName), "owned"},
 		{TagRequest, o.RequestName},
 		{TagCluster, o.InfrastructureName},
-		{TagNamespace, o.Namespace},
-		{TagServiceAccount, o.ServiceAccount},
 	}
+	if o.Namespace != "" {
+		tags = append(tags, Tag{TagNamespace, o.Namespace})
+	}
+	return append(tags, Tag{TagServiceAccount, o.ServiceAccount})
 }
 
 // OwnedBy says whether tags prove the role belongs to the request of uid.

@@ -71,6 +71,15 @@ type Provider struct {
 // while the cluster's issuer moves (tokens of the old one are accepted for
 // a while); one otherwise.
 func TrustPolicy(providers []Provider, namespace, name, audience string) string {
+	return trustPolicy(providers, []string{Subject(namespace, name)}, audience)
+}
+
+// Subject is the token's sub claim of a ServiceAccount.
+func Subject(namespace, name string) string {
+	return "system:serviceaccount:" + namespace + ":" + name
+}
+
+func trustPolicy(providers []Provider, subjects []string, audience string) string {
 	doc := document{Version: policyVersion}
 	for _, p := range providers {
 		doc.Statement = append(doc.Statement, statement{
@@ -78,7 +87,7 @@ func TrustPolicy(providers []Provider, namespace, name, audience string) string 
 			Principal: map[string]string{"Federated": p.ARN},
 			Action:    "sts:AssumeRoleWithWebIdentity",
 			Condition: map[string]map[string][]string{"StringEquals": {
-				p.HostPath + ":sub": {"system:serviceaccount:" + namespace + ":" + name},
+				p.HostPath + ":sub": subjects,
 				p.HostPath + ":aud": {audience},
 			}},
 		})

@@ -169,6 +169,7 @@ func New(in Inputs) factory.Controller {
 		WithInformersQueueKeysFunc(allRequests, informerkit.UpdatesWhen(secrets.Informer(), credentialsChanged)).
 		WithInformersQueueKeysFunc(allRequests, informerkit.UpdatesWhen(in.Config.Authentications().Informer(), issuerChanged)).
 		WithInformersQueueKeysFunc(c.requestsIn, informerkit.UpdatesWhen(in.NamespaceEvents.Informer(), namespaceChanged)).
+		WithInformersQueueKeysFunc(c.setRequests, informerkit.UpdatesWhen(in.NamespaceEvents.Informer(), namespaceUpdated)).
 		WithBareInformers(in.Config.Infrastructures().Informer(), in.OperatorClient.Informer()).
 		WithSync(c.sync).
 		ResyncEvery(DriftInterval).
@@ -260,9 +261,12 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	ctx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
 	request := cached.DeepCopy()
-	if request.DeletionTimestamp != nil {
+	switch {
+	case request.DeletionTimestamp != nil:
 		err = c.finalize(ctx, request)
-	} else {
+	case request.Spec.Storage.ServiceAccounts != nil:
+		err = c.addFinalizerAndReconcileSet(ctx, syncCtx, request)
+	default:
 		err = c.addFinalizerAndReconcile(ctx, syncCtx, request)
 	}
 	if reportErr := c.report(ctx, key, err); reportErr != nil {
@@ -376,7 +380,7 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 		return fmt.Errorf("reading ServiceAccount %s: %w", status.ServiceAccount, err)
 	}
 
-	role, f := c.provision(ctx, request, sa)
+	role, f := c.provision(ctx, request, singleTrustee(ref, sa))
 	if role.name != "" {
 		status.ProviderStatus = &podidentityv1alpha1.AWSProviderStatus{
 			APIVersion: "cloudcredential.openshift.io/v1", Kind: "AWSProviderStatus", User: role.name, Policy: role.policy}
@@ -413,7 +417,7 @@ func (c *controller) reconcile(ctx context.Context, syncCtx factory.SyncContext,
 			linked = *previous
 		}
 	} else {
-		linked, linkErr = c.link(ctx, request, sa, role.arn, status.NamespaceUID)
+		linked, linkErr = c.link(ctx, request, ref, sa, role.arn, status.NamespaceUID)
 		setCondition(status, request.Generation, linked)
 	}
 	if err := c.writeStatus(ctx, request, status); err != nil {

@@ -40,6 +40,18 @@ func namespaceChanged(oldObj, newObj any) bool {
 	return o.UID != n.UID || (o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)
 }
 
+// namespaceUpdated: any change of a namespace object, its labels included
+// (the shared informer keeps no labels, so any new resourceVersion counts),
+// for the requests for a set of namespaces. Resyncs do not.
+func namespaceUpdated(oldObj, newObj any) bool {
+	o, ok1 := oldObj.(*corev1.Namespace)
+	n, ok2 := newObj.(*corev1.Namespace)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return o.UID != n.UID || o.ResourceVersion != n.ResourceVersion
+}
+
 // podIdentityChanged: what the roles are made from, in the WorkloadAccess:
 // spec.podIdentity (mode, endpoints, boundary, default audience) and the
 // published issuer, its keys and the region.

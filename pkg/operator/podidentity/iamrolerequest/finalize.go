@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -105,11 +106,10 @@ func (c *controller) deleteRole(ctx context.Context, request *podidentityv1alpha
 func unreadableRole(request *podidentityv1alpha1.IAMRoleRequest, name string, f *awscall.Failure) *awscall.Failure {
 	f.Message = fmt.Sprintf("IAM refused to read role %s (%s), which this request recorded as %s: either the role is gone "+
 		"(under the shipped grant, limited to role/workload-access/*, IAM refuses iam:GetRole for a role that does not exist) or the operator's grant was narrowed "+
-		"or a service control policy denies iam:GetRole, and the role still trusts ServiceAccount %s/%s. The operator keeps status.roleARN and the finalizer and retries with backoff. "+
+		"or a service control policy denies iam:GetRole, and the role still trusts %s. The operator keeps status.roleARN and the finalizer and retries with backoff. "+
 		"If `aws iam get-role --role-name %s`, run as an admin of the account, answers NoSuchEntity, remove the finalizer %s "+
-		"(as someone who may write ServiceAccounts in namespace %s); otherwise restore iam:GetRole on arn:<partition>:iam::<account>:role/workload-access/* to the operator's credentials",
-		name, f.Message, request.Status.RoleARN, request.Spec.Storage.ServiceAccount.Namespace, request.Spec.Storage.ServiceAccount.Name,
-		name, Finalizer, request.Spec.Storage.ServiceAccount.Namespace)
+		"(as someone who may write ServiceAccounts in %s); otherwise restore iam:GetRole on arn:<partition>:iam::<account>:role/workload-access/* to the operator's credentials",
+		name, f.Message, request.Status.RoleARN, trusteeOf(request), name, Finalizer, whereOf(request))
 	f.Retry = true
 	return f
 }
@@ -120,4 +120,26 @@ func (c *controller) removeFinalizer(ctx context.Context, request *podidentityv1
 		return fmt.Errorf("removing finalizer %s: %w", Finalizer, err)
 	}
 	return nil
+}
+
+// trusteeOf names whom the request's role trusts, for messages.
+func trusteeOf(request *podidentityv1alpha1.IAMRoleRequest) string {
+	if set := request.Spec.Storage.ServiceAccounts; set != nil {
+		return fmt.Sprintf("ServiceAccount %s in the namespaces of the set", set.Name)
+	}
+	ref := request.Spec.Storage.ServiceAccount
+	return fmt.Sprintf("ServiceAccount %s/%s", ref.Namespace, ref.Name)
+}
+
+// whereOf names where ServiceAccounts must be writable to let the request
+// go, as the access-grants check asks.
+func whereOf(request *podidentityv1alpha1.IAMRoleRequest) string {
+	switch set := request.Spec.Storage.ServiceAccounts; {
+	case set == nil:
+		return "namespace " + request.Spec.Storage.ServiceAccount.Namespace
+	case set.NamespaceSelector != nil:
+		return "every namespace"
+	default:
+		return "namespaces " + strings.Join(set.Namespaces, ", ")
+	}
 }

@@ -28,8 +28,10 @@ type environment struct {
 	issuerURL       string
 	defaultAudience string
 	boundary        string
-	creds           awscall.Credentials
-	conn            connection
+	// trustLimit is the most characters a trust policy may have.
+	trustLimit int
+	creds      awscall.Credentials
+	conn       connection
 }
 
 // environment reads the cluster's side: whether pod identity runs, the
@@ -65,6 +67,10 @@ func (c *controller) environment(toCreate bool) (environment, *awscall.Failure) 
 		region:             d.RoleRegion(wa),
 	}
 	env.partition = iamrole.Partition(env.region)
+	env.trustLimit = int(wa.Spec.PodIdentity.Roles.TrustPolicySizeLimit)
+	if env.trustLimit == 0 {
+		env.trustLimit = iamrole.DefaultTrustPolicySize
+	}
 	env.conn.iamEndpoint = wa.Spec.PodIdentity.Roles.IAMEndpoint
 	if toCreate {
 		if f := env.boundaryProblem(""); f != nil {
@@ -115,12 +121,34 @@ type role struct {
 	// trustNotMoved: the role still trusts other issuers than those the
 	// tokens carry, and the call that would move it failed.
 	trustNotMoved bool
+	// fill is, for a set of namespaces, the trust policy made and how many
+	// namespaces it holds.
+	fill iamrole.TrustFill
+}
+
+// trustee is whom a role trusts: one ServiceAccount (namespace set), or one
+// ServiceAccount name in the namespaces of a set, in the order judged, as
+// many as fit the trust policy.
+type trustee struct {
+	namespace, name string
+	set             []string
+	// audienceAnnotation is the ServiceAccount's eks.amazonaws.com/audience
+	// (a single request's; a set's role admits the cluster's default).
+	audienceAnnotation string
+}
+
+func singleTrustee(ref podidentityv1alpha1.ServiceAccountStorage, sa *corev1.ServiceAccount) trustee {
+	t := trustee{namespace: ref.Namespace, name: ref.Name}
+	if sa != nil {
+		t.audienceAnnotation = sa.Annotations[podidentityv1alpha1.AudienceAnnotation]
+	}
+	return t
 }
 
 // provision makes IAM hold the role the request asks for, and writes only
-// what differs. sa is the ServiceAccount, nil when absent (its audience
-// annotation chooses the trust policy's :aud).
-func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, sa *corev1.ServiceAccount) (role, *awscall.Failure) {
+// what differs, for whom the role trusts. A set whose first namespace does
+// not fit the trust policy's size is TrustPolicyFull, and nothing is written.
+func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, who trustee) (role, *awscall.Failure) {
 	env, f := c.environment(true)
 	if f != nil {
 		return role{}, f
@@ -145,25 +173,32 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 	if f := env.boundaryProblem(account); f != nil {
 		return r, f
 	}
-	ref := request.Spec.Storage.ServiceAccount
-	var annotation string
-	if sa != nil {
-		annotation = sa.Annotations[podidentityv1alpha1.AudienceAnnotation]
-	}
-	r.audience, r.account, r.partition, r.publishedIssuer = iamrole.Audience(annotation, env.defaultAudience), account, env.partition, env.issuerURL
+	r.audience, r.account, r.partition, r.publishedIssuer = iamrole.Audience(who.audienceAnnotation, env.defaultAudience), account, env.partition, env.issuerURL
 	trust, f := c.chooseTrust(ctx, client, env, account, tokens)
 	if f != nil {
 		return r, f
 	}
+	trustPolicy := iamrole.TrustPolicy(trust.policyProviders(), who.namespace, who.name, r.audience)
+	trusted := iamrole.Subject(who.namespace, who.name)
+	if who.set != nil {
+		r.fill = iamrole.FillTrustPolicy(trust.policyProviders(), who.set, who.name, r.audience, env.trustLimit)
+		if r.fill.Fitted == 0 {
+			return r, &awscall.Failure{Reason: podidentityv1alpha1.ReasonTrustPolicyFull, Message: fmt.Sprintf(
+				"not even namespace %s fits a trust policy of %d characters (WorkloadAccess cluster spec.podIdentity.roles.trustPolicySizeLimit, IAM's quota, 2,048 unless raised); nothing was written to IAM",
+				who.set[0], env.trustLimit)}
+		}
+		trustPolicy = r.fill.Policy
+		trusted = fmt.Sprintf("ServiceAccount %s in %d namespaces (%s)", who.name, r.fill.Fitted, strings.Join(who.set[:r.fill.Fitted], ", "))
+	}
 	wanted := iamrole.Wanted{
-		Trust:    iamrole.TrustPolicy(trust.policyProviders(), ref.Namespace, ref.Name, r.audience),
+		Trust:    trustPolicy,
 		Policy:   policy,
 		Boundary: env.boundary,
 		Tags: iamrole.Tags(iamrole.Owner{InfrastructureName: env.infrastructureName, RequestName: request.Name, RequestUID: string(request.UID),
-			Namespace: ref.Namespace, ServiceAccount: ref.Name}),
+			Namespace: who.namespace, ServiceAccount: who.name}),
 	}
 	describeRole := func(arn string) string {
-		message := fmt.Sprintf("IAM role %s trusts system:serviceaccount:%s:%s (audience %s) from %s, with inline policy %s", arn, ref.Namespace, ref.Name, r.audience, trust.describe(), iamrole.PolicyName)
+		message := fmt.Sprintf("IAM role %s trusts %s (audience %s) from %s, with inline policy %s", arn, trusted, r.audience, trust.describe(), iamrole.PolicyName)
 		if env.boundary != "" {
 			message += " and permissions boundary " + env.boundary
 		}

@@ -31,8 +31,7 @@ import (
 // resourceVersion as precondition) if the namespace was replaced in
 // between. A replaced namespace returns an error: the sync runs again at
 // once, judges the namespace, and revokes the role.
-func (c *controller) link(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, sa *corev1.ServiceAccount, arn, pin string) (metav1.Condition, error) {
-	ref := request.Spec.Storage.ServiceAccount
+func (c *controller) link(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, ref podidentityv1alpha1.ServiceAccountStorage, sa *corev1.ServiceAccount, arn, pin string) (metav1.Condition, error) {
 	name := ref.Namespace + "/" + ref.Name
 	linked := func(status metav1.ConditionStatus, reason, message string) metav1.Condition {
 		return metav1.Condition{Type: podidentityv1alpha1.ConditionServiceAccountLinked, Status: status, Reason: reason, Message: message}
@@ -125,7 +124,20 @@ func writesAccount(sa *corev1.ServiceAccount, arn, uid string) bool {
 // hand or by another request is left as it is. A ServiceAccount the request
 // created goes with it through its owner reference.
 func (c *controller) unlink(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest) error {
-	ref := request.Spec.Storage.ServiceAccount
+	if set := request.Spec.Storage.ServiceAccounts; set != nil {
+		for _, ns := range request.Status.Namespaces {
+			if err := c.unlinkAccount(ctx, request, podidentityv1alpha1.ServiceAccountStorage{Namespace: ns.Name, Name: set.Name}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return c.unlinkAccount(ctx, request, request.Spec.Storage.ServiceAccount)
+}
+
+// unlinkAccount removes the annotations the request added to one
+// ServiceAccount.
+func (c *controller) unlinkAccount(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, ref podidentityv1alpha1.ServiceAccountStorage) error {
 	sa, err := c.serviceAccounts.ServiceAccounts(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
