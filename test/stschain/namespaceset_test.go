@@ -36,6 +36,9 @@ func namespaceUser(t *testing.T, name string, labeler bool) kubernetes.Interface
 	ctx := context.Background()
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "stschain-" + name}, Rules: []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"create", "get", "update", "patch"}},
+		// As automation that clears stuck namespaces holds them: an update
+		// through either subresource keeps the caller's labels.
+		{APIGroups: []string{""}, Resources: []string{"namespaces/status", "namespaces/finalize"}, Verbs: []string{"update", "patch"}},
 	}}
 	if _, err := env.kube.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -218,6 +221,24 @@ func TestRoleForEveryNamespaceOfATeam(t *testing.T) {
 	ns.Labels[labelKey] = teamA[labelKey]
 	if _, err := creator.CoreV1().Namespaces().Update(ctx, ns, metav1.UpdateOptions{}); !apierrors.IsForbidden(err) {
 		t.Errorf("a user without the label right adding %s to a namespace: %v, want Forbidden", labelKey, err)
+	}
+	// Nor through the status or finalize subresource.
+	for subresource, update := range map[string]func(*corev1.Namespace) error{
+		"status": func(ns *corev1.Namespace) error {
+			_, err := creator.CoreV1().Namespaces().UpdateStatus(ctx, ns, metav1.UpdateOptions{})
+			return err
+		},
+		"finalize": func(ns *corev1.Namespace) error {
+			_, err := creator.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{})
+			return err
+		},
+	} {
+		if err := update(ns.DeepCopy()); !apierrors.IsForbidden(err) {
+			t.Errorf("a user without the label right adding %s to a namespace through its %s subresource: %v, want Forbidden", labelKey, subresource, err)
+		}
+	}
+	if got, err := env.kube.CoreV1().Namespaces().Get(ctx, plain, metav1.GetOptions{}); err != nil || got.Labels[labelKey] != "" {
+		t.Errorf("namespace %s after the refused writes: labels %v, %v; want no %s", plain, got.Labels, err, labelKey)
 	}
 	a1, a2, a3 := "set-a1-"+suffix, "set-a2-"+suffix, "set-a3-"+suffix
 	for _, name := range []string{a1, a2} {

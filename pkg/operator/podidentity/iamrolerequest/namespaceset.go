@@ -189,7 +189,9 @@ func (c *controller) reconcileSet(ctx context.Context, syncCtx factory.SyncConte
 	if err != nil {
 		return fmt.Errorf("listing the namespaces of the set: %w", err)
 	}
-	v := judgeSet(request, found, selector, metav1.NewTime(c.now()))
+	// Whole seconds, as status stores them: a time finer than that would
+	// order two namespaces one way now and by name after the round trip.
+	v := judgeSet(request, found, selector, metav1.NewTime(c.now().Truncate(time.Second)))
 	waiting := ""
 	if len(v.waiting) > 0 {
 		waiting = "; not trusted: " + strings.Join(v.waiting, ", ") + ". Only if such a namespace is one this role is meant for, confirm it: " + confirmSetCommand(request)
@@ -327,16 +329,29 @@ func namespacesTrusted(namespaces []podidentityv1alpha1.TrustedNamespace, size i
 		}
 	}
 	c := metav1.Condition{Type: podidentityv1alpha1.ConditionNamespacesTrusted, Status: metav1.ConditionTrue, Reason: podidentityv1alpha1.ReasonAllNamespacesTrusted,
-		Message: fmt.Sprintf("the trust policy (%d characters) holds all %d namespaces judged trusted: %s%s", size, len(in), strings.Join(in, ", "), waiting)}
+		Message: fmt.Sprintf("the trust policy (%d characters) holds all %d namespaces judged trusted: %s%s", size, len(in), someNames(in), waiting)}
 	switch {
 	case len(out) > 0:
 		c.Status, c.Reason = metav1.ConditionFalse, podidentityv1alpha1.ReasonTrustPolicyFull
 		c.Message = fmt.Sprintf("%d of %d namespaces fit the trust policy (%d characters; the limit is %s), the oldest judged: %s; left out: %s%s",
-			len(in), len(namespaces), size, limit, strings.Join(in, ", "), strings.Join(out, ", "), waiting)
+			len(in), len(namespaces), size, limit, someNames(in), someNames(out), waiting)
 	case waiting != "":
 		c.Status, c.Reason = metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceNotConfirmed
 	}
 	return c
+}
+
+// conditionNames is how many namespaces a condition names: a selector may
+// match thousands, and a condition's message holds at most 32,768
+// characters (status.namespaces lists them all).
+const conditionNames = 50
+
+// someNames joins the first conditionNames names, and counts the rest.
+func someNames(names []string) string {
+	if len(names) <= conditionNames {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more (status.namespaces lists them all)", strings.Join(names[:conditionNames], ", "), len(names)-conditionNames)
 }
 
 // linkSet links the ServiceAccount in each namespace the trust policy

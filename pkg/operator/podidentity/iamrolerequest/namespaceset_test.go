@@ -1,6 +1,7 @@
 package iamrolerequest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -136,6 +137,20 @@ func TestNamespacesTrustedCondition(t *testing.T) {
 	c = namespacesTrusted([]podidentityv1alpha1.TrustedNamespace{in}, 600, "limit", "; not trusted: b")
 	if c.Status != metav1.ConditionFalse || c.Reason != podidentityv1alpha1.ReasonNamespaceNotConfirmed {
 		t.Errorf("%+v", c)
+	}
+}
+
+// A selector may match thousands of namespaces; the condition names some
+// and counts the rest, within the API's 32,768 characters for a message,
+// else every status write of the request would be refused.
+func TestNamespacesTrustedConditionFitsItsMessageLimit(t *testing.T) {
+	var namespaces []podidentityv1alpha1.TrustedNamespace
+	for i := range 3000 {
+		namespaces = append(namespaces, podidentityv1alpha1.TrustedNamespace{Name: fmt.Sprintf("team-a-preview-environment-for-pull-request-%06d", i), InTrustPolicy: i < 1000})
+	}
+	c := namespacesTrusted(namespaces, 4096, "4,096", "")
+	if len(c.Message) > 32768 || !strings.Contains(c.Message, "1000 of 3000 namespaces fit") || !strings.Contains(c.Message, "and 1950 more") {
+		t.Errorf("condition message of %d characters: %.300s...; want at most 32,768, counting those it does not name", len(c.Message), c.Message)
 	}
 }
 
