@@ -347,6 +347,7 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 		return err
 	})
 	pinnedRequest := pinnedRoleRequest(t)
+	pinnedSet := pinnedSetRoleRequest(t)
 	setManagementState(t, operatorv1.Unmanaged)
 	defer setManagementState(t, operatorv1.Managed)
 	// Failing open, or no longer sending every one of these objects to the
@@ -412,6 +413,12 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 	}
 	err = requests.Delete(ctx, pinnedRequest, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
 	wantRefused(t, "the delete of a pinned IAMRoleRequest, the check not sent deletes", err, "IAMRoleRequest "+pinnedRequest, "no longer sends it fail-closed")
+	// A set request holds its namespaces in status.namespaces alone until
+	// IAM answers (none here): its role may exist all the same.
+	_, err = requests.Patch(ctx, pinnedSet, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), dry)
+	wantRefused(t, "the finalizer's removal of a set IAMRoleRequest with pinned namespaces, the check not sent deletes", err, "no longer sends it fail-closed")
+	err = requests.Delete(ctx, pinnedSet, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+	wantRefused(t, "the delete of a set IAMRoleRequest with pinned namespaces, the check not sent deletes", err, "IAMRoleRequest "+pinnedSet, "no longer sends it fail-closed")
 	if _, err := requests.Patch(ctx, pinnedRequest, types.MergePatchType, []byte(`{"metadata":{"labels":{"team":"a"}}}`), dry); err != nil {
 		t.Errorf("a label on a pinned IAMRoleRequest, the check not sent deletes: %v", err)
 	}
@@ -453,6 +460,44 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 		_, err := env.operator.ScopesV1alpha1().ScopeTemplates().Create(ctx, template, dryRun)
 		return err
 	})
+}
+
+// pinnedSetRoleRequest is an admin's IAMRoleRequest for a list of one
+// test namespace, once the operator has pinned it in status.namespaces
+// (and added its finalizer).
+func pinnedSetRoleRequest(t *testing.T) string {
+	t.Helper()
+	ns := testNamespace(t, "iam-pinned-set-")
+	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
+	created, err := requests.Create(context.Background(), &podidentityv1alpha1.IAMRoleRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-pinned-set-" + rand.String(5)},
+		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
+			Storage: podidentityv1alpha1.Storage{ServiceAccounts: &podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", Namespaces: []string{ns}}},
+			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{
+				{Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::e2e/*"}}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+			_, err := requests.Patch(ctx, created.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+			return err
+		})
+		_ = requests.Delete(context.Background(), created.Name, metav1.DeleteOptions{})
+	})
+	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+		r, err := requests.Get(ctx, created.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if len(r.Status.Namespaces) == 0 || len(r.Finalizers) == 0 {
+			return fmt.Errorf("status.namespaces %v, finalizers %v: not pinned yet", r.Status.Namespaces, r.Finalizers)
+		}
+		return nil
+	})
+	return created.Name
 }
 
 // pinnedRoleRequest is an admin's IAMRoleRequest for a test namespace,
