@@ -3,6 +3,7 @@ package reconcileloop
 import (
 	"context"
 	"fmt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sort"
 	"strings"
 	"sync"
@@ -42,7 +43,15 @@ func NewFailures(controllerName, kind string, operatorClient v1helpers.OperatorC
 // Record notes how syncing key ended, applies the condition (a no-op when
 // that changed nothing), and returns err so the queue retries key with
 // backoff.
+//
+// A conflict (the object changed while it synced: another writer, or the
+// cache behind the API) is retried, and is neither a failure nor a
+// success: Degraded is for sustained failure, and one conflict is not, nor
+// does it end an earlier failure.
 func (f *Failures) Record(ctx context.Context, key string, err error) error {
+	if apierrors.IsConflict(err) {
+		return err
+	}
 	f.lock.Lock()
 	if err != nil {
 		f.failing[key] = err

@@ -60,6 +60,34 @@ func TestFailuresKeepDegradedWhileAnyBundleFails(t *testing.T) {
 	}
 }
 
+// A conflict writing an object's status is retried, not reported: seen
+// Degraded by an e2e run when a ScopeTemplate changed while it synced.
+func TestAConflictIsNeitherFailureNorSuccess(t *testing.T) {
+	ctx := context.Background()
+	client := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{}, nil)
+	f := NewFailures("ScopeTemplate", "ScopeTemplate", client)
+	degraded := func() operatorv1.ConditionStatus {
+		_, status, _, _ := client.GetOperatorState()
+		if c := v1helpers.FindOperatorCondition(status.Conditions, "ScopeTemplateDegraded"); c != nil {
+			return c.Status
+		}
+		return ""
+	}
+	conflict := apierrors.NewConflict(subscriptionv1alpha1.Resource("scopetemplates"), "a", errors.New("the object has been modified"))
+	if err := f.Record(ctx, "a", fmt.Errorf("updating status: %w", conflict)); !apierrors.IsConflict(err) {
+		t.Fatalf("Record returned %v, want the conflict, to be retried", err)
+	}
+	if got := degraded(); got == operatorv1.ConditionTrue {
+		t.Fatal("a conflict made the controller Degraded")
+	}
+	boom := errors.New("forbidden")
+	_ = f.Record(ctx, "a", boom)
+	_ = f.Record(ctx, "a", conflict)
+	if got := degraded(); got != operatorv1.ConditionTrue {
+		t.Fatalf("a conflict ended an earlier failure: Degraded %q", got)
+	}
+}
+
 func TestFailuresNameAtMostThreeBundles(t *testing.T) {
 	ctx := context.Background()
 	client := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{}, nil)
