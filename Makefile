@@ -117,6 +117,7 @@ FUZZ_TARGETS := ./pkg/webhook:FuzzPodHandler \
 	./pkg/operator/podidentity/iamrole:FuzzPolicyDocument \
 	./pkg/operator/podidentity/iamrole:FuzzDecodeDocument \
 	./pkg/operator/podidentity/iamrole:FuzzFillTrustPolicy \
+	./pkg/operator/podidentity/iamrole:FuzzNarrowedTrust \
 	./pkg/operator/podidentity/iamrolerequest:FuzzTrustSelector \
 	./pkg/operator/podidentity/iamrole:FuzzCheckBoundary \
 	./pkg/webhook/podidentity:FuzzPodIdentityMutator \

@@ -80,15 +80,24 @@ func Subject(namespace, name string) string {
 }
 
 func trustPolicy(providers []Provider, subjects []string, audience string) string {
-	doc := document{Version: policyVersion}
+	grants := make([]grant, 0, len(providers))
 	for _, p := range providers {
+		grants = append(grants, grant{arn: p.ARN, hostPath: p.HostPath, subjects: subjects, audiences: []string{audience}})
+	}
+	return grantsPolicy(grants)
+}
+
+// grantsPolicy is the trust policy of one statement per grant.
+func grantsPolicy(grants []grant) string {
+	doc := document{Version: policyVersion}
+	for _, g := range grants {
 		doc.Statement = append(doc.Statement, statement{
 			Effect:    "Allow",
-			Principal: map[string]string{"Federated": p.ARN},
+			Principal: map[string]string{"Federated": g.arn},
 			Action:    "sts:AssumeRoleWithWebIdentity",
 			Condition: map[string]map[string][]string{"StringEquals": {
-				p.HostPath + ":sub": subjects,
-				p.HostPath + ":aud": {audience},
+				g.hostPath + ":sub": g.subjects,
+				g.hostPath + ":aud": g.audiences,
 			}},
 		})
 	}

@@ -202,12 +202,13 @@ func (c *controller) reconcileSet(ctx context.Context, syncCtx factory.SyncConte
 
 	// The pins first, keeping what the trust policy held, so that no role
 	// trusts a namespace the status does not name. A namespace that left the
-	// set stays (leftovers) until its ServiceAccount is unlinked.
+	// set stays (leftovers) until its ServiceAccount is unlinked: whether or
+	// not the trust policy held it, its unlink may have failed before.
 	previous := request.Status.Namespaces
 	judged := withInTrust(v.trusted, previous)
 	var leftovers []podidentityv1alpha1.TrustedNamespace
 	for _, p := range previous {
-		if p.InTrustPolicy && !slices.ContainsFunc(judged, func(n podidentityv1alpha1.TrustedNamespace) bool { return n.Name == p.Name }) {
+		if !slices.ContainsFunc(judged, func(n podidentityv1alpha1.TrustedNamespace) bool { return n.Name == p.Name }) {
 			leftovers = append(leftovers, p)
 		}
 	}
@@ -264,7 +265,7 @@ func (c *controller) reconcileSet(ctx context.Context, syncCtx factory.SyncConte
 	for i := range judged {
 		judged[i].InTrustPolicy = i < fitted
 	}
-	setCondition(status, request.Generation, namespacesTrusted(judged, role.fill.Size, c.trustLimitMessage(), waiting))
+	setCondition(status, request.Generation, namespacesTrusted(judged, role.fill.Size, len(role.trust.providers), c.trustLimitMessage(), waiting))
 
 	// Links for the namespaces the trust policy holds; unlinks for those it
 	// does not (tried at every sync: a read when there is nothing to undo),
@@ -318,8 +319,9 @@ func (c *controller) trustLimitMessage() string {
 }
 
 // namespacesTrusted says how many of the judged namespaces the trust policy
-// holds, and names those left out.
-func namespacesTrusted(namespaces []podidentityv1alpha1.TrustedNamespace, size int, limit, waiting string) metav1.Condition {
+// holds, names those left out and, while the policy names more than one
+// issuer (the cluster's issuer moves), why fewer fit than after the move.
+func namespacesTrusted(namespaces []podidentityv1alpha1.TrustedNamespace, size, issuers int, limit, waiting string) metav1.Condition {
 	var in, out []string
 	for _, ns := range namespaces {
 		if ns.InTrustPolicy {
@@ -333,8 +335,12 @@ func namespacesTrusted(namespaces []podidentityv1alpha1.TrustedNamespace, size i
 	switch {
 	case len(out) > 0:
 		c.Status, c.Reason = metav1.ConditionFalse, podidentityv1alpha1.ReasonTrustPolicyFull
-		c.Message = fmt.Sprintf("%d of %d namespaces fit the trust policy (%d characters; the limit is %s), the oldest judged: %s; left out: %s%s",
-			len(in), len(namespaces), size, limit, someNames(in), someNames(out), waiting)
+		moving := ""
+		if issuers > 1 {
+			moving = fmt.Sprintf(" (while the cluster's issuer moves, the trust policy names every namespace once for each of %d issuers: those left out come back when the move ends)", issuers)
+		}
+		c.Message = fmt.Sprintf("%d of %d namespaces fit the trust policy (%d characters; the limit is %s)%s, the oldest judged: %s; left out: %s%s",
+			len(in), len(namespaces), size, limit, moving, someNames(in), someNames(out), waiting)
 	case waiting != "":
 		c.Status, c.Reason = metav1.ConditionFalse, podidentityv1alpha1.ReasonNamespaceNotConfirmed
 	}

@@ -126,15 +126,22 @@ func TestTrustSelectorRefusesWhatAnyoneCouldMatch(t *testing.T) {
 func TestNamespacesTrustedCondition(t *testing.T) {
 	in := podidentityv1alpha1.TrustedNamespace{Name: "a-1", InTrustPolicy: true}
 	out := podidentityv1alpha1.TrustedNamespace{Name: "a-2"}
-	c := namespacesTrusted([]podidentityv1alpha1.TrustedNamespace{in, out}, 600, "limit", "")
+	c := namespacesTrusted([]podidentityv1alpha1.TrustedNamespace{in, out}, 600, 1, "limit", "")
 	if c.Status != metav1.ConditionFalse || c.Reason != podidentityv1alpha1.ReasonTrustPolicyFull || !strings.Contains(c.Message, "1 of 2 namespaces fit") || !strings.Contains(c.Message, "left out: a-2") {
 		t.Errorf("%+v", c)
 	}
-	c = namespacesTrusted([]podidentityv1alpha1.TrustedNamespace{in}, 600, "limit", "")
+	if strings.Contains(c.Message, "issuer moves") {
+		t.Errorf("one issuer, yet the message speaks of a move: %s", c.Message)
+	}
+	c = namespacesTrusted([]podidentityv1alpha1.TrustedNamespace{in, out}, 600, 2, "limit", "")
+	if c.Reason != podidentityv1alpha1.ReasonTrustPolicyFull || !strings.Contains(c.Message, "once for each of 2 issuers") {
+		t.Errorf("two issuers: %+v, want the message to say the move halves what fits", c)
+	}
+	c = namespacesTrusted([]podidentityv1alpha1.TrustedNamespace{in}, 600, 1, "limit", "")
 	if c.Status != metav1.ConditionTrue || c.Reason != podidentityv1alpha1.ReasonAllNamespacesTrusted {
 		t.Errorf("%+v", c)
 	}
-	c = namespacesTrusted([]podidentityv1alpha1.TrustedNamespace{in}, 600, "limit", "; not trusted: b")
+	c = namespacesTrusted([]podidentityv1alpha1.TrustedNamespace{in}, 600, 1, "limit", "; not trusted: b")
 	if c.Status != metav1.ConditionFalse || c.Reason != podidentityv1alpha1.ReasonNamespaceNotConfirmed {
 		t.Errorf("%+v", c)
 	}
@@ -148,7 +155,7 @@ func TestNamespacesTrustedConditionFitsItsMessageLimit(t *testing.T) {
 	for i := range 3000 {
 		namespaces = append(namespaces, podidentityv1alpha1.TrustedNamespace{Name: fmt.Sprintf("team-a-preview-environment-for-pull-request-%06d", i), InTrustPolicy: i < 1000})
 	}
-	c := namespacesTrusted(namespaces, 4096, "4,096", "")
+	c := namespacesTrusted(namespaces, 4096, 1, "4,096", "")
 	if len(c.Message) > 32768 || !strings.Contains(c.Message, "1000 of 3000 namespaces fit") || !strings.Contains(c.Message, "and 1950 more") {
 		t.Errorf("condition message of %d characters: %.300s...; want at most 32,768, counting those it does not name", len(c.Message), c.Message)
 	}

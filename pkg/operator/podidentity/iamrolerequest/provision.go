@@ -303,10 +303,10 @@ func (c *controller) repair(ctx context.Context, client iamAPI, request *podiden
 		c.events.Eventf(request, corev1.EventTypeNormal, "RoleRepaired", "Set the tags %s of IAM role %s", strings.Join(keys, ", "), arn)
 	}
 	if drift.Trust {
-		if _, err := client.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(name), PolicyDocument: aws.String(wanted.Trust)}); err != nil {
-			return describe("iam:UpdateAssumeRolePolicy", "role "+name, err, env.creds)
-		}
 		heldTrust, _ := iamrole.DecodeDocument(h.Trust)
+		if _, err := client.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(name), PolicyDocument: aws.String(wanted.Trust)}); err != nil {
+			return c.narrowTrust(ctx, client, request, env, name, arn, heldTrust, wanted.Trust, err)
+		}
 		if from, to := iamrole.TrustedProviders(heldTrust), iamrole.TrustedProviders(wanted.Trust); !slices.Equal(from, to) {
 			c.events.Eventf(request, corev1.EventTypeNormal, "RoleTrustMoved", "The trust policy of IAM role %s now names the OIDC providers %s, of the issuers the cluster's tokens carry (it named %s)",
 				arn, strings.Join(to, ", "), strings.Join(from, ", "))
@@ -325,6 +325,33 @@ func (c *controller) repair(ctx context.Context, client iamAPI, request *podiden
 		c.events.Eventf(request, corev1.EventTypeNormal, "RoleRepaired", what, iamrole.PolicyName, arn)
 	}
 	return nil
+}
+
+// narrowTrust, after IAM refused the wanted trust policy (refused), takes
+// out of the role's trust policy what the request no longer trusts, alone:
+// what IAM refused may be only what the update added (a policy over IAM's
+// real quota, below the size limit the operator was given), and a
+// namespace that left a set must not stay trusted until the rest is fixed.
+// It returns the failure of the refused update, saying what was done.
+func (c *controller) narrowTrust(ctx context.Context, client iamAPI, request *podidentityv1alpha1.IAMRoleRequest, env environment, name, arn, heldTrust, wantedTrust string, err error) *awscall.Failure {
+	refused := describe("iam:UpdateAssumeRolePolicy", "role "+name, err, env.creds)
+	if awscall.ErrorCode(err) == "LimitExceeded" {
+		refused.Message += fmt.Sprintf("; the trust policy has %d characters: IAM's quota \"Role trust policy length\" may be below the WorkloadAccess cluster's spec.podIdentity.roles.trustPolicySizeLimit (%d): raise the quota in AWS Service Quotas, or lower the limit to it",
+			iamrole.TrustPolicySize(wantedTrust), env.trustLimit)
+	}
+	narrowed, ok := iamrole.NarrowedTrust(heldTrust, wantedTrust)
+	if !ok {
+		return refused
+	}
+	if _, err := client.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(name), PolicyDocument: aws.String(narrowed)}); err != nil {
+		refused.Message += "; taking out of the trust policy only what the request no longer trusts failed too, so the role still trusts it: " +
+			describe("iam:UpdateAssumeRolePolicy", "role "+name, err, env.creds).Message
+		return refused
+	}
+	c.events.Eventf(request, corev1.EventTypeWarning, "RoleTrustNarrowed",
+		"IAM refused the trust policy of IAM role %s the request wants; the operator took out of it what the request no longer trusts, alone, and retries the rest", arn)
+	refused.Message += "; what the request no longer trusts was taken out of the trust policy alone, which IAM accepted: the role trusts no one it should not, but not yet everyone it should"
+	return refused
 }
 
 func iamTags(tags []iamrole.Tag) []iamtypes.Tag {
