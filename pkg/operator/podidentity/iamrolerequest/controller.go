@@ -264,8 +264,6 @@ func (c *controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	switch {
 	case request.DeletionTimestamp != nil:
 		err = c.finalize(ctx, request)
-	case request.Spec.Storage.ServiceAccounts != nil:
-		err = c.addFinalizerAndReconcileSet(ctx, syncCtx, request)
 	default:
 		err = c.addFinalizerAndReconcile(ctx, syncCtx, request)
 	}
@@ -313,6 +311,8 @@ func (c *controller) report(ctx context.Context, key string, err error) error {
 	return nil
 }
 
+// addFinalizerAndReconcile adds the finalizer, before anything is made
+// that it must undo, then reconciles a single request or a set.
 func (c *controller) addFinalizerAndReconcile(ctx context.Context, syncCtx factory.SyncContext, request *podidentityv1alpha1.IAMRoleRequest) error {
 	if !slices.Contains(request.Finalizers, Finalizer) {
 		request.Finalizers = append(request.Finalizers, Finalizer)
@@ -321,6 +321,9 @@ func (c *controller) addFinalizerAndReconcile(ctx context.Context, syncCtx facto
 			return fmt.Errorf("adding finalizer %s: %w", Finalizer, err)
 		}
 		request = updated
+	}
+	if request.Spec.Storage.ServiceAccounts != nil {
+		return c.reconcileSet(ctx, syncCtx, request)
 	}
 	return c.reconcile(ctx, syncCtx, request)
 }

@@ -157,18 +157,6 @@ func (c *controller) setNamespaces(ctx context.Context, set *podidentityv1alpha1
 	return found, nil
 }
 
-func (c *controller) addFinalizerAndReconcileSet(ctx context.Context, syncCtx factory.SyncContext, request *podidentityv1alpha1.IAMRoleRequest) error {
-	if !slices.Contains(request.Finalizers, Finalizer) {
-		request.Finalizers = append(request.Finalizers, Finalizer)
-		updated, err := c.requestClient.IAMRoleRequests().Update(ctx, request, metav1.UpdateOptions{})
-		if err != nil {
-			return fmt.Errorf("adding finalizer %s: %w", Finalizer, err)
-		}
-		request = updated
-	}
-	return c.reconcileSet(ctx, syncCtx, request)
-}
-
 // reconcileSet makes the role trust the set's namespaces that fit, links
 // their ServiceAccounts, unlinks those that left, and reports it.
 func (c *controller) reconcileSet(ctx context.Context, syncCtx factory.SyncContext, request *podidentityv1alpha1.IAMRoleRequest) error {
