@@ -422,6 +422,10 @@ const (
 	// or is being deleted (also a reason of Provisioned: no role is made for
 	// a namespace that does not exist yet).
 	ReasonNamespaceMissing = "NamespaceMissing"
+	// ReasonAudienceMismatch: a ServiceAccount of a set carries an
+	// eks.amazonaws.com/audience other than the one the set's role admits,
+	// so STS refuses its pods' tokens.
+	ReasonAudienceMismatch = "AudienceMismatch"
 )
 
 // Reasons of the NamespacesTrusted condition.

@@ -258,7 +258,7 @@ func (c *controller) reconcileSet(ctx context.Context, syncCtx factory.SyncConte
 	// Links for the namespaces the trust policy holds; unlinks for those it
 	// does not (tried at every sync: a read when there is nothing to undo),
 	// and for those that left the set, which stay in the status until done.
-	linked, linkErr := c.linkSet(ctx, request, set.Name, judged[:fitted], role.arn)
+	linked, linkErr := c.linkSet(ctx, request, set.Name, judged[:fitted], role.arn, role.audience)
 	setCondition(status, request.Generation, linked)
 	var stillLinked []podidentityv1alpha1.TrustedNamespace
 	for _, p := range append(slices.Clone(judged[fitted:]), leftovers...) {
@@ -350,8 +350,9 @@ func someNames(names []string) string {
 
 // linkSet links the ServiceAccount in each namespace the trust policy
 // holds, as a single request links its one. The condition is True when all
-// are linked; else it names each that is not.
-func (c *controller) linkSet(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, name string, namespaces []podidentityv1alpha1.TrustedNamespace, arn string) (metav1.Condition, error) {
+// are linked and none asks for another token audience than the role admits
+// (one role, one audience); else it names each that is not, or does.
+func (c *controller) linkSet(ctx context.Context, request *podidentityv1alpha1.IAMRoleRequest, name string, namespaces []podidentityv1alpha1.TrustedNamespace, arn, audience string) (metav1.Condition, error) {
 	var problems []string
 	var firstErr error
 	reason := podidentityv1alpha1.ReasonLinked
@@ -370,6 +371,11 @@ func (c *controller) linkSet(ctx context.Context, request *podidentityv1alpha1.I
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
+		if own := audienceOf(sa); linked.Status == metav1.ConditionTrue && own != "" && own != audience {
+			linked = metav1.Condition{Status: metav1.ConditionFalse, Reason: podidentityv1alpha1.ReasonAudienceMismatch, Message: fmt.Sprintf(
+				"ServiceAccount %s/%s carries %s=%s, but the set's role admits tokens of audience %s only, so STS refuses its pods' tokens: remove the annotation, or set it to %s",
+				ns.Name, name, podidentityv1alpha1.AudienceAnnotation, own, audience, audience)}
+		}
 		if linked.Status != metav1.ConditionTrue {
 			if reason == podidentityv1alpha1.ReasonLinked {
 				reason = linked.Reason
@@ -383,6 +389,15 @@ func (c *controller) linkSet(ctx context.Context, request *podidentityv1alpha1.I
 		condition.Status, condition.Message = metav1.ConditionFalse, strings.Join(problems, "; ")
 	}
 	return condition, firstErr
+}
+
+// audienceOf is the token audience a ServiceAccount asks for, "" for none
+// (or no ServiceAccount: the operator creates it without).
+func audienceOf(sa *corev1.ServiceAccount) string {
+	if sa == nil {
+		return ""
+	}
+	return sa.Annotations[podidentityv1alpha1.AudienceAnnotation]
 }
 
 // withholdSet reports a set request of which no namespace is trusted (or

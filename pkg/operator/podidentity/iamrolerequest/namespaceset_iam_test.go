@@ -219,3 +219,29 @@ func TestAServiceAccountWhoseUnlinkFailedIsUnlinkedAfterItsNamespaceLeaves(t *te
 		t.Errorf("status.namespaces %v, want e1 alone", names)
 	}
 }
+
+// One role, one audience: a ServiceAccount of the set that asks for another
+// audience would have its pods' tokens refused at STS, and the request says
+// which one and what to do, while the others stay linked.
+func TestASetServiceAccountAskingAnotherAudienceIsNamed(t *testing.T) {
+	f := newFixture(t, true)
+	team := map[string]string{podidentityv1alpha1.NamespaceTrustLabelPrefix + "team": "g"}
+	f.labelledNamespace("g1", team)
+	f.labelledNamespace("g2", team)
+	f.serviceAccount("g2", "app", map[string]string{podidentityv1alpha1.AudienceAnnotation: "other-audience"})
+	f.setRequest("team-g", "app", team)
+	if err := f.sync("team-g"); err != nil {
+		t.Fatal(err)
+	}
+	f.wantCondition("team-g", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionFalse, podidentityv1alpha1.ReasonAudienceMismatch,
+		"ServiceAccount g2/app carries "+podidentityv1alpha1.AudienceAnnotation+"=other-audience", "audience "+testAudience+" only")
+	if c := f.condition("team-g", podidentityv1alpha1.ConditionServiceAccountLinked); strings.Contains(c.Message, "g1/") {
+		t.Errorf("the condition names g1, whose ServiceAccount asks no audience: %s", c.Message)
+	}
+	arn := f.get("team-g").Status.RoleARN
+	for _, ns := range []string{"g1", "g2"} {
+		if got := f.roleARNOf(ns, "app"); got != arn {
+			t.Errorf("ServiceAccount %s/app names %q, want the role %s", ns, got, arn)
+		}
+	}
+}
