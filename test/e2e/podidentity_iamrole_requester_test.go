@@ -254,3 +254,75 @@ func TestIAMRoleRequestTrustMovesOnlyWithServiceAccountWrites(t *testing.T) {
 		t.Errorf("the editor's delete: %v", err)
 	}
 }
+
+// A set request by list takes a confirmation of several namespaces at once
+// (UIDs separated by commas). Whoever sets it must be able to write the
+// ServiceAccount in every listed namespace, not only in some: a requester
+// with edit in one of two is refused and told which writes she lacks,
+// whether she sets the annotation or adds a UID to it; with edit in both she
+// may. No IAM is reachable here: the judgement is the webhook's.
+func TestSetConfirmationNeedsServiceAccountWritesInEveryListedNamespace(t *testing.T) {
+	dumpOnFailure(t)
+	ensureWebhook(t)
+	waitRoleRequestsChecked(t)
+	ctx := context.Background()
+	n1, n2 := testNamespace(t, "iam-set-confirm-"), testNamespace(t, "iam-set-confirm-")
+	requester := "e2e-set-requester-" + rand.String(5)
+	bindClusterRole(t, requester, iamRoleRequesterRole, metav1.ObjectMeta{GenerateName: "e2e-iam-requester-"})
+	grantEdit(t, n1, "e2e-set-requester-edit", rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: "User", Name: requester})
+
+	admin := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
+	created, err := admin.Create(ctx, &podidentityv1alpha1.IAMRoleRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-set-confirm-" + rand.String(5),
+			Annotations: map[string]string{podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation: "uid-one"}},
+		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
+			Storage: podidentityv1alpha1.Storage{ServiceAccounts: &podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", Namespaces: []string{n1, n2}}},
+			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{
+				{Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::e2e/*"}}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// No IAM here to serve the controller's finalizer: an admin drops it.
+		_, _ = admin.Patch(context.Background(), created.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		_ = admin.Delete(context.Background(), created.Name, metav1.DeleteOptions{})
+	})
+	confirm := func(uids string) []byte {
+		return []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation, uids))
+	}
+	mine := asUser(t, requester).PodIdentityV1alpha1().IAMRoleRequests()
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		_, err := mine.Get(ctx, created.Name, metav1.GetOptions{})
+		return err // RBAC caches bindings briefly
+	})
+	for what, uids := range map[string]string{"setting two UIDs": "uid-a,uid-b", "adding a UID to the confirmed one": "uid-one, uid-b"} {
+		_, err := mine.Patch(ctx, created.Name, types.MergePatchType, confirm(uids), metav1.PatchOptions{})
+		wantRefused(t, "a requester with edit in one listed namespace of two "+what, err, requesterAttenuation, "confirm a namespace",
+			"patch serviceaccounts in namespace "+n2+", create serviceaccounts in namespace "+n2,
+			podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation+"="+uids)
+		if strings.Contains(err.Error(), "serviceaccounts in namespace "+n1) {
+			t.Errorf("the refusal names namespace %s, where she may write ServiceAccounts: %v", n1, err)
+		}
+	}
+	current, err := admin.Get(ctx, created.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := current.Annotations[podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation]; got != "uid-one" {
+		t.Fatalf("after the refusals the confirmation is %q, want uid-one", got)
+	}
+	// Removing a confirmation moves no trust.
+	if _, err := mine.Patch(ctx, created.Name, types.MergePatchType, []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation)),
+		metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+		t.Errorf("the requester's removal of the confirmation: %v", err)
+	}
+
+	// With edit in both listed namespaces, she may.
+	grantEdit(t, n2, "e2e-set-requester-edit", rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: "User", Name: requester})
+	framework.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		_, err := mine.Patch(ctx, created.Name, types.MergePatchType, confirm("uid-a,uid-b"), metav1.PatchOptions{})
+		return err
+	})
+}

@@ -462,54 +462,35 @@ func TestAccessGrantsWithoutTheWebhookConfigurationAreRefused(t *testing.T) {
 	})
 }
 
-// pinnedSetRoleRequest is an admin's IAMRoleRequest for a list of one
-// test namespace, once the operator has pinned it in status.namespaces
-// (and added its finalizer).
-func pinnedSetRoleRequest(t *testing.T) string {
-	t.Helper()
-	ns := testNamespace(t, "iam-pinned-set-")
-	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
-	created, err := requests.Create(context.Background(), &podidentityv1alpha1.IAMRoleRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-pinned-set-" + rand.String(5)},
-		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
-			Storage: podidentityv1alpha1.Storage{ServiceAccounts: &podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", Namespaces: []string{ns}}},
-			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{
-				{Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::e2e/*"}}},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		framework.Eventually(t, time.Minute, func(ctx context.Context) error {
-			_, err := requests.Patch(ctx, created.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
-			return err
-		})
-		_ = requests.Delete(context.Background(), created.Name, metav1.DeleteOptions{})
-	})
-	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
-		r, err := requests.Get(ctx, created.Name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if len(r.Status.Namespaces) == 0 || len(r.Finalizers) == 0 {
-			return fmt.Errorf("status.namespaces %v, finalizers %v: not pinned yet", r.Status.Namespaces, r.Finalizers)
-		}
-		return nil
-	})
-	return created.Name
-}
-
-// pinnedRoleRequest is an admin's IAMRoleRequest for a test namespace,
-// once the operator has pinned that namespace (and added its finalizer).
+// pinnedRoleRequest is an admin's IAMRoleRequest for ServiceAccount app in
+// a test namespace, once the operator has pinned that namespace (and added
+// its finalizer).
 func pinnedRoleRequest(t *testing.T) string {
 	t.Helper()
-	ns := testNamespace(t, "iam-pinned-")
+	return pinnedRequest(t, "e2e-pinned-", func(ns string) podidentityv1alpha1.Storage {
+		return podidentityv1alpha1.Storage{ServiceAccount: podidentityv1alpha1.ServiceAccountStorage{Namespace: ns, Name: "app"}}
+	})
+}
+
+// pinnedSetRoleRequest is pinnedRoleRequest for a set listing one test
+// namespace, pinned in status.namespaces.
+func pinnedSetRoleRequest(t *testing.T) string {
+	t.Helper()
+	return pinnedRequest(t, "e2e-pinned-set-", func(ns string) podidentityv1alpha1.Storage {
+		return podidentityv1alpha1.Storage{ServiceAccounts: &podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", Namespaces: []string{ns}}}
+	})
+}
+
+// pinnedRequest creates an admin's IAMRoleRequest whose storage is that
+// of a new test namespace, and waits until the operator pinned it.
+func pinnedRequest(t *testing.T, prefix string, storage func(namespace string) podidentityv1alpha1.Storage) string {
+	t.Helper()
+	ns := testNamespace(t, "iam-"+strings.TrimPrefix(prefix, "e2e-"))
 	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
 	created, err := requests.Create(context.Background(), &podidentityv1alpha1.IAMRoleRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-pinned-" + rand.String(5)},
+		ObjectMeta: metav1.ObjectMeta{Name: prefix + rand.String(5)},
 		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
-			Storage: podidentityv1alpha1.Storage{ServiceAccount: podidentityv1alpha1.ServiceAccountStorage{Namespace: ns, Name: "app"}},
+			Storage: storage(ns),
 			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{
 				{Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::e2e/*"}}},
 		},
@@ -531,8 +512,8 @@ func pinnedRoleRequest(t *testing.T) string {
 		if err != nil {
 			return err
 		}
-		if r.Status.NamespaceUID == "" || len(r.Finalizers) == 0 {
-			return fmt.Errorf("status.namespaceUID %q, finalizers %v: not pinned yet", r.Status.NamespaceUID, r.Finalizers)
+		if (r.Status.NamespaceUID == "" && len(r.Status.Namespaces) == 0) || len(r.Finalizers) == 0 {
+			return fmt.Errorf("status.namespaceUID %q, status.namespaces %v, finalizers %v: not pinned yet", r.Status.NamespaceUID, r.Status.Namespaces, r.Finalizers)
 		}
 		return nil
 	})

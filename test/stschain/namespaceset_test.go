@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -413,4 +414,104 @@ func TestRoleForAListOfNamespaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForTrust(t, name, "app", podidentityv1alpha1.ReasonAllNamespacesTrusted, older, younger)
+}
+
+// The admin set trustPolicySizeLimit to 4,096 believing IAM's quota raised,
+// and it is not (versitygw's IAM holds the default, 2,048). Newcomers take
+// the set's trust policy past the quota, so IAM refuses every update that
+// adds them; then a namespace leaves the set. Its ServiceAccount's tokens
+// must stop being accepted at STS now, not once someone fixes the limit.
+func TestANamespaceThatLeavesLosesTheRoleWhenIAMRefusesTheNewcomers(t *testing.T) {
+	dumpOnFailure(t)
+	ctx := context.Background()
+	suffix := rand.String(5)
+	team := map[string]string{podidentityv1alpha1.NamespaceTrustLabelPrefix + "team": "b-" + suffix}
+	labeler := namespaceUser(t, "labeler-b-"+suffix, true)
+	sa := "app-" + strings.Repeat("x", 150) // long subjects: a few namespaces pass 2,048
+	b1, b2 := "set-b1-"+suffix, "set-b2-"+suffix
+	for _, ns := range []string{b1, b2} {
+		if err := createNamespaceAs(t, labeler, ns, team); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { setTrustPolicySizeLimit(t, 0) })
+	setTrustPolicySizeLimit(t, 4096)
+	name := "team-b-" + suffix
+	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
+	_, err := requests.Create(ctx, &podidentityv1alpha1.IAMRoleRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
+			Storage: podidentityv1alpha1.Storage{ServiceAccounts: &podidentityv1alpha1.ServiceAccountSetStorage{Name: sa,
+				NamespaceSelector: &podidentityv1alpha1.NamespaceTrustSelector{MatchLabels: team}}},
+			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{{
+				Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::" + requestedBucket + "/*"}}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = requests.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	request, _ := waitForTrust(t, name, sa, podidentityv1alpha1.ReasonAllNamespacesTrusted, b1, b2)
+	token := func(ns string) string {
+		tr, err := env.kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authenticationv1.TokenRequest{
+			Spec: authenticationv1.TokenRequestSpec{Audiences: []string{stsAudience}}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.Status.Token
+	}
+	if err := assumeRole(ctx, request.Status.RoleARN, token(b2)); err != nil {
+		t.Fatalf("a token of %s/%s while the role trusts it: %v", b2, sa, err)
+	}
+
+	// Ten newcomers: the policy passes IAM's quota after the first few,
+	// and IAM refuses it from then on.
+	for i := range 10 {
+		if err := createNamespaceAs(t, labeler, fmt.Sprintf("set-b-new%d-%s", i, suffix), team); err != nil {
+			t.Fatal(err)
+		}
+	}
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) error {
+		got, err := requests.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(got.Status.Conditions, podidentityv1alpha1.ConditionProvisioned); c == nil || !strings.Contains(c.Message, "LimitExceeded") ||
+			!strings.Contains(c.Message, "trustPolicySizeLimit (4096)") {
+			return fmt.Errorf("want Provisioned to give IAM's LimitExceeded and the limit: %s", describeConditions(got.Status.Conditions))
+		}
+		return nil
+	})
+
+	// b2 leaves the set: its tokens are refused at STS from now on.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		ns, err := labeler.CoreV1().Namespaces().Get(ctx, b2, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		delete(ns.Labels, podidentityv1alpha1.NamespaceTrustLabelPrefix+"team")
+		_, err = labeler.CoreV1().Namespaces().Update(ctx, ns, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 90*time.Second, func(ctx context.Context) error {
+		subs, _, err := trustedSubjects(ctx, roleNameFor(name))
+		if err != nil {
+			return err
+		}
+		// The newcomers IAM took before the policy passed its quota stay.
+		if !slices.Contains(subs, subjectsOf(sa, b1)[0]) || slices.Contains(subs, subjectsOf(sa, b2)[0]) {
+			return fmt.Errorf("role %s trusts %v, want %s and not %s", roleNameFor(name), subs, b1, b2)
+		}
+		return nil
+	})
+	if err := assumeRole(ctx, request.Status.RoleARN, token(b2)); err == nil {
+		t.Errorf("a token of %s/%s was accepted at STS after %s left the set", b2, sa, b2)
+	}
+	if err := assumeRole(ctx, request.Status.RoleARN, token(b1)); err != nil {
+		t.Errorf("a token of %s/%s, still in the set, was refused: %v", b1, sa, err)
+	}
+	waitForEvents(t, request, "Warning RoleTrustNarrowed")
 }
