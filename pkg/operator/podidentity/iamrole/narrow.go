@@ -22,11 +22,13 @@ type grant struct {
 // NarrowedTrust is the trust policy admitting only what both held and
 // wanted admit: for each statement of wanted, the subjects of its :sub that
 // a statement of held, of TrustPolicy's form, admits through the same
-// provider for the same audience. A statement of held of any other form
-// admits nothing here, so the result never admits what held did not. ok is
-// false when it would admit nothing (IAM refuses a trust policy without
-// statements), or is held (nothing to remove) or wanted (the update that
-// was refused).
+// provider for the same audience. It admits nothing wanted does not, nor
+// anything held's statements of that form do not; a statement of held of
+// any other form (an admin's edit in IAM, a Deny among them) is dropped, as
+// writing wanted would drop it. ok is false when it would admit nothing
+// (IAM refuses a trust policy without statements), removes nothing held's
+// statements of that form admit, or is wanted (the update that was
+// refused).
 func NarrowedTrust(held, wanted string) (policy string, ok bool) {
 	heldGrants, wantedGrants := grantsOf(held), grantsOf(wanted)
 	var narrowed []grant
@@ -44,11 +46,29 @@ func NarrowedTrust(held, wanted string) (policy string, ok bool) {
 	if len(narrowed) == 0 {
 		return "", false
 	}
+	if !removesAny(heldGrants, narrowed) {
+		return "", false
+	}
 	policy = grantsPolicy(narrowed)
-	if SameDocument(policy, held) || SameDocument(policy, wanted) {
+	if SameDocument(policy, wanted) {
 		return "", false
 	}
 	return policy, true
+}
+
+// removesAny says whether some token a grant of held admits, no grant of
+// narrowed admits: whether writing narrowed removes anything.
+func removesAny(held, narrowed []grant) bool {
+	for _, h := range held {
+		for _, sub := range h.subjects {
+			for _, aud := range h.audiences {
+				if !slices.ContainsFunc(narrowed, func(n grant) bool { return n.admitsAll(h.arn, h.hostPath, sub, []string{aud}) }) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // admitsAll says whether g admits subject through arn for every audience.
@@ -115,13 +135,14 @@ func grantOf(raw json.RawMessage) (grant, bool) {
 		return grant{}, false
 	}
 	g := grant{arn: arns[0]}
+	seen := false
 	for key, value := range condition["StringEquals"] {
 		values, ok := strings1(value)
 		hostPath, claim, found := cutLast(key, ":")
-		if !ok || !found || (g.hostPath != "" && hostPath != g.hostPath) {
+		if !ok || !found || (seen && hostPath != g.hostPath) {
 			return grant{}, false
 		}
-		g.hostPath = hostPath
+		g.hostPath, seen = hostPath, true
 		switch claim {
 		case "sub":
 			g.subjects = values

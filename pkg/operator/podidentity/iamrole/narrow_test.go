@@ -29,6 +29,15 @@ func TestNarrowedTrust(t *testing.T) {
 		{"a held statement of another form admits nothing",
 			strings.Replace(fill("a", "b"), `"Action"`, `"NotAction"`, 1), fill("a", "c"), nil},
 		{"held is not JSON", "%7B", fill("a"), nil},
+		{"the providers in another order, nothing left: nothing to remove",
+			FillTrustPolicy([]Provider{moved[1], moved[0]}, []string{"a", "b"}, "app", aud, MaxTrustPolicySize).Policy,
+			FillTrustPolicy(moved, []string{"a", "b", "c"}, "app", aud, MaxTrustPolicySize).Policy, nil},
+		{"a Deny an admin added in IAM is dropped, as writing wanted would drop it",
+			strings.Replace(fill("a", "b"), `"Statement":[`, `"Statement":[{"Effect":"Deny","Principal":{"Federated":"`+setProviders[0].ARN+
+				`"},"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"StringEquals":{"example.com/oidc:sub":"system:serviceaccount:a:app"}}},`, 1),
+			fill("a", "c"), []string{"system:serviceaccount:a:app"}},
+		{"a statement whose keys name no one issuer admits nothing",
+			strings.Replace(fill("a", "b"), `"example.com/oidc:sub"`, `":sub"`, 1), fill("a", "c"), nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, ok := NarrowedTrust(c.held, c.wanted)

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrole"
 )
 
 // A request for a set of namespaces (spec.storage.serviceAccounts) trusts
@@ -253,7 +254,7 @@ func (c *controller) reconcileSet(ctx context.Context, syncCtx factory.SyncConte
 	for i := range judged {
 		judged[i].InTrustPolicy = i < fitted
 	}
-	setCondition(status, request.Generation, namespacesTrusted(judged, role.fill.Size, len(role.trust.providers), c.trustLimitMessage(), waiting))
+	setCondition(status, request.Generation, namespacesTrusted(judged, role.fill.Size, issuersCrowding(role, set.Name, names), c.trustLimitMessage(), waiting))
 
 	// Links for the namespaces the trust policy holds; unlinks for those it
 	// does not (tried at every sync: a read when there is nothing to undo),
@@ -287,6 +288,21 @@ func (c *controller) reconcileSet(ctx context.Context, syncCtx factory.SyncConte
 		syncCtx.Queue().AddAfter(request.Name, until.Sub(c.now())+time.Second)
 	}
 	return nil
+}
+
+// issuersCrowding is how many issuers the trust policy names when, with the
+// current issuer's alone, more namespaces would fit (an issuer move is why
+// some are left out); else 1.
+func issuersCrowding(r role, name string, names []string) int {
+	n := len(r.trust.providers)
+	if n < 2 || r.trust.current == nil {
+		return 1
+	}
+	alone := iamrole.FillTrustPolicy([]iamrole.Provider{r.trust.current.Provider}, names, name, r.audience, r.trustLimit)
+	if alone.Fitted <= r.fill.Fitted {
+		return 1
+	}
+	return n
 }
 
 // withInTrust copies, onto the namespaces judged now, whether the trust
@@ -373,7 +389,7 @@ func (c *controller) linkSet(ctx context.Context, request *podidentityv1alpha1.I
 		}
 		if own := audienceOf(sa); linked.Status == metav1.ConditionTrue && own != "" && own != audience {
 			linked = metav1.Condition{Status: metav1.ConditionFalse, Reason: podidentityv1alpha1.ReasonAudienceMismatch, Message: fmt.Sprintf(
-				"ServiceAccount %s/%s carries %s=%s, but the set's role admits tokens of audience %s only, so STS refuses its pods' tokens: remove the annotation, or set it to %s",
+				"ServiceAccount %s/%s carries %s=%.100q, but the set's role admits tokens of audience %s only, so STS refuses its pods' tokens: remove the annotation, or set it to %s",
 				ns.Name, name, podidentityv1alpha1.AudienceAnnotation, own, audience, audience)}
 		}
 		if linked.Status != metav1.ConditionTrue {
@@ -385,6 +401,12 @@ func (c *controller) linkSet(ctx context.Context, request *podidentityv1alpha1.I
 	}
 	condition := metav1.Condition{Type: podidentityv1alpha1.ConditionServiceAccountLinked, Status: metav1.ConditionTrue, Reason: reason,
 		Message: fmt.Sprintf("ServiceAccount %s carries %s=%s in the %d namespaces the trust policy holds", name, podidentityv1alpha1.RoleARNAnnotation, arn, len(namespaces))}
+	// Each message may carry up to some hundreds of characters of a
+	// ServiceAccount's annotations; a condition's message holds 32,768.
+	const named = 20
+	if len(problems) > named {
+		problems = append(problems[:named], fmt.Sprintf("and %d more ServiceAccounts not linked or asking another audience", len(problems)-named))
+	}
 	if len(problems) > 0 {
 		condition.Status, condition.Message = metav1.ConditionFalse, strings.Join(problems, "; ")
 	}

@@ -146,6 +146,26 @@ func TestANamespaceThatLeavesIsUntrustedWhenIAMRefusesTheNewcomers(t *testing.T)
 	if events := strings.Join(f.drainEvents(), "\n"); !strings.Contains(events, "RoleTrustNarrowed") {
 		t.Errorf("no RoleTrustNarrowed event: %s", events)
 	}
+	if got := f.http.writes(); !slices.Equal(got, []string{"UpdateAssumeRolePolicy", "UpdateAssumeRolePolicy"}) {
+		t.Errorf("IAM writes %v, want the refused update and the narrowed one", got)
+	}
+	// Until b2's ServiceAccount is unlinked (at the next sync that
+	// succeeds), the status names b2.
+	if !slices.ContainsFunc(f.get("team-b").Status.Namespaces, func(n podidentityv1alpha1.TrustedNamespace) bool { return n.Name == "b2" }) {
+		t.Errorf("status.namespaces %+v no longer names b2, whose ServiceAccount is still linked", f.get("team-b").Status.Namespaces)
+	}
+	// The retry while IAM still refuses: one refused update, nothing
+	// narrowed again, no second Event.
+	f.resetRecords()
+	if err := f.sync("team-b"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.http.writes(); !slices.Equal(got, []string{"UpdateAssumeRolePolicy"}) {
+		t.Errorf("IAM writes on the retry %v, want the refused update alone", got)
+	}
+	if events := f.drainEvents(); len(events) > 0 {
+		t.Errorf("Events on the retry: %v", events)
+	}
 
 	// The admin lowers the limit to IAM's quota: the oldest judged that fit.
 	f.wa.Spec.PodIdentity.Roles.TrustPolicySizeLimit = 0
@@ -160,6 +180,9 @@ func TestANamespaceThatLeavesIsUntrustedWhenIAMRefusesTheNewcomers(t *testing.T)
 	f.wantCondition("team-b", podidentityv1alpha1.ConditionNamespacesTrusted, metav1.ConditionFalse, podidentityv1alpha1.ReasonTrustPolicyFull)
 	if arn := f.roleARNOf("b2", sa); arn != "" {
 		t.Errorf("ServiceAccount b2/%s still names %s after b2 left the set", sa, arn)
+	}
+	if slices.ContainsFunc(f.get("team-b").Status.Namespaces, func(n podidentityv1alpha1.TrustedNamespace) bool { return n.Name == "b2" }) {
+		t.Errorf("status.namespaces still names b2 once its ServiceAccount was unlinked")
 	}
 }
 
@@ -192,9 +215,10 @@ func TestAServiceAccountWhoseUnlinkFailedIsUnlinkedAfterItsNamespaceLeaves(t *te
 		}
 		return false, nil, nil
 	})
-	if err := f.sync("team-e"); err == nil {
-		t.Fatal("a sync whose unlink failed succeeded")
+	if err := f.sync("team-e"); err != nil {
+		t.Fatal(err)
 	}
+	f.wantRetry(retryInitial) // the request's backoff, not the queue's 5 ms
 	if got := f.trustedNamespaces("team-e", "app"); !slices.Equal(got, []string{"e1"}) {
 		t.Fatalf("the role trusts %v, want e1 alone", got)
 	}
@@ -229,19 +253,43 @@ func TestASetServiceAccountAskingAnotherAudienceIsNamed(t *testing.T) {
 	f.labelledNamespace("g1", team)
 	f.labelledNamespace("g2", team)
 	f.serviceAccount("g2", "app", map[string]string{podidentityv1alpha1.AudienceAnnotation: "other-audience"})
+	f.labelledNamespace("g3", team)
+	f.serviceAccount("g3", "app", map[string]string{podidentityv1alpha1.AudienceAnnotation: testAudience})
 	f.setRequest("team-g", "app", team)
 	if err := f.sync("team-g"); err != nil {
 		t.Fatal(err)
 	}
 	f.wantCondition("team-g", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionFalse, podidentityv1alpha1.ReasonAudienceMismatch,
-		"ServiceAccount g2/app carries "+podidentityv1alpha1.AudienceAnnotation+"=other-audience", "audience "+testAudience+" only")
-	if c := f.condition("team-g", podidentityv1alpha1.ConditionServiceAccountLinked); strings.Contains(c.Message, "g1/") {
-		t.Errorf("the condition names g1, whose ServiceAccount asks no audience: %s", c.Message)
+		"ServiceAccount g2/app carries "+podidentityv1alpha1.AudienceAnnotation+`="other-audience"`, "audience "+testAudience+" only")
+	if c := f.condition("team-g", podidentityv1alpha1.ConditionServiceAccountLinked); strings.Contains(c.Message, "g1/") || strings.Contains(c.Message, "g3/") {
+		t.Errorf("the condition names g1 or g3, whose ServiceAccounts ask no other audience: %s", c.Message)
 	}
 	arn := f.get("team-g").Status.RoleARN
-	for _, ns := range []string{"g1", "g2"} {
+	for _, ns := range []string{"g1", "g2", "g3"} {
 		if got := f.roleARNOf(ns, "app"); got != arn {
 			t.Errorf("ServiceAccount %s/app names %q, want the role %s", ns, got, arn)
 		}
+	}
+}
+
+// Many ServiceAccounts of a set asking another audience, each with a long
+// value: the condition names some and counts the rest, within the 32,768
+// characters of a condition's message, else no status write would pass.
+func TestManyAudienceMismatchesFitTheConditionMessage(t *testing.T) {
+	f := newFixture(t, true)
+	team := map[string]string{podidentityv1alpha1.NamespaceTrustLabelPrefix + "team": "m"}
+	for i := range 30 {
+		ns := fmt.Sprintf("m%02d", i)
+		f.labelledNamespace(ns, team)
+		f.serviceAccount(ns, "a", map[string]string{podidentityv1alpha1.AudienceAnnotation: strings.Repeat("x", 40000)})
+	}
+	f.wa.Spec.PodIdentity.Roles.TrustPolicySizeLimit = iamrole.MaxTrustPolicySize
+	f.setRequest("team-m", "a", team)
+	if err := f.sync("team-m"); err != nil {
+		t.Fatal(err)
+	}
+	c := f.wantCondition("team-m", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionFalse, podidentityv1alpha1.ReasonAudienceMismatch, "and 10 more")
+	if len(c.Message) > 32768 {
+		t.Errorf("ServiceAccountLinked's message has %d characters, over the API's 32,768", len(c.Message))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
+	"github.com/openshift/cluster-workload-access-operator/pkg/operator/podidentity/iamrole"
 )
 
 const teamLabel = podidentityv1alpha1.NamespaceTrustLabelPrefix + "team"
@@ -191,4 +192,33 @@ func FuzzTrustSelector(f *testing.F) {
 			t.Fatalf("an empty selector was accepted from %+v", s)
 		}
 	})
+}
+
+// The condition blames an issuer move only when the current issuer alone
+// would hold more namespaces.
+func TestIssuersCrowdingOnlyWhenTheMoveLeavesNamespacesOut(t *testing.T) {
+	old := provider{Provider: iamrole.Provider{ARN: "arn:aws:iam::111122223333:oidc-provider/old.example.com", HostPath: "old.example.com"}}
+	current := provider{Provider: iamrole.Provider{ARN: "arn:aws:iam::111122223333:oidc-provider/new.example.com", HostPath: "new.example.com"}}
+	names := []string{"team-a-1", "team-a-2", "team-a-3", "team-a-4"}
+	moving := chosenTrust{providers: []provider{old, current}, current: &current}
+	roleWith := func(trust chosenTrust, limit int) role {
+		r := role{trust: trust, audience: "sts.amazonaws.com", trustLimit: limit}
+		r.fill = iamrole.FillTrustPolicy(trust.policyProviders(), names, "app", r.audience, limit)
+		return r
+	}
+	aloneAll := iamrole.FillTrustPolicy([]iamrole.Provider{current.Provider}, names, "app", "sts.amazonaws.com", 1<<20).Size
+	for _, c := range []struct {
+		name string
+		r    role
+		want int
+	}{
+		{"the move leaves some out that the current issuer alone would hold", roleWith(moving, aloneAll), 2},
+		{"everything fits even during the move", roleWith(moving, 1<<20), 1},
+		{"so small that the current issuer alone holds no more", roleWith(moving, 10), 1},
+		{"one issuer", roleWith(chosenTrust{providers: []provider{current}, current: &current}, aloneAll-1), 1},
+	} {
+		if got := issuersCrowding(c.r, "app", names); got != c.want {
+			t.Errorf("%s: %d (fitted %d), want %d", c.name, got, c.r.fill.Fitted, c.want)
+		}
+	}
 }

@@ -122,8 +122,9 @@ type role struct {
 	// tokens carry, and the call that would move it failed.
 	trustNotMoved bool
 	// fill is, for a set of namespaces, the trust policy made and how many
-	// namespaces it holds.
-	fill iamrole.TrustFill
+	// namespaces it holds, within trustLimit characters.
+	fill       iamrole.TrustFill
+	trustLimit int
 }
 
 // trustee is whom a role trusts: one ServiceAccount (namespace set), or one
@@ -181,7 +182,7 @@ func (c *controller) provision(ctx context.Context, request *podidentityv1alpha1
 	trustPolicy := iamrole.TrustPolicy(trust.policyProviders(), who.namespace, who.name, r.audience)
 	trusted := iamrole.Subject(who.namespace, who.name)
 	if who.set != nil {
-		r.fill = iamrole.FillTrustPolicy(trust.policyProviders(), who.set, who.name, r.audience, env.trustLimit)
+		r.fill, r.trustLimit = iamrole.FillTrustPolicy(trust.policyProviders(), who.set, who.name, r.audience, env.trustLimit), env.trustLimit
 		if r.fill.Fitted == 0 {
 			return r, &awscall.Failure{Reason: podidentityv1alpha1.ReasonTrustPolicyFull, Message: fmt.Sprintf(
 				"not even namespace %s fits a trust policy of %d characters (WorkloadAccess cluster spec.podIdentity.roles.trustPolicySizeLimit, IAM's quota, 2,048 unless raised); nothing was written to IAM",
@@ -335,7 +336,7 @@ func (c *controller) repair(ctx context.Context, client iamAPI, request *podiden
 // It returns the failure of the refused update, saying what was done.
 func (c *controller) narrowTrust(ctx context.Context, client iamAPI, request *podidentityv1alpha1.IAMRoleRequest, env environment, name, arn, heldTrust, wantedTrust string, err error) *awscall.Failure {
 	refused := describe("iam:UpdateAssumeRolePolicy", "role "+name, err, env.creds)
-	if awscall.ErrorCode(err) == "LimitExceeded" {
+	if awscall.ErrorCode(err) == "LimitExceeded" && request.Spec.Storage.ServiceAccounts != nil {
 		refused.Message += fmt.Sprintf("; the trust policy has %d characters: IAM's quota \"Role trust policy length\" may be below the WorkloadAccess cluster's spec.podIdentity.roles.trustPolicySizeLimit (%d): raise the quota in AWS Service Quotas, or lower the limit to it",
 			iamrole.TrustPolicySize(wantedTrust), env.trustLimit)
 	}

@@ -99,7 +99,7 @@ func (c *controller) link(ctx context.Context, request *podidentityv1alpha1.IAMR
 		return done, nil
 	case current != "" && linkedBy != uid:
 		return linked(metav1.ConditionFalse, podidentityv1alpha1.ReasonConflict, fmt.Sprintf(
-			"ServiceAccount %s already names role %s in %s, not %s; the operator never overwrites it: remove the annotation to link the account to this role, or make the request for another ServiceAccount",
+			"ServiceAccount %s already names role %.300q in %s, not %s; the operator never overwrites it: remove the annotation to link the account to this role, or make the request for another ServiceAccount",
 			name, current, podidentityv1alpha1.RoleARNAnnotation, arn)), nil
 	}
 	if err := c.annotate(ctx, sa, map[string]*string{podidentityv1alpha1.RoleARNAnnotation: &arn, podidentityv1alpha1.LinkedByAnnotation: &uid}); err != nil {
@@ -143,16 +143,27 @@ func (c *controller) unlinkAccount(ctx context.Context, request *podidentityv1al
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("reading ServiceAccount %s/%s: %w", ref.Namespace, ref.Name, err)
+		return unlinkFailed(ref, "reading it", err)
 	}
 	if sa.Annotations[podidentityv1alpha1.LinkedByAnnotation] != string(request.UID) {
 		return nil
 	}
 	if err := c.annotate(ctx, sa, map[string]*string{podidentityv1alpha1.RoleARNAnnotation: nil, podidentityv1alpha1.LinkedByAnnotation: nil}); err != nil {
-		return err
+		if apierrors.IsConflict(err) {
+			return err // changed since read: read it again at once
+		}
+		return unlinkFailed(ref, "patching it", err)
 	}
 	c.events.Eventf(request, corev1.EventTypeNormal, "ServiceAccountUnlinked", "Removed %s from ServiceAccount %s/%s", podidentityv1alpha1.RoleARNAnnotation, ref.Namespace, ref.Name)
 	return nil
+}
+
+// unlinkFailed is retried with the request's own backoff, not the queue's
+// 5 ms: each sync reads IAM again, and a refused write (a policy, a webhook)
+// does not pass a few milliseconds later.
+func unlinkFailed(ref podidentityv1alpha1.ServiceAccountStorage, doing string, err error) error {
+	return &awscall.Failure{Reason: podidentityv1alpha1.ReasonWaitingForRole, Retry: true, Message: fmt.Sprintf(
+		"removing %s from ServiceAccount %s/%s: %s failed: %v; retrying with backoff", podidentityv1alpha1.RoleARNAnnotation, ref.Namespace, ref.Name, doing, err)}
 }
 
 // annotate merge-patches annotations (nil removes one) of sa as it was
