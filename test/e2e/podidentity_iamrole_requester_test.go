@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
@@ -163,22 +164,8 @@ func TestIAMRoleRequestTrustMovesOnlyWithServiceAccountWrites(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = namespaces.Delete(context.Background(), name, metav1.DeleteOptions{}) })
 	admin := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
-	created, err := admin.Create(ctx, &podidentityv1alpha1.IAMRoleRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-trust-" + rand.String(5)},
-		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
-			Storage: podidentityv1alpha1.Storage{ServiceAccount: podidentityv1alpha1.ServiceAccountStorage{Namespace: name, Name: "app"}},
-			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{
-				{Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::e2e/*"}}},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// No IAM here to serve the controller's finalizer: an admin drops it.
-		_, _ = admin.Patch(context.Background(), created.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
-		_ = admin.Delete(context.Background(), created.Name, metav1.DeleteOptions{})
-	})
+	created := adminRoleRequest(t, "e2e-trust-"+rand.String(5),
+		podidentityv1alpha1.Storage{ServiceAccount: podidentityv1alpha1.ServiceAccountStorage{Namespace: name, Name: "app"}}, nil)
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
 		r, err := admin.Get(ctx, created.Name, metav1.GetOptions{})
 		if err != nil {
@@ -272,23 +259,9 @@ func TestSetConfirmationNeedsServiceAccountWritesInEveryListedNamespace(t *testi
 	grantEdit(t, n1, "e2e-set-requester-edit", rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: "User", Name: requester})
 
 	admin := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
-	created, err := admin.Create(ctx, &podidentityv1alpha1.IAMRoleRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-set-confirm-" + rand.String(5),
-			Annotations: map[string]string{podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation: "uid-one"}},
-		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
-			Storage: podidentityv1alpha1.Storage{ServiceAccounts: &podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", Namespaces: []string{n1, n2}}},
-			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{
-				{Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::e2e/*"}}},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// No IAM here to serve the controller's finalizer: an admin drops it.
-		_, _ = admin.Patch(context.Background(), created.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
-		_ = admin.Delete(context.Background(), created.Name, metav1.DeleteOptions{})
-	})
+	created := adminRoleRequest(t, "e2e-set-confirm-"+rand.String(5),
+		podidentityv1alpha1.Storage{ServiceAccounts: &podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", Namespaces: []string{n1, n2}}},
+		map[string]string{podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation: "uid-one"})
 	confirm := func(uids string) []byte {
 		return []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, podidentityv1alpha1.ConfirmedNamespaceUIDAnnotation, uids))
 	}
@@ -325,4 +298,35 @@ func TestSetConfirmationNeedsServiceAccountWritesInEveryListedNamespace(t *testi
 		_, err := mine.Patch(ctx, created.Name, types.MergePatchType, confirm("uid-a,uid-b"), metav1.PatchOptions{})
 		return err
 	})
+}
+
+// adminRoleRequest creates, as an admin, an IAMRoleRequest named name whose
+// role may read e2e/*. No IAM serves the controller's finalizer here: at
+// cleanup an admin drops it (retried until the access-grants check is back,
+// should the test have taken it away) and deletes the request.
+func adminRoleRequest(t *testing.T, name string, storage podidentityv1alpha1.Storage, annotations map[string]string) *podidentityv1alpha1.IAMRoleRequest {
+	t.Helper()
+	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
+	created, err := requests.Create(context.Background(), &podidentityv1alpha1.IAMRoleRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: annotations},
+		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
+			Storage: storage,
+			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{
+				{Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::e2e/*"}}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		framework.Eventually(t, time.Minute, func(ctx context.Context) error {
+			_, err := requests.Patch(ctx, name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		})
+		_ = requests.Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	return created
 }

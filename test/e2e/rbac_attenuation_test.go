@@ -487,26 +487,7 @@ func pinnedRequest(t *testing.T, prefix string, storage func(namespace string) p
 	t.Helper()
 	ns := testNamespace(t, "iam-"+strings.TrimPrefix(prefix, "e2e-"))
 	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
-	created, err := requests.Create(context.Background(), &podidentityv1alpha1.IAMRoleRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: prefix + rand.String(5)},
-		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
-			Storage: storage(ns),
-			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{
-				{Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::e2e/*"}}},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// No IAM here to serve the controller's finalizer: an admin drops it
-		// (once the check is back).
-		framework.Eventually(t, time.Minute, func(ctx context.Context) error {
-			_, err := requests.Patch(ctx, created.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
-			return err
-		})
-		_ = requests.Delete(context.Background(), created.Name, metav1.DeleteOptions{})
-	})
+	created := adminRoleRequest(t, prefix+rand.String(5), storage(ns), nil)
 	framework.Eventually(t, time.Minute, func(ctx context.Context) error {
 		r, err := requests.Get(ctx, created.Name, metav1.GetOptions{})
 		if err != nil {

@@ -190,6 +190,27 @@ func setTrustPolicySizeLimit(t *testing.T, limit int32) {
 	}
 }
 
+// createSetRequest creates an admin's IAMRoleRequest for the set, whose
+// role may read the requested bucket; deleted at cleanup (the operator
+// deletes its role).
+func createSetRequest(t *testing.T, name string, set *podidentityv1alpha1.ServiceAccountSetStorage) *podidentityv1alpha1.IAMRoleRequest {
+	t.Helper()
+	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
+	created, err := requests.Create(context.Background(), &podidentityv1alpha1.IAMRoleRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
+			Storage: podidentityv1alpha1.Storage{ServiceAccounts: set},
+			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{{
+				Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::" + requestedBucket + "/*"}}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = requests.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	return created
+}
+
 // An admin asks for one role for every namespace of team A: namespaces a
 // labeler put the trust label on. The role's trust policy holds exactly
 // their ServiceAccount, a pod of one gets credentials and a pod of an
@@ -260,19 +281,8 @@ func TestRoleForEveryNamespaceOfATeam(t *testing.T) {
 	// The request, for ServiceAccount app in every namespace of team A.
 	name := "team-a-" + suffix
 	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
-	_, err = requests.Create(ctx, &podidentityv1alpha1.IAMRoleRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
-			Storage: podidentityv1alpha1.Storage{ServiceAccounts: &podidentityv1alpha1.ServiceAccountSetStorage{Name: "app",
-				NamespaceSelector: &podidentityv1alpha1.NamespaceTrustSelector{MatchLabels: teamA}}},
-			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{{
-				Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::" + requestedBucket + "/*"}}},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = requests.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	createSetRequest(t, name, &podidentityv1alpha1.ServiceAccountSetStorage{Name: "app",
+		NamespaceSelector: &podidentityv1alpha1.NamespaceTrustSelector{MatchLabels: teamA}})
 	asked := time.Now()
 	request, _ := waitForTrust(t, name, "app", podidentityv1alpha1.ReasonAllNamespacesTrusted, a1, a2)
 	t.Logf("IAMRoleRequest for a set -> role trusting both namespaces, ServiceAccounts linked: %s", time.Since(asked).Round(10*time.Millisecond))
@@ -355,18 +365,7 @@ func TestRoleForAListOfNamespaces(t *testing.T) {
 	name := "list-" + rand.String(5)
 	younger := name + "-younger"
 	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
-	created, err := requests.Create(ctx, &podidentityv1alpha1.IAMRoleRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
-			Storage: podidentityv1alpha1.Storage{ServiceAccounts: &podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", Namespaces: []string{older, younger}}},
-			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{{
-				Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::" + requestedBucket + "/*"}}},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = requests.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	created := createSetRequest(t, name, &podidentityv1alpha1.ServiceAccountSetStorage{Name: "app", Namespaces: []string{older, younger}})
 	// Creation times are whole seconds: the younger namespace must be of a
 	// later second than the request to count as created after it.
 	framework.Eventually(t, 5*time.Second, func(context.Context) error {
@@ -438,19 +437,8 @@ func TestANamespaceThatLeavesLosesTheRoleWhenIAMRefusesTheNewcomers(t *testing.T
 	setTrustPolicySizeLimit(t, 4096)
 	name := "team-b-" + suffix
 	requests := env.operator.PodIdentityV1alpha1().IAMRoleRequests()
-	_, err := requests.Create(ctx, &podidentityv1alpha1.IAMRoleRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: podidentityv1alpha1.IAMRoleRequestSpec{
-			Storage: podidentityv1alpha1.Storage{ServiceAccounts: &podidentityv1alpha1.ServiceAccountSetStorage{Name: sa,
-				NamespaceSelector: &podidentityv1alpha1.NamespaceTrustSelector{MatchLabels: team}}},
-			ProviderSpec: podidentityv1alpha1.AWSProviderSpec{StatementEntries: []podidentityv1alpha1.StatementEntry{{
-				Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: "arn:aws:s3:::" + requestedBucket + "/*"}}},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = requests.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	createSetRequest(t, name, &podidentityv1alpha1.ServiceAccountSetStorage{Name: sa,
+		NamespaceSelector: &podidentityv1alpha1.NamespaceTrustSelector{MatchLabels: team}})
 	request, _ := waitForTrust(t, name, sa, podidentityv1alpha1.ReasonAllNamespacesTrusted, b1, b2)
 	token := func(ns string) string {
 		tr, err := env.kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authenticationv1.TokenRequest{
@@ -484,7 +472,7 @@ func TestANamespaceThatLeavesLosesTheRoleWhenIAMRefusesTheNewcomers(t *testing.T
 	})
 
 	// b2 leaves the set: its tokens are refused at STS from now on.
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		ns, err := labeler.CoreV1().Namespaces().Get(ctx, b2, metav1.GetOptions{})
 		if err != nil {
 			return err
