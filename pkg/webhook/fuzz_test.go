@@ -14,11 +14,9 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/cache"
 
 	podidentityv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/podidentity/v1alpha1"
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
-	listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
@@ -63,7 +61,7 @@ func fuzzWorld(tb testing.TB) mutation.Mutator {
 	invalid := bundle("broken", nil, nil, nil)
 	invalid.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionInvalid, Status: metav1.ConditionTrue, Reason: "MissingReference", Message: "secret shop/gone not found"}}
 
-	bundles := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	bundles := subscription.NewBundleCache()
 	for _, b := range []*v1alpha1.Bundle{
 		bundle("rhel", nil, ref("shop", "ent", "", "1.pem", "1-key.pem"), ref("shop", "repo", "", "redhat.repo")),
 		bundle("driver", nil, ref("shop", "driver", "", "2.pem"), ref("shop", "driver-repo", "", "driver.repo")),
@@ -76,7 +74,7 @@ func fuzzWorld(tb testing.TB) mutation.Mutator {
 			tb.Fatal(err)
 		}
 	}
-	clusterBundles := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	clusterBundles := subscription.NewClusterBundleCache()
 	for _, cb := range []*v1alpha1.ClusterBundle{
 		clusterBundle("cluster", nil, ref("openshift-config", "ent", "share-ent", "c.pem", "c-key.pem"), ref("openshift-config", "repo", "share-repo", "cluster.repo")),
 		clusterBundle("secret-only", nil, ref("openshift-config", "x", "share-x", "x.pem"), nil),
@@ -88,7 +86,11 @@ func fuzzWorld(tb testing.TB) mutation.Mutator {
 			tb.Fatal(err)
 		}
 	}
-	return subscription.New(listers.NewBundleLister(bundles), listers.NewClusterBundleLister(clusterBundles), fuzzAccess{})
+	m, err := subscription.New(bundles, clusterBundles, fuzzAccess{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
 }
 
 // FuzzPodHandler sends raw bytes as an AdmissionReview. Whatever they are,

@@ -32,7 +32,6 @@ import (
 	"k8s.io/klog/v2"
 
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
-	listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/podidentity"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/subscription"
@@ -41,6 +40,17 @@ import (
 // echoHandler is the floor: it reads the review, answers "allowed" with its
 // UID, and does nothing else.
 func echoHandler(w http.ResponseWriter, r *http.Request) {
+	uid, ok := echoUID(w, r)
+	if !ok {
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"`+uid+`","allowed":true}}`)
+}
+
+// echoUID decodes the review's UID as the echo floor does, answering 400
+// when it cannot.
+func echoUID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	var review struct {
 		Request struct {
 			UID string `json:"uid"`
@@ -48,10 +58,35 @@ func echoHandler(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
+		return "", false
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"`+review.Request.UID+`","allowed":true}}`)
+	return review.Request.UID, true
+}
+
+// sizedEchoHandler is the echo floor answering with answerBytes bytes, as
+// long as an admission case's answer: an auditAnnotations member pads it.
+// It sets the answer's length, as the webhook does. Sending the bytes is
+// then all it does beyond the echo, which is what the gate tells apart from
+// the handler's own work (docs/performance.md).
+func sizedEchoHandler(answerBytes int) http.HandlerFunc {
+	const head = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"`
+	const padHead, padTail = `","allowed":true,"auditAnnotations":{"padding":"`, `"}}}`
+	length := strconv.Itoa(answerBytes)
+	padding := strings.Repeat("x", answerBytes)
+	return func(w http.ResponseWriter, r *http.Request) {
+		uid, ok := echoUID(w, r)
+		if !ok {
+			return
+		}
+		fill := answerBytes - len(head) - len(uid) - len(padHead) - len(padTail)
+		if fill < 0 {
+			http.Error(w, fmt.Sprintf("an answer of %d bytes cannot be padded to %d", answerBytes-fill, answerBytes), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", length)
+		_, _ = io.WriteString(w, head+uid+padHead+padding[:fill]+padTail)
+	}
 }
 
 // allowAll stands in for the SubjectAccessReview in this benchmark: it
@@ -62,8 +97,8 @@ func (allowAll) MayGetClusterBundle(context.Context, string, string, string) (bo
 	return true, nil
 }
 
-func benchSubscriptionMutator(b testing.TB) mutation.Mutator {
-	bundles := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+func benchSubscriptionMutator(tb testing.TB) mutation.Mutator {
+	bundles := subscription.NewBundleCache()
 	valid := []metav1.Condition{{Type: v1alpha1.ConditionInvalid, Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonValid}}
 	if err := bundles.Add(&v1alpha1.Bundle{
 		ObjectMeta: metav1.ObjectMeta{Name: "rhel", Namespace: "shop", Generation: 1},
@@ -71,17 +106,21 @@ func benchSubscriptionMutator(b testing.TB) mutation.Mutator {
 			Entitlements:    []v1alpha1.ResolvedReference{{Name: "ent", Namespace: "shop", Keys: []string{"1.pem", "1-key.pem"}}},
 			YumRepositories: []v1alpha1.ResolvedReference{{Name: "repo", Namespace: "shop", Keys: []string{"redhat.repo"}}}},
 	}); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	clusterBundles := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	clusterBundles := subscription.NewClusterBundleCache()
 	if err := clusterBundles.Add(&v1alpha1.ClusterBundle{
 		ObjectMeta: metav1.ObjectMeta{Name: "rhel-cluster", Generation: 2},
 		Status: v1alpha1.ClusterBundleStatus{ObservedGeneration: 2, Conditions: valid, ClusterRole: "rhel-cluster-subscription-bundle",
 			Entitlements: []v1alpha1.ResolvedReference{{Name: "ent", Namespace: "openshift-config", Share: "rhel-cluster-ent", Keys: []string{"2.pem", "2-key.pem"}}}},
 	}); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	return subscription.New(listers.NewBundleLister(bundles), listers.NewClusterBundleLister(clusterBundles), allowAll{})
+	m, err := subscription.New(bundles, clusterBundles, allowAll{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
 }
 
 func subscriptionOnly(b *testing.B) []mutation.Mutator {
@@ -248,7 +287,11 @@ func startLoadEnv(b *testing.B, certFile, keyFile string, mutators func(*testing
 		if err != nil {
 			b.Fatal(err)
 		}
-		srv := &http.Server{Handler: http.HandlerFunc(echoHandler), TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
+		var handler http.Handler = http.HandlerFunc(echoHandler)
+		if config.AnswerBytes > 0 {
+			handler = sizedEchoHandler(config.AnswerBytes)
+		}
+		srv := &http.Server{Handler: handler, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
 		go func() { done <- srv.ServeTLS(listener, "", "") }()
 		env.stop = func() { _ = srv.Close(); <-done }
 	} else {
@@ -294,6 +337,9 @@ type loadClientConfig struct {
 	// HTTP2 has the clients speak HTTP/2, as the API server does with a
 	// webhook that offers it; else HTTP/1.1.
 	HTTP2 bool `json:"http2"`
+	// AnswerBytes, when set, is every answer's length, checked by the
+	// clients; an echo server pads its answers to it (sizedEchoHandler).
+	AnswerBytes int `json:"answerBytes"`
 }
 
 func TestMain(m *testing.M) {
@@ -443,6 +489,9 @@ func admit(client *http.Client, config loadClientConfig, body []byte) error {
 	}()
 	if want := map[bool]int{true: 2, false: 1}[config.HTTP2]; resp.ProtoMajor != want {
 		return fmt.Errorf("answered over %s, not HTTP/%d", resp.Proto, want)
+	}
+	if config.AnswerBytes > 0 && resp.ContentLength != int64(config.AnswerBytes) {
+		return fmt.Errorf("status %d: an answer of %d bytes, want %d", resp.StatusCode, resp.ContentLength, config.AnswerBytes)
 	}
 	var review struct {
 		Response *struct {

@@ -249,16 +249,24 @@ func (o *Options) mutators(ctx context.Context, config *rest.Config, kube kubern
 		}))
 	operatorConfig := configInformers.Operator().V1alpha1().WorkloadAccesses()
 	operatorConfig.Informer() // registered before Start, or it never starts
+	for _, informer := range []cache.SharedIndexInformer{bundles.Informer(), clusterBundles.Informer()} {
+		if err := informer.AddIndexers(subscription.Indexers()); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	subscriptionMutator, err := subscription.New(bundles.Informer().GetIndexer(), clusterBundles.Informer().GetIndexer(),
+		clusterreads.NewSubjectAccessReviewer(kube.AuthorizationV1().SubjectAccessReviews()))
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	mutators := []mutation.Mutator{
-		subscription.New(bundles.Lister(), clusterBundles.Lister(),
-			clusterreads.NewSubjectAccessReviewer(kube.AuthorizationV1().SubjectAccessReviews())).
-			WithOperatorState(func() (operatorv1.ManagementState, bool) {
-				wa, err := operatorConfig.Lister().Get(operatorv1alpha1.WorkloadAccessName)
-				if err != nil {
-					return "", false
-				}
-				return wa.Spec.ManagementState, true
-			}),
+		subscriptionMutator.WithOperatorState(func() (operatorv1.ManagementState, bool) {
+			wa, err := operatorConfig.Lister().Get(operatorv1alpha1.WorkloadAccessName)
+			if err != nil {
+				return "", false
+			}
+			return wa.Spec.ManagementState, true
+		}),
 	}
 	var collectors []prometheus.Collector
 

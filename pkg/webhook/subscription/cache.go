@@ -1,7 +1,9 @@
 package subscription
 
 import (
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 )
@@ -29,4 +31,38 @@ func CacheTransform(obj any) (any, error) {
 		meta.ManagedFields = []metav1.ManagedFieldsEntry{{Time: &metav1.Time{Time: changed}}}
 	}
 	return obj, nil
+}
+
+// AlwaysInjectIndex holds the bundles labelled always-inject, under their
+// namespace ("" for a ClusterBundle): what a pod's admission offers it,
+// found without reading the bundles that are not.
+const AlwaysInjectIndex = "always-inject"
+
+// Indexers are the indexes New needs on the Bundle and ClusterBundle
+// caches; add them to the informers before they start.
+func Indexers() cache.Indexers {
+	return cache.Indexers{AlwaysInjectIndex: alwaysInjectIndex}
+}
+
+// NewBundleCache and NewClusterBundleCache are caches with Indexers, for
+// a mutator over objects added by hand.
+func NewBundleCache() cache.Indexer {
+	indexers := Indexers()
+	indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
+	return cache.NewIndexer(cache.MetaNamespaceKeyFunc, indexers)
+}
+
+func NewClusterBundleCache() cache.Indexer {
+	return cache.NewIndexer(cache.MetaNamespaceKeyFunc, Indexers())
+}
+
+func alwaysInjectIndex(obj any) ([]string, error) {
+	o, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	if o.GetLabels()[subscriptionv1alpha1.AlwaysInjectLabel] != "true" {
+		return nil, nil
+	}
+	return []string{o.GetNamespace()}, nil
 }

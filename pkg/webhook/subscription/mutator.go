@@ -28,6 +28,7 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/client-go/tools/cache"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
@@ -40,9 +41,13 @@ import (
 type Mutator struct {
 	bundles        listers.BundleLister
 	clusterBundles listers.ClusterBundleLister
-	access         AccessReviewer
-	operatorState  OperatorState
-	now            func() time.Time
+	// alwaysBundles and alwaysClusterBundles find the always-inject
+	// bundles by AlwaysInjectIndex: every pod's admission reads them, and a
+	// cluster may hold thousands of bundles that are not.
+	alwaysBundles, alwaysClusterBundles cache.Indexer
+	access                              AccessReviewer
+	operatorState                       OperatorState
+	now                                 func() time.Time
 	// alwaysInjectBudget bounds the access checks of always-inject
 	// ClusterBundles for one pod, together: the pod did not ask for them,
 	// and the mutators after this one (pod identity) must still have time
@@ -64,10 +69,17 @@ type AccessReviewer interface {
 	MayGetClusterBundle(ctx context.Context, namespace, serviceAccount, bundle string) (bool, error)
 }
 
-// New returns the mutator over the given caches and access reviewer.
-func New(bundles listers.BundleLister, clusterBundles listers.ClusterBundleLister, access AccessReviewer) *Mutator {
-	return &Mutator{bundles: bundles, clusterBundles: clusterBundles, access: access, operatorState: unknownOperatorState, now: time.Now,
-		alwaysInjectBudget: AlwaysInjectBudget}
+// New returns the mutator over the Bundle and ClusterBundle caches, which
+// must carry Indexers, and the access reviewer.
+func New(bundles, clusterBundles cache.Indexer, access AccessReviewer) (*Mutator, error) {
+	for i, indexer := range []cache.Indexer{bundles, clusterBundles} {
+		if _, ok := indexer.GetIndexers()[AlwaysInjectIndex]; !ok {
+			return nil, fmt.Errorf("the %s cache has no %s index: add subscription.Indexers() to its informer", []string{"Bundle", "ClusterBundle"}[i], AlwaysInjectIndex)
+		}
+	}
+	return &Mutator{bundles: listers.NewBundleLister(bundles), clusterBundles: listers.NewClusterBundleLister(clusterBundles),
+		alwaysBundles: bundles, alwaysClusterBundles: clusterBundles,
+		access: access, operatorState: unknownOperatorState, now: time.Now, alwaysInjectBudget: AlwaysInjectBudget}, nil
 }
 
 // Name implements mutation.Mutator.

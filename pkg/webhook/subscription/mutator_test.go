@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"k8s.io/apimachinery/pkg/labels"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -18,7 +17,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	v1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
-	listers "github.com/openshift/cluster-workload-access-operator/pkg/generated/listers/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation/mutationtest"
 )
@@ -71,8 +69,7 @@ func (timedOut) Unwrap() error { return context.DeadlineExceeded }
 
 func newMutator(t testing.TB, objects []any, a access) *Mutator {
 	t.Helper()
-	bundles := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	clusterBundles := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	bundles, clusterBundles := NewBundleCache(), NewClusterBundleCache()
 	for _, o := range objects {
 		var err error
 		switch o := o.(type) {
@@ -85,7 +82,49 @@ func newMutator(t testing.TB, objects []any, a access) *Mutator {
 			t.Fatal(err)
 		}
 	}
-	return New(listers.NewBundleLister(bundles), listers.NewClusterBundleLister(clusterBundles), a)
+	m, err := New(onlyIndexed{bundles, t}, onlyIndexed{clusterBundles, t}, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// onlyIndexed fails the test when the mutator reads every bundle of the
+// cache, or of the namespace, where it should find the always-inject ones
+// by their index or a named one by its key: every pod's admission offers
+// it the always-inject bundles, and among 5,000 ClusterBundles reading them
+// all made a pod that asks for nothing cost 14 times as much
+// (docs/performance.md).
+type onlyIndexed struct {
+	cache.Indexer
+	t testing.TB
+}
+
+func (o onlyIndexed) List() []any {
+	o.t.Errorf("the mutator read every object of a bundle cache")
+	return o.Indexer.List()
+}
+
+func (o onlyIndexed) Index(name string, obj any) ([]any, error) {
+	o.t.Errorf("the mutator read a bundle cache by its %s index", name)
+	return o.Indexer.Index(name, obj)
+}
+
+func (o onlyIndexed) ByIndex(name, value string) ([]any, error) {
+	if name != AlwaysInjectIndex {
+		o.t.Errorf("the mutator read a bundle cache by its %s index", name)
+	}
+	return o.Indexer.ByIndex(name, value)
+}
+
+func TestNewRefusesCachesWithoutTheAlwaysInjectIndex(t *testing.T) {
+	plain := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	if _, err := New(plain, NewClusterBundleCache(), access{}); err == nil || !strings.Contains(err.Error(), "Bundle cache has no always-inject index") {
+		t.Errorf("New with a plain Bundle cache: %v, want refused", err)
+	}
+	if _, err := New(NewBundleCache(), plain, access{}); err == nil || !strings.Contains(err.Error(), "ClusterBundle cache has no always-inject index") {
+		t.Errorf("New with a plain ClusterBundle cache: %v, want refused", err)
+	}
 }
 
 func pod(annotations map[string]string) *corev1.Pod {
@@ -688,17 +727,11 @@ func TestAlwaysInjectChecksShareOneBudget(t *testing.T) {
 	}
 }
 
-// failingBundles and failingClusterBundles list nothing: their informers'
-// stores cannot be read.
-type failingBundles struct{ listers.BundleLister }
-type failingNamespaceBundles struct{ listers.BundleNamespaceLister }
-type failingClusterBundles struct{ listers.ClusterBundleLister }
+// failingIndex is a cache whose always-inject index cannot be read: its
+// informer's store is gone.
+type failingIndex struct{ cache.Indexer }
 
-func (failingBundles) Bundles(string) listers.BundleNamespaceLister { return failingNamespaceBundles{} }
-func (failingNamespaceBundles) List(labels.Selector) ([]*v1alpha1.Bundle, error) {
-	return nil, errors.New("the store is gone")
-}
-func (failingClusterBundles) List(labels.Selector) ([]*v1alpha1.ClusterBundle, error) {
+func (failingIndex) ByIndex(string, string) ([]any, error) {
 	return nil, errors.New("the store is gone")
 }
 
@@ -706,7 +739,7 @@ func (failingClusterBundles) List(labels.Selector) ([]*v1alpha1.ClusterBundle, e
 // bundles could not be listed: it is admitted, with a warning for each list.
 func TestAPodThatAskedForNothingIsNotRefusedWhenListingFails(t *testing.T) {
 	m := newMutator(t, nil, nil)
-	m.bundles, m.clusterBundles = failingBundles{}, failingClusterBundles{}
+	m.alwaysBundles, m.alwaysClusterBundles = failingIndex{m.alwaysBundles}, failingIndex{m.alwaysClusterBundles}
 	_, result := mutationtest.Admit(t, m, ns, pod(nil))
 	if result.Denied != nil || len(result.Patch) != 0 {
 		t.Fatalf("want the pod admitted unchanged, got %+v", result)

@@ -12,7 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
@@ -171,13 +171,11 @@ func (m *Mutator) checkAccess(ctx context.Context, namespace, serviceAccount str
 	return nil
 }
 
-var alwaysInject = labels.SelectorFromSet(labels.Set{subscriptionv1alpha1.AlwaysInjectLabel: "true"})
-
 // offerBundles makes candidates of the namespace's always-inject Bundles
 // that the pod did not name and its filter admits, by name; one not ready
 // is left out with a warning.
 func (m *Mutator) offerBundles(p *plan, namespace string, r *request) {
-	always, err := m.bundles.Bundles(namespace).List(alwaysInject)
+	always, err := indexed[*subscriptionv1alpha1.Bundle](m.alwaysBundles, namespace)
 	if err != nil {
 		// The pod did not name them: it may have asked for nothing.
 		p.skip(fmt.Sprintf("any always-inject bundle of namespace %q", namespace), fmt.Sprintf("listing them failed: %v", err))
@@ -199,13 +197,30 @@ func (m *Mutator) offerBundles(p *plan, namespace string, r *request) {
 	}
 }
 
+// indexed are the always-inject bundles of namespace ("" for ClusterBundles).
+func indexed[T any](always cache.Indexer, namespace string) ([]T, error) {
+	objs, err := always.ByIndex(AlwaysInjectIndex, namespace)
+	if err != nil {
+		return nil, err
+	}
+	bundles := make([]T, 0, len(objs))
+	for _, o := range objs {
+		b, ok := o.(T)
+		if !ok {
+			return nil, fmt.Errorf("the cache holds a %T", o)
+		}
+		bundles = append(bundles, b)
+	}
+	return bundles, nil
+}
+
 // offerClusterBundles makes candidates of the always-inject ClusterBundles
 // as offerBundles does, and of those only the ones the pod's service
 // account may get. Their access checks share one budget, started with the
 // first check: a slow API server costs this pod its always-inject
 // bundles (each left out with a warning), not the injections after.
 func (m *Mutator) offerClusterBundles(ctx context.Context, p *plan, namespace, serviceAccount string, r *request) {
-	always, err := m.clusterBundles.List(alwaysInject)
+	always, err := indexed[*subscriptionv1alpha1.ClusterBundle](m.alwaysClusterBundles, "")
 	if err != nil {
 		p.skip("any always-inject cluster bundle", fmt.Sprintf("listing them failed: %v", err))
 		return
