@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -27,11 +26,7 @@ import (
 // labelledNamespace creates a namespace with labels, created an hour ago.
 func (f *fixture) labelledNamespace(name string, labels map[string]string) {
 	f.t.Helper()
-	_, err := f.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: name, Labels: labels, UID: types.UID("ns-" + name + "-" + randomSuffix()),
-		CreationTimestamp: metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second)),
-	}}, metav1.CreateOptions{})
-	if err != nil {
+	if _, err := f.createNamespace(name, time.Now().Add(-time.Hour), labels); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -270,6 +265,34 @@ func TestASetServiceAccountAskingAnotherAudienceIsNamed(t *testing.T) {
 			t.Errorf("ServiceAccount %s/app names %q, want the role %s", ns, got, arn)
 		}
 	}
+}
+
+// An audience a ServiceAccount of the set is given after the role was
+// linked is named at the next sync, as the 5-minute read-back is one
+// (aws-roles.md): the status is not only what the first sync saw.
+func TestAnAudienceAddedLaterIsNamedAtTheNextSync(t *testing.T) {
+	f := newFixture(t, true)
+	team := map[string]string{podidentityv1alpha1.NamespaceTrustLabelPrefix + "team": "h"}
+	f.labelledNamespace("h1", team)
+	f.labelledNamespace("h2", team)
+	f.setRequest("team-h", "app", team)
+	if err := f.sync("team-h"); err != nil {
+		t.Fatal(err)
+	}
+	f.wantCondition("team-h", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionTrue, podidentityv1alpha1.ReasonLinked)
+	sa, err := f.kube.CoreV1().ServiceAccounts("h2").Get(context.Background(), "app", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa.Annotations[podidentityv1alpha1.AudienceAnnotation] = "other-audience"
+	if _, err := f.kube.CoreV1().ServiceAccounts("h2").Update(context.Background(), sa, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.sync("team-h"); err != nil {
+		t.Fatal(err)
+	}
+	f.wantCondition("team-h", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionFalse, podidentityv1alpha1.ReasonAudienceMismatch,
+		"ServiceAccount h2/app carries "+podidentityv1alpha1.AudienceAnnotation+`="other-audience"`)
 }
 
 // Many ServiceAccounts of a set asking another audience, each with a long

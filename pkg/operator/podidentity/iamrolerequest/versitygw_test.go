@@ -256,11 +256,16 @@ func (f *fixture) namespace(name string) {
 	}
 }
 
-// namespaceCreatedAt creates a namespace with a new UID, created at created
-// (whole seconds, as the API server stores it).
+// namespaceCreatedAt creates a namespace with a new UID, created at created.
 func (f *fixture) namespaceCreatedAt(name string, created time.Time) (*corev1.Namespace, error) {
+	return f.createNamespace(name, created, nil)
+}
+
+// createNamespace creates a namespace with a new UID and labels, created at
+// created (whole seconds, as the API server stores it).
+func (f *fixture) createNamespace(name string, created time.Time, labels map[string]string) (*corev1.Namespace, error) {
 	return f.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: name, UID: types.UID("ns-" + name + "-" + randomSuffix()), CreationTimestamp: metav1.NewTime(created.Truncate(time.Second)),
+		Name: name, Labels: labels, UID: types.UID("ns-" + name + "-" + randomSuffix()), CreationTimestamp: metav1.NewTime(created.Truncate(time.Second)),
 	}}, metav1.CreateOptions{})
 }
 
