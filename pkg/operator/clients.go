@@ -29,12 +29,6 @@ import (
 // hour; the kube-controller-manager's own defaults are 20/30.
 const clientQPS, clientBurst = 50, 100
 
-// scopeQPS and scopeBurst are the ScopeTemplate and ScopeInstance
-// controllers' own client's: one ScopeInstance over 5,000 namespaces needs
-// 5,000 RoleBindings per role, and the API server's Priority and Fairness,
-// not a client-side limit, should set that pace (docs/performance.md).
-const scopeQPS, scopeBurst = 3000, 3000
-
 func (o Options) validate() error {
 	if o.ReleaseVersion == "" {
 		return fmt.Errorf("the release version is unknown: set RELEASE_VERSION")
@@ -76,8 +70,15 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	if c.kube, err = kubernetes.NewForConfig(protoKubeConfig); err != nil {
 		return nil, err
 	}
-	scopeConfig := rest.CopyConfig(protoKubeConfig)
-	scopeConfig.QPS, scopeConfig.Burst = scopeQPS, scopeBurst
+	// The ScopeTemplate and ScopeInstance controllers' own client, without
+	// a client-side rate limit: one ScopeInstance over 5,000 namespaces
+	// needs 5,000 RoleBindings per role. The instance controller's one
+	// worker keeps at most 64 writes in flight (scopes.defaultWorkers), the
+	// template controller's one at a time, and the API server's Priority
+	// and Fairness, not the client, sets the pace. A limiter, even one
+	// never reached, cost every request a pass through it and a latency
+	// metric of its own (docs/performance.md).
+	scopeConfig := unthrottled(cc.ProtoKubeConfig)
 	// A connection of its own (a dialer of its own keeps client-go from
 	// sharing the cached transport): the API server writes one HTTP/2
 	// connection's frames one at a time, so 64 creates in flight on the

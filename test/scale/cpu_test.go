@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -186,4 +187,38 @@ func apiServerGoNow(ctx context.Context, b *testing.B, kube kubernetes.Interface
 		}
 	}
 	return out
+}
+
+// profileBench records the benchmark's own process (its informer, and in
+// the admin's bursts the admin's creates) for the next d into
+// $SCALE_PROFILE_DIR/<name>.cpu.pprof, to set beside the operator's
+// process; the returned channel closes when it is written (at once when
+// not profiling).
+func profileBench(b *testing.B, d time.Duration, name string) <-chan struct{} {
+	done := make(chan struct{})
+	dir := os.Getenv(profileDirEnv)
+	if dir == "" {
+		close(done)
+		return done
+	}
+	f, err := os.Create(filepath.Join(dir, name+".cpu.pprof"))
+	if err == nil {
+		if err = pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		b.Logf("profiling the benchmark: %v", err)
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		time.Sleep(d)
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Logf("profiling the benchmark: %v", err)
+		}
+	}()
+	return done
 }

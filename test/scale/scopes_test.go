@@ -153,6 +153,7 @@ func runScopes(b *testing.B, binary string) {
 	opBurst := startBurst(ctx, b, kube, operatorSeen, "the operator's burst", operator.PID())
 	profiled := profileAPIServer(ctx, b, kube, scopeProfileWindow, "scopes-operator")
 	operatorProfiled := profiler.cpu(b, scopeProfileWindow, "scopes-operator-process")
+	benchProfiled := profileBench(b, scopeProfileWindow, "scopes-operator-bench")
 	if _, err := client.ScopesV1alpha1().ScopeInstances().Create(ctx, &scopesv1alpha1.ScopeInstance{
 		ObjectMeta: metav1.ObjectMeta{Name: "bench"},
 		Spec: scopesv1alpha1.ScopeInstanceSpec{ScopeTemplateName: "bench",
@@ -172,7 +173,7 @@ func runScopes(b *testing.B, binary string) {
 		b.Fatalf("the instance never said Bound over %d namespaces: %v", scopeNamespaces, err)
 	}
 	converged := time.Since(opBurst.start)
-	opBurst.report(ctx, b, kube, profiled, operatorProfiled)
+	opBurst.report(ctx, b, kube, profiled, operatorProfiled, benchProfiled)
 	requests, writes := count(b, cluster.AuditLogPath, opBurst.start)
 	watches, err := framework.WatchesStarted(cluster.AuditLogPath, framework.OperatorUser, opBurst.start)
 	if err != nil {
@@ -262,6 +263,7 @@ func (c *burstCount) add() {
 func adminBurst(ctx context.Context, b *testing.B, kube kubernetes.Interface, seen *burstCount, name string, operatorPID int) *burst {
 	burst := startBurst(ctx, b, kube, seen, "the admin's burst "+strings.TrimPrefix(name, "baseline-")+" the operator's", operatorPID)
 	profiled := profileAPIServer(ctx, b, kube, scopeProfileWindow, "scopes-admin-"+strings.TrimPrefix(name, "baseline-"))
+	benchProfiled := profileBench(b, scopeProfileWindow, "scopes-admin-"+strings.TrimPrefix(name, "baseline-")+"-bench")
 	parallelN(b, 64, scopeNamespaces, func(i int) error {
 		_, err := kube.RbacV1().RoleBindings(fmt.Sprintf("scoped-%04d", i)).Create(ctx, &rbacv1.RoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -272,7 +274,7 @@ func adminBurst(ctx context.Context, b *testing.B, kube kubernetes.Interface, se
 	})
 	created := time.Since(burst.start)
 	took := burst.end(ctx, b)
-	burst.report(ctx, b, kube, profiled)
+	burst.report(ctx, b, kube, profiled, benchProfiled)
 	b.Logf("the admin's %d RoleBinding creates (%s), unthrottled, 64 in flight: the last returned after %s, all seen after %s (%.0f/s)",
 		scopeNamespaces, name, created.Round(time.Millisecond), took.Round(time.Millisecond), float64(scopeNamespaces)/took.Seconds())
 	return burst
