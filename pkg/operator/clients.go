@@ -131,10 +131,11 @@ func withRate(config *rest.Config) *rest.Config {
 	return out
 }
 
-// unthrottled has no client-side rate limit: the APIAccessPolicy controller
-// bounds its requests in flight instead (apiaccess.Parallel), so a policy over
-// 300 CRDs converges in seconds; the API server's priority and fairness
-// still limits the operator's flow.
+// unthrottled has no client-side rate limit: its callers bound their
+// requests in flight instead (the APIAccessPolicy controller
+// apiaccess.Parallel, so a policy over 300 CRDs converges in seconds; the
+// ScopeInstance controller scopes.defaultWorkers); the API server's
+// priority and fairness still limits the operator's flow.
 func unthrottled(config *rest.Config) *rest.Config {
 	out := rest.CopyConfig(config)
 	out.QPS, out.Burst = -1, 0

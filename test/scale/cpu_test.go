@@ -201,10 +201,13 @@ func profileBench(b *testing.B, d time.Duration, name string) <-chan struct{} {
 		close(done)
 		return done
 	}
-	f, err := os.Create(filepath.Join(dir, name+".cpu.pprof"))
+	path := filepath.Join(dir, name+".cpu.pprof")
+	f, err := os.Create(path)
 	if err == nil {
 		if err = pprof.StartCPUProfile(f); err != nil {
+			// Not left empty beside the profiles that were written.
 			f.Close()
+			os.Remove(path)
 		}
 	}
 	if err != nil {

@@ -44,7 +44,7 @@ type Mutator struct {
 	// alwaysBundles and alwaysClusterBundles find the always-inject
 	// bundles by AlwaysInjectIndex: every pod's admission reads them, and a
 	// cluster may hold thousands of bundles that are not.
-	alwaysBundles, alwaysClusterBundles cache.Indexer
+	alwaysBundles, alwaysClusterBundles byIndex
 	access                              AccessReviewer
 	operatorState                       OperatorState
 	now                                 func() time.Time
@@ -56,6 +56,12 @@ type Mutator struct {
 	// encodedVolumes are the injected volumes encoded once per content
 	// (a bundle generation's mounted objects), for the patch.
 	encodedVolumes volumeCache
+}
+
+// byIndex is the part of an informer's cache the mutator reads the
+// always-inject bundles through: it writes nothing to it.
+type byIndex interface {
+	ByIndex(indexName, indexedValue string) ([]any, error)
 }
 
 // AlwaysInjectBudget is how long the access checks of one pod's

@@ -110,6 +110,21 @@ func (o onlyIndexed) Index(name string, obj any) ([]any, error) {
 	return o.Indexer.Index(name, obj)
 }
 
+func (o onlyIndexed) ListKeys() []string {
+	o.t.Errorf("the mutator read every key of a bundle cache")
+	return o.Indexer.ListKeys()
+}
+
+func (o onlyIndexed) IndexKeys(name, value string) ([]string, error) {
+	o.t.Errorf("the mutator read a bundle cache's keys by its %s index", name)
+	return o.Indexer.IndexKeys(name, value)
+}
+
+func (o onlyIndexed) ListIndexFuncValues(name string) []string {
+	o.t.Errorf("the mutator read every value of a bundle cache's %s index", name)
+	return o.Indexer.ListIndexFuncValues(name)
+}
+
 func (o onlyIndexed) ByIndex(name, value string) ([]any, error) {
 	if name != AlwaysInjectIndex {
 		o.t.Errorf("the mutator read a bundle cache by its %s index", name)
@@ -271,14 +286,22 @@ func TestSingleClusterShareIsMountedWhole(t *testing.T) {
 }
 
 func TestAlwaysInjectFilters(t *testing.T) {
+	elsewhere := bundle("elsewhere", 1, always, []v1alpha1.ResolvedReference{ref("secret", "other", "e", "", "e.pem")}, nil)
+	elsewhere.Namespace = "other"
 	objects := []any{
 		bundle("a", 1, always, []v1alpha1.ResolvedReference{ref("secret", ns, "a", "", "a.pem")}, nil),
 		bundle("b", 1, always, []v1alpha1.ResolvedReference{ref("secret", ns, "b", "", "b.pem")}, nil),
 		bundle("manual", 1, nil, []v1alpha1.ResolvedReference{ref("secret", ns, "m", "", "m.pem")}, nil),
 		clusterBundle("ca", 1, always, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "ca", "share-ca", "ca.pem")}, nil),
 		clusterBundle("cb", 1, always, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "cb", "share-cb", "cb.pem")}, nil),
+		// Never offered: the label's value is "true" exactly, and a
+		// Bundle is offered only to its own namespace's pods.
+		bundle("false", 1, map[string]string{v1alpha1.AlwaysInjectLabel: "false"}, []v1alpha1.ResolvedReference{ref("secret", ns, "f", "", "f.pem")}, nil),
+		bundle("capital", 1, map[string]string{v1alpha1.AlwaysInjectLabel: "True"}, []v1alpha1.ResolvedReference{ref("secret", ns, "t", "", "t.pem")}, nil),
+		elsewhere,
+		clusterBundle("cfalse", 1, map[string]string{v1alpha1.AlwaysInjectLabel: "yes"}, []v1alpha1.ResolvedReference{ref("secret", "openshift-config", "cf", "share-cf", "cf.pem")}, nil),
 	}
-	a := access{ns + "/builder/ca": true, ns + "/builder/cb": true}
+	a := access{ns + "/builder/ca": true, ns + "/builder/cb": true, ns + "/builder/cfalse": true}
 	for _, tc := range []struct {
 		annotations map[string]string
 		want        string
@@ -300,6 +323,37 @@ func TestAlwaysInjectFilters(t *testing.T) {
 		}
 		if g := recorded(got); g != tc.want {
 			t.Errorf("%v: generations = %q, want %q", tc.annotations, g, tc.want)
+		}
+	}
+}
+
+// A bundle whose always-inject label is taken off (or set again) is offered
+// as its cache now holds it: the index follows updates.
+func TestAlwaysInjectFollowsTheLabel(t *testing.T) {
+	bundles := NewBundleCache()
+	auto := bundle("auto", 1, always, []v1alpha1.ResolvedReference{ref("secret", ns, "a", "", "a.pem")}, nil)
+	if err := bundles.Add(auto); err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(onlyIndexed{bundles, t}, onlyIndexed{NewClusterBundleCache(), t}, access{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		labels map[string]string
+		want   string
+	}{{always, `{"bundles":{"auto":1}}`}, {nil, ""}, {map[string]string{v1alpha1.AlwaysInjectLabel: "false"}, ""}, {always, `{"bundles":{"auto":1}}`}} {
+		updated := auto.DeepCopy()
+		updated.Labels = tc.labels
+		if err := bundles.Update(updated); err != nil {
+			t.Fatal(err)
+		}
+		got, result := mutationtest.Admit(t, m, ns, pod(nil))
+		if result.Denied != nil {
+			t.Fatalf("labels %v: denied: %s", tc.labels, result.Denied.Message)
+		}
+		if g := recorded(got); g != tc.want {
+			t.Errorf("labels %v: generations = %q, want %q", tc.labels, g, tc.want)
 		}
 	}
 }
@@ -729,7 +783,7 @@ func TestAlwaysInjectChecksShareOneBudget(t *testing.T) {
 
 // failingIndex is a cache whose always-inject index cannot be read: its
 // informer's store is gone.
-type failingIndex struct{ cache.Indexer }
+type failingIndex struct{}
 
 func (failingIndex) ByIndex(string, string) ([]any, error) {
 	return nil, errors.New("the store is gone")
@@ -739,7 +793,7 @@ func (failingIndex) ByIndex(string, string) ([]any, error) {
 // bundles could not be listed: it is admitted, with a warning for each list.
 func TestAPodThatAskedForNothingIsNotRefusedWhenListingFails(t *testing.T) {
 	m := newMutator(t, nil, nil)
-	m.alwaysBundles, m.alwaysClusterBundles = failingIndex{m.alwaysBundles}, failingIndex{m.alwaysClusterBundles}
+	m.alwaysBundles, m.alwaysClusterBundles = failingIndex{}, failingIndex{}
 	_, result := mutationtest.Admit(t, m, ns, pod(nil))
 	if result.Denied != nil || len(result.Patch) != 0 {
 		t.Fatalf("want the pod admitted unchanged, got %+v", result)

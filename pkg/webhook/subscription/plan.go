@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/cache"
 
 	subscriptionv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/subscription/v1alpha1"
 	"github.com/openshift/cluster-workload-access-operator/pkg/webhook/mutation"
@@ -198,7 +197,7 @@ func (m *Mutator) offerBundles(p *plan, namespace string, r *request) {
 }
 
 // indexed are the always-inject bundles of namespace ("" for ClusterBundles).
-func indexed[T any](always cache.Indexer, namespace string) ([]T, error) {
+func indexed[T any](always byIndex, namespace string) ([]T, error) {
 	objs, err := always.ByIndex(AlwaysInjectIndex, namespace)
 	if err != nil {
 		return nil, err

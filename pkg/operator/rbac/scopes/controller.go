@@ -24,8 +24,9 @@ type Inputs struct {
 	Instances   scopeinformers.ScopeInstanceInformer
 	ScopeClient scopesclient.ScopesV1alpha1Interface
 	// KubeClient writes roles and bindings; one ScopeInstance can need
-	// thousands of RoleBindings, so give it a rate limit that does not
-	// make the operator the bottleneck, and a connection of its own
+	// thousands of RoleBindings, so give it no client-side rate limit (the
+	// instance controller's defaultWorkers bound what is in flight, the API
+	// server's Priority and Fairness the pace) and a connection of its own
 	// (pkg/operator/clients.go).
 	KubeClient kubernetes.Interface
 	// WatchClient lists and watches the roles, bindings and namespaces the
