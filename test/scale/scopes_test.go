@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
 	scopesv1alpha1 "github.com/openshift/cluster-workload-access-operator/pkg/apis/scopes/v1alpha1"
 	versioned "github.com/openshift/cluster-workload-access-operator/pkg/generated/clientset/versioned"
@@ -40,6 +42,48 @@ const (
 	adminBefore = "baseline-before"
 	adminAfter  = "baseline-after"
 )
+
+// scopesAdminEnv set to "token" has the admin's bursts made as an
+// OpenShift cluster's admins make them, by an identity bound to
+// cluster-admin with a bearer token (a ServiceAccount here), which the API
+// server walks through RBAC and the bind check as it does the operator;
+// unset, by the system:masters client certificate, which skips both.
+const scopesAdminEnv = "SCOPES_ADMIN"
+
+// adminClient is the client of the admin's bursts: kube, or with
+// scopesAdminEnv=token a ServiceAccount bound to cluster-admin, as
+// unthrottled.
+func adminClient(ctx context.Context, b *testing.B, kube kubernetes.Interface, config *rest.Config) kubernetes.Interface {
+	switch os.Getenv(scopesAdminEnv) {
+	case "":
+		b.Logf("the admin's bursts: the system:masters client certificate")
+		return kube
+	case "token":
+	default:
+		b.Fatalf("%s=%q: want token, or unset", scopesAdminEnv, os.Getenv(scopesAdminEnv))
+	}
+	const namespace, name = "kube-system", "bench-admin"
+	if _, err := kube.CoreV1().ServiceAccounts(namespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: namespace}},
+	}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	token, err := kube.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}, metav1.CreateOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	admin := rest.AnonymousClientConfig(config)
+	admin.BearerToken = token.Status.Token
+	admin.QPS, admin.Burst = -1, 0
+	b.Logf("the admin's bursts: ServiceAccount %s/%s bound to cluster-admin, by bearer token", namespace, name)
+	return kubernetes.NewForConfigOrDie(admin)
+}
 
 // burstGap is the pause before each burst, after the last one's bindings
 // were all seen (and its profiles written): the same for all three, so none
@@ -147,7 +191,8 @@ func runScopes(b *testing.B, binary string) {
 	// manager's steady creates) weighs on the operator's burst about as on
 	// the mean of the two around it.
 	time.Sleep(burstGap)
-	beforeBurst := adminBurst(ctx, b, kube, before, adminBefore, operator.PID())
+	admin := adminClient(ctx, b, kube, config)
+	beforeBurst := adminBurst(ctx, b, admin, before, adminBefore, operator.PID())
 
 	time.Sleep(burstGap)
 	opBurst := startBurst(ctx, b, kube, operatorSeen, "the operator's burst", operator.PID())
@@ -189,7 +234,7 @@ func runScopes(b *testing.B, binary string) {
 		scopeNamespaces, allBindings.Round(time.Millisecond), converged.Round(time.Millisecond), summary(requests), bindingWatches)
 
 	time.Sleep(burstGap)
-	afterBurst := adminBurst(ctx, b, kube, after, adminAfter, operator.PID())
+	afterBurst := adminBurst(ctx, b, admin, after, adminAfter, operator.PID())
 	baselineBefore, baselineAfter := before.took, after.took
 	baseline := (baselineBefore + baselineAfter) / 2
 
