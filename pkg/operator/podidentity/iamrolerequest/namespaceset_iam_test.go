@@ -31,6 +31,21 @@ func (f *fixture) labelledNamespace(name string, labels map[string]string) {
 	}
 }
 
+// syncedPair creates the request team-<team> for ServiceAccount sa in the
+// namespaces labelled team=<team>, <team>1 and <team>2, syncs it once, and
+// returns the label.
+func (f *fixture) syncedPair(team, sa string) map[string]string {
+	f.t.Helper()
+	labels := map[string]string{podidentityv1alpha1.NamespaceTrustLabelPrefix + "team": team}
+	f.labelledNamespace(team+"1", labels)
+	f.labelledNamespace(team+"2", labels)
+	f.setRequest("team-"+team, sa, labels)
+	if err := f.sync("team-" + team); err != nil {
+		f.t.Fatal(err)
+	}
+	return labels
+}
+
 // unlabel takes every label off a namespace: it leaves the sets it was in.
 func (f *fixture) unlabel(name string) {
 	f.t.Helper()
@@ -106,14 +121,8 @@ func (f *fixture) roleARNOf(namespace, sa string) string {
 func TestANamespaceThatLeavesIsUntrustedWhenIAMRefusesTheNewcomers(t *testing.T) {
 	f := newFixture(t, true)
 	f.wa.Spec.PodIdentity.Roles.TrustPolicySizeLimit = iamrole.MaxTrustPolicySize
-	team := map[string]string{podidentityv1alpha1.NamespaceTrustLabelPrefix + "team": "b"}
 	sa := "app-" + strings.Repeat("x", 150) // long subjects: a few namespaces pass 2,048
-	f.labelledNamespace("b1", team)
-	f.labelledNamespace("b2", team)
-	f.setRequest("team-b", sa, team)
-	if err := f.sync("team-b"); err != nil {
-		t.Fatal(err)
-	}
+	team := f.syncedPair("b", sa)
 	if got := f.trustedNamespaces("team-b", sa); !slices.Equal(got, []string{"b1", "b2"}) {
 		t.Fatalf("the role trusts %v, want b1 and b2", got)
 	}
@@ -187,13 +196,7 @@ func TestANamespaceThatLeavesIsUntrustedWhenIAMRefusesTheNewcomers(t *testing.T)
 // has.
 func TestAServiceAccountWhoseUnlinkFailedIsUnlinkedAfterItsNamespaceLeaves(t *testing.T) {
 	f := newFixture(t, true)
-	team := map[string]string{podidentityv1alpha1.NamespaceTrustLabelPrefix + "team": "e"}
-	f.labelledNamespace("e1", team)
-	f.labelledNamespace("e2", team)
-	f.setRequest("team-e", "app", team)
-	if err := f.sync("team-e"); err != nil {
-		t.Fatal(err)
-	}
+	f.syncedPair("e", "app")
 	arn := f.get("team-e").Status.RoleARN
 	if f.roleARNOf("e2", "app") != arn || arn == "" {
 		t.Fatalf("ServiceAccount e2/app names %q, want the role %q", f.roleARNOf("e2", "app"), arn)
@@ -272,13 +275,7 @@ func TestASetServiceAccountAskingAnotherAudienceIsNamed(t *testing.T) {
 // (aws-roles.md): the status is not only what the first sync saw.
 func TestAnAudienceAddedLaterIsNamedAtTheNextSync(t *testing.T) {
 	f := newFixture(t, true)
-	team := map[string]string{podidentityv1alpha1.NamespaceTrustLabelPrefix + "team": "h"}
-	f.labelledNamespace("h1", team)
-	f.labelledNamespace("h2", team)
-	f.setRequest("team-h", "app", team)
-	if err := f.sync("team-h"); err != nil {
-		t.Fatal(err)
-	}
+	f.syncedPair("h", "app")
 	f.wantCondition("team-h", podidentityv1alpha1.ConditionServiceAccountLinked, metav1.ConditionTrue, podidentityv1alpha1.ReasonLinked)
 	sa, err := f.kube.CoreV1().ServiceAccounts("h2").Get(context.Background(), "app", metav1.GetOptions{})
 	if err != nil {
